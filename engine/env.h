@@ -1,0 +1,105 @@
+// Env: one compilation session, the interface every environment family implements.
+//
+// The single-env Python API and the vector engine are two faces of the same Env objects.
+// An Env is used by one thread at a time; different Envs may run on different threads.
+//
+//   std::unique_ptr<Env> env = registry.Make("llvm-v0").value();
+//   RETURN_IF_ERROR(env->Reset(benchmark));
+//   ASSIGN_OR_RETURN(StepOutcome out, env->Step({{3}}));
+//   ASSIGN_OR_RETURN(Observation obs, env->Observe(env->Spec().ObservationIndex("Autophase")));
+//   ASSIGN_OR_RETURN(double r, env->Reward(env->Spec().RewardIndex("IrInstructionCountOz")));
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/space.h"
+#include "engine/status.h"
+
+namespace compiler_gym {
+
+// A program to compile, as handed over by the Python datasets layer (or a C++ user).
+struct Benchmark {
+  std::string uri;                        // cache key and identity, e.g. benchmark://builtin-v0/qsort
+  std::vector<std::string> files;         // program files (.bc, .ll, .c, .cc, ...)
+  std::string data;                       // in-memory program, used when files is empty
+  std::vector<std::string> compile_args;  // extra frontend flags for source files
+  std::vector<std::string> link_args;     // extra linker flags (e.g. -lm) when buildable
+  std::vector<std::string> run_args;      // arguments the built program runs with
+  bool buildable = false;                 // can be linked into an executable
+  bool runnable = false;                  // the executable runs and checks itself
+};
+
+// The spaces of an environment family. Indices into these vectors are the space ids used by
+// Observe() and Reward().
+struct EnvSpec {
+  std::string family;
+  std::vector<ActionSpaceSpec> action_spaces;
+  std::vector<SpaceSpec> observation_spaces;
+  std::vector<RewardSpec> reward_spaces;
+
+  // -1 when the name is unknown.
+  int ObservationIndex(std::string_view name) const;
+  int RewardIndex(std::string_view name) const;
+  int ActionSpaceIndex(std::string_view name) const;
+};
+
+struct StepOutcome {
+  bool action_had_no_effect = true;
+  // True only when an error ended the episode (a crashing pass, a module that no longer
+  // verifies); the error then says why. Episodes never end by themselves.
+  bool done = false;
+  Status error;
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  virtual const EnvSpec& Spec() const = 0;
+
+  // Starts a new episode on the benchmark. A benchmark that cannot be loaded gives
+  // kBenchmarkInit (or kNotFound for a missing file) and leaves the env without an episode.
+  Status Reset(const Benchmark& benchmark);
+
+  // Applies the actions in order with the current action space. An out-of-range action is
+  // kOutOfRange and changes nothing; an error inside the compiler ends the episode (done).
+  StatusOr<StepOutcome> Step(std::span<const int> actions);
+
+  virtual StatusOr<Observation> Observe(int observation_index) = 0;
+
+  // Computes the reward since it was last computed in this episode (since reset the first
+  // time), and advances its bookkeeping.
+  StatusOr<double> Reward(int reward_index);
+
+  // An independent deep copy: same program state, episode, and reward bookkeeping.
+  StatusOr<std::unique_ptr<Env>> Fork();
+
+  Status SetActionSpace(int action_space_index);
+  int action_space() const { return action_space_; }
+  bool in_episode() const { return in_episode_; }
+  bool episode_over() const { return episode_over_; }
+  const std::string& benchmark_uri() const { return benchmark_uri_; }
+
+ protected:
+  virtual Status DoReset(const Benchmark& benchmark) = 0;
+  virtual StatusOr<StepOutcome> DoStep(std::span<const int> actions) = 0;
+  virtual StatusOr<std::unique_ptr<Env>> DoFork() = 0;
+
+ private:
+  struct RewardState {
+    std::optional<double> previous_cost;  // unset until first computed this episode
+  };
+  StatusOr<double> ScalarObservation(const std::string& name);
+
+  int action_space_ = 0;
+  bool in_episode_ = false;
+  bool episode_over_ = false;
+  std::string benchmark_uri_;
+  std::vector<RewardState> rewards_;
+};
+
+}  // namespace compiler_gym

@@ -1,0 +1,92 @@
+// SpaceSpec: plain data describing one action, observation or reward space, and Observation,
+// the value an environment returns for an observation space.
+//
+// Environments describe their spaces with tables of these rows; the Python package builds
+// gymnasium spaces from them, so no space is described twice.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace compiler_gym {
+
+enum class SpaceKind {
+  kScalar,  // one number: shape {}
+  kVector,  // fixed-length vector: shape {D}
+  kText,    // UTF-8/ASCII text
+  kBytes,   // opaque bytes (e.g. bitcode)
+  kDict,    // a JSON object, text-encoded (e.g. CpuInfo, InstCountDict)
+  kRagged,  // variable-length vector: shape {-1}
+  kGraph,   // a graph (reserved for ProGraML)
+};
+
+enum class DType { kNone, kInt64, kFloat32, kFloat64, kBool, kUint8 };
+
+const char* SpaceKindName(SpaceKind kind);
+const char* DTypeName(DType dtype);
+
+struct SpaceSpec {
+  std::string name;
+  SpaceKind kind = SpaceKind::kScalar;
+  DType dtype = DType::kNone;
+  std::vector<int64_t> shape;
+  double low = -std::numeric_limits<double>::infinity();
+  double high = std::numeric_limits<double>::infinity();
+  bool deterministic = true;
+  bool platform_dependent = false;
+  std::string doc;
+};
+
+// A discrete action space: each action has a name (e.g. an LLVM pass flag).
+struct ActionSpaceSpec {
+  std::string name;
+  std::vector<std::string> action_names;
+  std::string doc;
+};
+
+// How a cost-based reward turns costs into a reward. With C the current cost, prev the cost
+// when this reward was last computed (C0 at the start of the episode), Cb a baseline cost:
+//   kDelta:           prev - C
+//   kNormByInitial:   (prev - C) / C0
+//   kNormByBaseline:  (prev - C) / max(C0 - Cb, 1)
+enum class RewardKind { kDelta, kNormByInitial, kNormByBaseline };
+
+struct RewardSpec {
+  std::string name;
+  std::string cost_observation;     // scalar observation giving C
+  std::string initial_observation;  // scalar observation giving C0 (the unoptimized cost)
+  std::string baseline_observation; // scalar observation giving Cb; empty unless kNormByBaseline
+  RewardKind kind = RewardKind::kDelta;
+  bool deterministic = true;
+  bool platform_dependent = false;
+  double low = -std::numeric_limits<double>::infinity();
+  double high = std::numeric_limits<double>::infinity();
+  std::string doc;
+};
+
+struct Bytes {
+  std::string data;
+  friend bool operator==(const Bytes& a, const Bytes& b) { return a.data == b.data; }
+};
+
+struct Text {
+  std::string data;
+  friend bool operator==(const Text& a, const Text& b) { return a.data == b.data; }
+};
+
+// kDict observations travel as JSON text.
+struct Json {
+  std::string data;
+  friend bool operator==(const Json& a, const Json& b) { return a.data == b.data; }
+};
+
+using Observation = std::variant<std::monostate, int64_t, double, bool, Text, Bytes, Json,
+                                 std::vector<int64_t>, std::vector<float>, std::vector<double>>;
+
+// Scalar view of an observation, for costs. Returns false if it is not a number.
+bool ObservationAsDouble(const Observation& observation, double* out);
+
+}  // namespace compiler_gym

@@ -1,0 +1,26 @@
+#include "engine/status.h"
+
+namespace compiler_gym {
+
+std::string_view StatusCodeName(StatusCode code) {
+  switch (code) {
+#define COMPILER_GYM_STATUS_CASE(c, name) \
+  case StatusCode::c:                     \
+    return name;
+    COMPILER_GYM_STATUS_CODES(COMPILER_GYM_STATUS_CASE)
+#undef COMPILER_GYM_STATUS_CASE
+  }
+  return "UNKNOWN";
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  return std::string(StatusCodeName(code_)) + ": " + message_;
+}
+
+Status Status::WithContext(std::string_view context) const {
+  if (ok()) return *this;
+  return Status(code_, std::string(context) + ": " + message_);
+}
+
+}  // namespace compiler_gym

@@ -1,0 +1,16 @@
+#include "envs/all_envs.h"
+
+#include "envs/llvm/llvm_env.h"
+
+namespace compiler_gym {
+
+const Registry& AllEnvs() {
+  static const Registry* registry = [] {
+    auto* r = new Registry();
+    CG_CHECK(llvm_env::RegisterLlvmEnvs(*r).ok());
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace compiler_gym

@@ -1,0 +1,52 @@
+// A process-wide, thread-safe cache of loaded benchmarks: the normalized bitcode of each
+// program (parsed and verified once) and its O0/O3/Oz baselines, each computed at most once,
+// on first use. Environments clone from here on reset instead of recompiling.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "engine/env.h"
+#include "engine/status.h"
+
+namespace compiler_gym::llvm_env {
+
+enum class OptLevel { kO0, kO3, kOz };
+enum class CostKind { kIrInstructionCount, kObjectTextSize, kTextSize };
+
+class CachedBenchmark {
+ public:
+  CachedBenchmark(Benchmark benchmark, std::string bitcode)
+      : benchmark_(std::move(benchmark)), bitcode_(std::move(bitcode)) {}
+
+  const Benchmark& benchmark() const { return benchmark_; }
+  const std::string& bitcode() const { return bitcode_; }
+
+  // The cost of the program after LLVM's default<level> pipeline.
+  StatusOr<int64_t> Baseline(OptLevel level, CostKind cost);
+
+ private:
+  struct LevelState {
+    std::optional<StatusOr<std::string>> bitcode;  // after the pipeline
+    std::optional<StatusOr<std::string>> object;
+    std::optional<StatusOr<int64_t>> costs[3];
+  };
+  StatusOr<std::string> OptimizedBitcode(OptLevel level);   // requires mu_
+  StatusOr<std::string> OptimizedObject(OptLevel level);    // requires mu_
+
+  const Benchmark benchmark_;
+  const std::string bitcode_;
+  std::mutex mu_;
+  LevelState levels_[3];
+};
+
+// Returns the cached benchmark, loading it on first use. Concurrent callers asking for the same
+// benchmark wait for one load; a failed load is not cached (the file may be fixed).
+StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& benchmark);
+
+// Drops every cached benchmark (tests, and users who replace files under the same URI).
+void ClearBenchmarkCache();
+
+}  // namespace compiler_gym::llvm_env

@@ -1,0 +1,104 @@
+#include "envs/llvm/codegen.h"
+
+#include <mutex>
+
+#include "envs/llvm/module_util.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+namespace compiler_gym::llvm_env {
+
+namespace {
+void InitializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+}  // namespace
+
+StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const llvm::Module& module) {
+  InitializeTargets();
+  std::string triple = module.getTargetTriple();
+  if (triple.empty()) triple = llvm::sys::getDefaultTargetTriple();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (target == nullptr) return Unimplemented("no code generator for " + triple + ": " + error);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, /*CPU=*/"", /*Features=*/"", options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Default));
+  if (!tm) return Unimplemented("cannot create a target machine for " + triple);
+  return tm;
+}
+
+StatusOr<std::string> EmitObject(const llvm::Module& module) {
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(*copy));
+  if (copy->getDataLayout().isDefault()) copy->setDataLayout(tm->createDataLayout());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    return Unimplemented("the target cannot emit object files");
+  }
+  pm.run(*copy);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+StatusOr<int64_t> TextSectionSize(llvm::StringRef binary) {
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(binary, "object", false);
+  auto object = llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef());
+  if (!object) return Internal("cannot read object file: " + llvm::toString(object.takeError()));
+  int64_t size = 0;
+  for (const llvm::object::SectionRef& section : (*object)->sections()) {
+    auto name = section.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name == ".text" || name->starts_with(".text.")) size += section.getSize();
+  }
+  return size;
+}
+
+StatusOr<int64_t> LinkedTextSize(const std::string& object, const Benchmark& benchmark) {
+  llvm::SmallString<128> dir;
+  if (llvm::sys::fs::createUniqueDirectory("compiler_gym-link", dir)) {
+    return Internal("cannot create a temporary directory");
+  }
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { (void)llvm::sys::fs::remove_directories(path); }
+  } cleanup{std::string(dir.str())};
+  llvm::SmallString<256> obj_path(dir), exe_path(dir);
+  llvm::sys::path::append(obj_path, "a.o");
+  llvm::sys::path::append(exe_path, "a.out");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(obj_path, ec);
+    if (ec) return Internal("cannot write " + std::string(obj_path.str()) + ": " + ec.message());
+    os << object;
+  }
+  ASSIGN_OR_RETURN(const std::string clang, ClangPath());
+  std::vector<std::string> args = {std::string(obj_path.str()), "-o", std::string(exe_path.str())};
+  args.insert(args.end(), benchmark.link_args.begin(), benchmark.link_args.end());
+  std::string log;
+  Status linked = RunProgram(clang, args, /*timeout_seconds=*/120, &log);
+  if (!linked.ok()) return Internal("cannot link " + benchmark.uri + ": " + linked.message() + "\n" + log);
+  auto exe = llvm::MemoryBuffer::getFile(exe_path);
+  if (!exe) return Internal("cannot read the linked binary");
+  return TextSectionSize((*exe)->getBuffer());
+}
+
+}  // namespace compiler_gym::llvm_env

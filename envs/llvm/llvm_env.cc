@@ -1,0 +1,502 @@
+#include "envs/llvm/llvm_env.h"
+
+#include <nlohmann/json.hpp>
+#include <mutex>
+#include <thread>
+
+#include "envs/llvm/benchmark_cache.h"
+#include "envs/llvm/codegen.h"
+#include "envs/llvm/module_util.h"
+#include "envs/llvm/passes.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "observations/autophase.h"
+#include "observations/instcount.h"
+
+namespace compiler_gym::llvm_env {
+
+// ---------------------------------------------------------------------------------------------
+// Per-env state.
+
+struct LlvmEnv::Impl {
+  std::shared_ptr<CachedBenchmark> benchmark;
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  // An untouched copy of the benchmark in this env's context: resetting to the same benchmark
+  // (the common case in RL) is then a CloneModule, with no parsing.
+  std::unique_ptr<llvm::Module> pristine;
+
+  // Pass infrastructure, kept across steps so analyses survive between passes.
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::unique_ptr<llvm::PassBuilder> pb;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  std::vector<std::unique_ptr<llvm::ModulePassManager>> pass_managers;  // by action, lazily
+
+  // Observations of the current module, dropped whenever the module changes.
+  std::vector<std::optional<Observation>> cache;
+  std::string workdir;  // for BitcodeFile; removed with the env
+
+  ~Impl() {
+    ClearAnalyses();
+    if (!workdir.empty()) (void)llvm::sys::fs::remove_directories(workdir);
+  }
+
+  void ClearAnalyses() {
+    // Results are keyed by IR unit pointers: drop them before the module they describe goes.
+    lam.clear();
+    cgam.clear();
+    fam.clear();
+    mam.clear();
+  }
+
+  void Invalidate() {
+    cache.assign(LlvmEnvSpec().observation_spaces.size(), std::nullopt);
+  }
+
+  Status InitPassInfrastructure() {
+    ASSIGN_OR_RETURN(tm, CreateTargetMachine(*module));
+    ClearAnalyses();
+    pass_managers.clear();
+    pass_managers.resize(PassTable().size());
+    lam = llvm::LoopAnalysisManager();
+    fam = llvm::FunctionAnalysisManager();
+    cgam = llvm::CGSCCAnalysisManager();
+    mam = llvm::ModuleAnalysisManager();
+    pb = std::make_unique<llvm::PassBuilder>(tm.get());
+    pb->registerModuleAnalyses(mam);
+    pb->registerCGSCCAnalyses(cgam);
+    pb->registerFunctionAnalyses(fam);
+    pb->registerLoopAnalyses(lam);
+    pb->crossRegisterProxies(lam, fam, cgam, mam);
+    return Status::Ok();
+  }
+
+  StatusOr<llvm::ModulePassManager*> PassManager(int action) {
+    auto& slot = pass_managers[action];
+    if (!slot) {
+      auto mpm = std::make_unique<llvm::ModulePassManager>();
+      const PassRow& row = PassTable()[action];
+      if (auto err = pb->parsePassPipeline(*mpm, row.pipeline)) {
+        return Internal("cannot build pass " + row.flag + ": " + llvm::toString(std::move(err)));
+      }
+      slot = std::move(mpm);
+    }
+    return slot.get();
+  }
+
+  StatusOr<std::string> Workdir() {
+    if (workdir.empty()) {
+      llvm::SmallString<128> dir;
+      if (llvm::sys::fs::createUniqueDirectory("compiler_gym-env", dir)) {
+        return Internal("cannot create a temporary directory");
+      }
+      workdir = std::string(dir.str());
+    }
+    return workdir;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Observation table. One row per space: its spec and the function computing it.
+
+namespace {
+
+using Impl = LlvmEnv::Impl;
+using ComputeFn = StatusOr<Observation> (*)(Impl&);
+
+struct ObservationRow {
+  SpaceSpec spec;
+  ComputeFn compute;
+  bool cacheable;  // a pure function of the current module
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+SpaceSpec Scalar(std::string name, DType dtype, double low, double high, bool deterministic,
+                 bool platform_dependent, std::string doc) {
+  return SpaceSpec{std::move(name), SpaceKind::kScalar, dtype, {}, low, high, deterministic,
+                   platform_dependent, std::move(doc)};
+}
+
+template <size_t N>
+std::vector<int64_t> ToVector(const std::array<int64_t, N>& a) {
+  return std::vector<int64_t>(a.begin(), a.end());
+}
+
+Observation CostObservation(StatusOr<int64_t> v);
+
+StatusOr<Observation> Baseline(Impl& s, OptLevel level, CostKind cost) {
+  ASSIGN_OR_RETURN(int64_t value, s.benchmark->Baseline(level, cost));
+  return Observation(value);
+}
+
+StatusOr<Observation> ObjectTextSize(Impl& s) {
+  ASSIGN_OR_RETURN(std::string object, EmitObject(*s.module));
+  ASSIGN_OR_RETURN(int64_t size, TextSectionSize(object));
+  return Observation(size);
+}
+
+StatusOr<Observation> TextSize(Impl& s) {
+  if (!s.benchmark->benchmark().buildable) return ObjectTextSize(s);
+  ASSIGN_OR_RETURN(std::string object, EmitObject(*s.module));
+  ASSIGN_OR_RETURN(int64_t size, LinkedTextSize(object, s.benchmark->benchmark()));
+  return Observation(size);
+}
+
+nlohmann::json CpuInfoJson() {
+  nlohmann::json info;
+  info["name"] = llvm::sys::getHostCPUName().str();
+  info["cores_count"] = std::thread::hardware_concurrency();
+  // Cache sizes from sysfs (bytes); absent levels are -1, as CompilerGym reports them.
+  for (const char* key : {"l1i_cache_size", "l1d_cache_size", "l2_cache_size", "l3_cache_size",
+                          "l4_cache_size"}) {
+    info[key] = -1;
+  }
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    auto read = [&](const char* file) -> std::string {
+      // sysfs reports a size of 4096 for every file: read it as a stream.
+      auto buffer = llvm::MemoryBuffer::getFileAsStream(dir + file);
+      return buffer ? (*buffer)->getBuffer().trim().str() : "";
+    };
+    const std::string level = read("level"), type = read("type"), size = read("size");
+    if (level.empty() || size.empty()) continue;
+    int64_t bytes = std::atoll(size.c_str());
+    if (size.back() == 'K') bytes *= 1024;
+    if (size.back() == 'M') bytes *= 1024 * 1024;
+    std::string key = "l" + level;
+    if (level == "1") key += type == "Instruction" ? "i" : "d";
+    info[key + "_cache_size"] = bytes;
+  }
+  return info;
+}
+
+nlohmann::json NamedCounts(const std::vector<std::string>& names, const std::string& suffix,
+                           const auto& values, size_t offset = 0) {
+  nlohmann::json dict = nlohmann::json::object();
+  for (size_t i = 0; i < values.size(); ++i) dict[names[i + offset] + suffix] = values[i];
+  return dict;
+}
+
+const std::vector<ObservationRow>& ObservationTable() {
+  using observations::kAutophaseNumFeatures;
+  using observations::kInstCountNumFeatures;
+  static const std::vector<ObservationRow> rows = {
+      {{"Ir", SpaceKind::kText, DType::kNone, {-1}, 0, kInf, true, false,
+        "The module as LLVM text IR."},
+       [](Impl& s) -> StatusOr<Observation> { return Observation(Text{ModuleToText(*s.module)}); },
+       true},
+      {{"IrSha1", SpaceKind::kText, DType::kNone, {40}, 0, kInf, true, false,
+        "40 hex digits: SHA-1 of the module's bitcode; changes iff the module changes."},
+       [](Impl& s) -> StatusOr<Observation> { return Observation(Text{ModuleSha1(*s.module)}); },
+       true},
+      {{"Bitcode", SpaceKind::kBytes, DType::kUint8, {-1}, 0, 255, true, false,
+        "The module as LLVM bitcode."},
+       [](Impl& s) -> StatusOr<Observation> {
+         return Observation(Bytes{ModuleToBitcode(*s.module)});
+       },
+       true},
+      {{"BitcodeFile", SpaceKind::kText, DType::kNone, {-1}, 0, kInf, false, false,
+        "Path of a bitcode file holding the module, valid until the next step or reset."},
+       [](Impl& s) -> StatusOr<Observation> {
+         ASSIGN_OR_RETURN(std::string dir, s.Workdir());
+         llvm::SmallString<256> path(dir);
+         llvm::sys::path::append(path, "module.bc");
+         std::error_code ec;
+         llvm::raw_fd_ostream os(path, ec);
+         if (ec) return Internal("cannot write " + std::string(path.str()) + ": " + ec.message());
+         os << ModuleToBitcode(*s.module);
+         os.close();
+         if (os.has_error()) return ResourceExhausted("cannot write " + std::string(path.str()));
+         return Observation(Text{std::string(path.str())});
+       },
+       false},
+      {{"InstCount", SpaceKind::kVector, DType::kInt64, {kInstCountNumFeatures}, 0, kInf, true,
+        false, "70 counts: TotalInsts, TotalBlocks, TotalFuncs, then one per opcode."},
+       [](Impl& s) -> StatusOr<Observation> {
+         return Observation(ToVector(observations::ComputeInstCount(*s.module)));
+       },
+       true},
+      {{"InstCountDict", SpaceKind::kDict, DType::kInt64, {kInstCountNumFeatures}, 0, kInf, true,
+        false, "InstCount as a dict keyed <feature>Count."},
+       [](Impl& s) -> StatusOr<Observation> {
+         const auto counts = observations::ComputeInstCount(*s.module);
+         return Observation(
+             Json{NamedCounts(observations::InstCountFeatureNames(), "Count", counts).dump()});
+       },
+       true},
+      {{"InstCountNorm", SpaceKind::kVector, DType::kFloat32, {kInstCountNumFeatures - 1}, 0, 1,
+        true, false, "InstCount[1:] / max(InstCount[0], 1)."},
+       [](Impl& s) -> StatusOr<Observation> {
+         return Observation(
+             observations::InstCountNorm(observations::ComputeInstCount(*s.module)));
+       },
+       true},
+      {{"InstCountNormDict", SpaceKind::kDict, DType::kFloat32, {kInstCountNumFeatures - 1}, 0, 1,
+        true, false, "InstCountNorm as a dict keyed <feature>Density."},
+       [](Impl& s) -> StatusOr<Observation> {
+         const auto norm = observations::InstCountNorm(observations::ComputeInstCount(*s.module));
+         return Observation(Json{
+             NamedCounts(observations::InstCountFeatureNames(), "Density", norm, 1).dump()});
+       },
+       true},
+      {{"Autophase", SpaceKind::kVector, DType::kInt64, {kAutophaseNumFeatures}, 0, kInf, true,
+        false, "56 Autophase features (Huang et al. 2019)."},
+       [](Impl& s) -> StatusOr<Observation> {
+         return Observation(ToVector(observations::ComputeAutophase(*s.module)));
+       },
+       true},
+      {{"AutophaseDict", SpaceKind::kDict, DType::kInt64, {kAutophaseNumFeatures}, 0, kInf, true,
+        false, "Autophase as a dict keyed by feature name."},
+       [](Impl& s) -> StatusOr<Observation> {
+         const auto values = observations::ComputeAutophase(*s.module);
+         return Observation(
+             Json{NamedCounts(observations::AutophaseFeatureNames(), "", values).dump()});
+       },
+       true},
+      {Scalar("IrInstructionCount", DType::kInt64, 0, kInf, true, false,
+              "Instructions in the module."),
+       [](Impl& s) -> StatusOr<Observation> { return Observation(IrInstructionCount(*s.module)); },
+       true},
+      {Scalar("IrInstructionCountO0", DType::kInt64, 0, kInf, true, false,
+              "Instructions after LLVM's default<O0> pipeline on the benchmark."),
+       [](Impl& s) { return Baseline(s, OptLevel::kO0, CostKind::kIrInstructionCount); }, true},
+      {Scalar("IrInstructionCountO3", DType::kInt64, 0, kInf, true, false,
+              "Instructions after LLVM's default<O3> pipeline on the benchmark."),
+       [](Impl& s) { return Baseline(s, OptLevel::kO3, CostKind::kIrInstructionCount); }, true},
+      {Scalar("IrInstructionCountOz", DType::kInt64, 0, kInf, true, false,
+              "Instructions after LLVM's default<Oz> pipeline on the benchmark."),
+       [](Impl& s) { return Baseline(s, OptLevel::kOz, CostKind::kIrInstructionCount); }, true},
+      {Scalar("ObjectTextSizeBytes", DType::kInt64, 0, kInf, true, true,
+              "Bytes of .text in the object file generated in process for the host."),
+       ObjectTextSize, true},
+      {Scalar("ObjectTextSizeO0", DType::kInt64, 0, kInf, true, true,
+              "ObjectTextSizeBytes after default<O0>."),
+       [](Impl& s) { return Baseline(s, OptLevel::kO0, CostKind::kObjectTextSize); }, true},
+      {Scalar("ObjectTextSizeO3", DType::kInt64, 0, kInf, true, true,
+              "ObjectTextSizeBytes after default<O3>."),
+       [](Impl& s) { return Baseline(s, OptLevel::kO3, CostKind::kObjectTextSize); }, true},
+      {Scalar("ObjectTextSizeOz", DType::kInt64, 0, kInf, true, true,
+              "ObjectTextSizeBytes after default<Oz>."),
+       [](Impl& s) { return Baseline(s, OptLevel::kOz, CostKind::kObjectTextSize); }, true},
+      {Scalar("TextSizeBytes", DType::kInt64, 0, kInf, true, true,
+              "Bytes of .text in the linked executable when the benchmark is buildable, else "
+              "ObjectTextSizeBytes."),
+       TextSize, true},
+      {Scalar("TextSizeO0", DType::kInt64, 0, kInf, true, true, "TextSizeBytes after default<O0>."),
+       [](Impl& s) { return Baseline(s, OptLevel::kO0, CostKind::kTextSize); }, true},
+      {Scalar("TextSizeO3", DType::kInt64, 0, kInf, true, true, "TextSizeBytes after default<O3>."),
+       [](Impl& s) { return Baseline(s, OptLevel::kO3, CostKind::kTextSize); }, true},
+      {Scalar("TextSizeOz", DType::kInt64, 0, kInf, true, true, "TextSizeBytes after default<Oz>."),
+       [](Impl& s) { return Baseline(s, OptLevel::kOz, CostKind::kTextSize); }, true},
+      {Scalar("IsBuildable", DType::kBool, 0, 1, true, false,
+              "Whether the benchmark can be linked into an executable."),
+       [](Impl& s) -> StatusOr<Observation> {
+         return Observation(s.benchmark->benchmark().buildable);
+       },
+       true},
+      {Scalar("IsRunnable", DType::kBool, 0, 1, true, false,
+              "Whether the benchmark's executable can be run."),
+       [](Impl& s) -> StatusOr<Observation> {
+         return Observation(s.benchmark->benchmark().runnable);
+       },
+       true},
+      {{"CpuInfo", SpaceKind::kDict, DType::kNone, {}, 0, kInf, true, true,
+        "The host CPU: name, cores_count and cache sizes in bytes (-1 when absent)."},
+       [](Impl&) -> StatusOr<Observation> { return Observation(Json{CpuInfoJson().dump()}); },
+       true},
+  };
+  return rows;
+}
+
+// The cost-based rewards: three costs, four formulas each (SPEC section 2).
+std::vector<RewardSpec> RewardTable() {
+  struct Cost {
+    const char* reward_prefix;
+    const char* delta_name;
+    const char* observation;
+    const char* baseline_prefix;
+    bool platform_dependent;
+  };
+  const Cost costs[] = {
+      {"IrInstructionCount", "IrInstructionCount", "IrInstructionCount", "IrInstructionCount",
+       false},
+      {"ObjectTextSize", "ObjectTextSizeBytes", "ObjectTextSizeBytes", "ObjectTextSize", true},
+      {"TextSize", "TextSizeBytes", "TextSizeBytes", "TextSize", true},
+  };
+  std::vector<RewardSpec> rows;
+  for (const Cost& c : costs) {
+    const std::string o0 = std::string(c.baseline_prefix) + "O0";
+    auto row = [&](std::string name, RewardKind kind, std::string baseline, double low,
+                   std::string doc) {
+      rows.push_back(RewardSpec{std::move(name), c.observation, o0, std::move(baseline), kind,
+                                true, c.platform_dependent, low, kInf, std::move(doc)});
+    };
+    row(c.delta_name, RewardKind::kDelta, "", -kInf, "prev - C, C = " + std::string(c.observation));
+    row(std::string(c.reward_prefix) + "Norm", RewardKind::kNormByInitial, "", -kInf,
+        "(prev - C) / C0");
+    row(std::string(c.reward_prefix) + "O3", RewardKind::kNormByBaseline,
+        std::string(c.baseline_prefix) + "O3", -kInf, "(prev - C) / max(C0 - C_O3, 1)");
+    row(std::string(c.reward_prefix) + "Oz", RewardKind::kNormByBaseline,
+        std::string(c.baseline_prefix) + "Oz", -kInf, "(prev - C) / max(C0 - C_Oz, 1)");
+  }
+  return rows;
+}
+
+}  // namespace
+
+const EnvSpec& LlvmEnvSpec() {
+  static const EnvSpec spec = [] {
+    EnvSpec s;
+    s.family = "llvm";
+    ActionSpaceSpec passes{"PassesAll", {}, "One LLVM 19 pass per action (see PASSES.md)."};
+    for (const PassRow& row : PassTable()) passes.action_names.push_back(row.flag);
+    s.action_spaces.push_back(std::move(passes));
+    for (const ObservationRow& row : ObservationTable()) s.observation_spaces.push_back(row.spec);
+    s.reward_spaces = RewardTable();
+    return s;
+  }();
+  return spec;
+}
+
+// ---------------------------------------------------------------------------------------------
+// LlvmEnv.
+
+LlvmEnv::LlvmEnv() : impl_(std::make_unique<Impl>()) {
+  // Enables unwinding out of crashing passes (signals and LLVM fatal errors) for every env.
+  static std::once_flag once;
+  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
+}
+LlvmEnv::~LlvmEnv() = default;
+
+Status LlvmEnv::DoReset(const Benchmark& benchmark) {
+  ASSIGN_OR_RETURN(std::shared_ptr<CachedBenchmark> cached, GetCachedBenchmark(benchmark));
+  Impl& s = *impl_;
+  s.ClearAnalyses();
+  s.module.reset();
+  if (cached != s.benchmark || !s.pristine || !s.context) {
+    s.pristine.reset();
+    s.pass_managers.clear();
+    s.pb.reset();
+    // A fresh context per benchmark: types and constants of old programs do not pile up.
+    s.context = std::make_unique<llvm::LLVMContext>();
+    ASSIGN_OR_RETURN(s.pristine, ParseModule(cached->bitcode(), benchmark.uri, *s.context));
+    s.benchmark = cached;
+    s.module = llvm::CloneModule(*s.pristine);
+    RETURN_IF_ERROR(s.InitPassInfrastructure());
+  } else {
+    s.module = llvm::CloneModule(*s.pristine);
+  }
+  s.Invalidate();
+  return Status::Ok();
+}
+
+StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
+  Impl& s = *impl_;
+  StepOutcome outcome;
+  for (int action : actions) {
+    ASSIGN_OR_RETURN(llvm::ModulePassManager * mpm, s.PassManager(action));
+    llvm::PreservedAnalyses preserved = llvm::PreservedAnalyses::all();
+    llvm::CrashRecoveryContext crc;
+    // A crash or fatal error inside the pass unwinds to here instead of killing the process.
+    const bool ok = crc.RunSafely([&] { preserved = mpm->run(*s.module, s.mam); });
+    if (!ok) {
+      // The module and analyses may be half-modified: nothing of this episode can be trusted.
+      // Freeing IR that a crash left inconsistent can crash again, so it is leaked on purpose
+      // (crashes are rare); the next reset starts from a new context.
+      s.ClearAnalyses();
+      (void)s.module.release();
+      (void)s.pristine.release();
+      (void)s.context.release();
+      s.pass_managers.clear();
+      s.pb.reset();
+      s.benchmark.reset();
+      outcome.done = true;
+      outcome.error = Internal("pass " + PassTable()[action].flag + " crashed");
+      return outcome;
+    }
+    // LLVM's contract: a pass that changed the IR does not report all analyses preserved.
+    if (preserved.areAllPreserved()) continue;
+    outcome.action_had_no_effect = false;
+    s.Invalidate();
+    Status verified = VerifyModule(*s.module);
+    if (!verified.ok()) {
+      outcome.done = true;
+      outcome.error = Internal("after pass " + PassTable()[action].flag + ": " + verified.message());
+      return outcome;
+    }
+  }
+  return outcome;
+}
+
+StatusOr<Observation> LlvmEnv::Observe(int index) {
+  const auto& table = ObservationTable();
+  if (index < 0 || index >= static_cast<int>(table.size())) {
+    return InvalidArgument("unknown observation space index " + std::to_string(index));
+  }
+  Impl& s = *impl_;
+  if (!in_episode()) return FailedPrecondition("observation requested before reset()");
+  if (!s.module) return FailedPrecondition("the episode ended with an error; call reset()");
+  const ObservationRow& row = table[index];
+  if (row.cacheable && s.cache[index]) return *s.cache[index];
+  ASSIGN_OR_RETURN(Observation value, row.compute(s));
+  if (row.cacheable) s.cache[index] = value;
+  return value;
+}
+
+StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
+  const Impl& s = *impl_;
+  if (!s.module) return FailedPrecondition("cannot fork an env whose episode ended in an error");
+  auto copy = std::make_unique<LlvmEnv>();
+  Impl& c = *copy->impl_;
+  c.benchmark = s.benchmark;
+  c.context = std::make_unique<llvm::LLVMContext>();
+  // Modules cannot be cloned across contexts: go through bitcode.
+  ASSIGN_OR_RETURN(c.module, ParseModule(ModuleToBitcode(*s.module), "fork", *c.context));
+  ASSIGN_OR_RETURN(c.pristine, ParseModule(s.benchmark->bitcode(), "fork", *c.context));
+  RETURN_IF_ERROR(c.InitPassInfrastructure());
+  c.cache = s.cache;
+  return std::unique_ptr<Env>(std::move(copy));
+}
+
+StatusOr<std::string> LlvmEnv::IrText() const {
+  if (!impl_->module) return FailedPrecondition("no module");
+  return ModuleToText(*impl_->module);
+}
+
+Status RegisterLlvmEnvs(Registry& registry) {
+  struct Row {
+    const char* id;
+    const char* observation;
+    const char* reward;
+  };
+  static constexpr Row kIds[] = {
+      {"llvm-v0", "", ""},
+      {"llvm-ic-v0", "", "IrInstructionCountOz"},
+      {"llvm-codesize-v0", "", "ObjectTextSizeOz"},
+      {"llvm-autophase-ic-v0", "Autophase", "IrInstructionCountOz"},
+      {"llvm-autophase-codesize-v0", "Autophase", "ObjectTextSizeOz"},
+      {"llvm-ir-ic-v0", "Ir", "IrInstructionCountOz"},
+      {"llvm-ir-codesize-v0", "Ir", "ObjectTextSizeOz"},
+  };
+  for (const Row& row : kIds) {
+    RETURN_IF_ERROR(registry.Add(EnvEntry{row.id, "llvm", row.observation, row.reward,
+                                          "benchmark://builtin-v0/qsort",
+                                          "LLVM 19 phase ordering",
+                                          [] { return std::make_unique<LlvmEnv>(); }}));
+  }
+  return Status::Ok();
+}
+
+}  // namespace compiler_gym::llvm_env

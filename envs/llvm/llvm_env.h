@@ -1,0 +1,46 @@
+// LlvmEnv: LLVM 19 phase ordering. Each action runs one pass (a row of PassTable()) on the
+// whole module, in process, with analysis managers kept across steps.
+//
+//   auto env = std::make_unique<LlvmEnv>();
+//   RETURN_IF_ERROR(env->Reset(Benchmark{.uri = "file:///tmp/a.bc", .files = {"/tmp/a.bc"}}));
+//   ASSIGN_OR_RETURN(StepOutcome out, env->Step(std::vector<int>{PassIndex("-mem2reg")}));
+//
+// LLVM types stay behind the pimpl so this header is cheap to include.
+#pragma once
+
+#include <memory>
+
+#include "engine/env.h"
+#include "engine/registry.h"
+
+namespace compiler_gym::llvm_env {
+
+// The spaces: action space "PassesAll", the observation table, the reward table.
+const EnvSpec& LlvmEnvSpec();
+
+class LlvmEnv final : public Env {
+ public:
+  LlvmEnv();
+  ~LlvmEnv() override;
+
+  const EnvSpec& Spec() const override { return LlvmEnvSpec(); }
+  StatusOr<Observation> Observe(int observation_index) override;
+
+  // The current module's text IR (for tests and debugging).
+  StatusOr<std::string> IrText() const;
+
+  struct Impl;
+
+ protected:
+  Status DoReset(const Benchmark& benchmark) override;
+  StatusOr<StepOutcome> DoStep(std::span<const int> actions) override;
+  StatusOr<std::unique_ptr<Env>> DoFork() override;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Adds the llvm-* environment ids (a table in llvm_env.cc) to the registry.
+Status RegisterLlvmEnvs(Registry& registry);
+
+}  // namespace compiler_gym::llvm_env

@@ -1,0 +1,193 @@
+#include "envs/llvm/llvm_env.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "envs/llvm/benchmark_cache.h"
+#include "envs/llvm/codegen.h"
+#include "envs/llvm/module_util.h"
+#include "envs/llvm/passes.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace compiler_gym::llvm_env {
+namespace {
+
+std::string Fixture(const std::string& name) {
+  return std::string(CG_SOURCE_DIR) + "/tests/data/" + name;
+}
+
+Benchmark FileBenchmark(const std::string& path) {
+  return Benchmark{.uri = "file://" + path, .files = {path}};
+}
+
+int PassIndex(const std::string& flag) {
+  const auto& table = PassTable();
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (table[i].flag == flag) return static_cast<int>(i);
+  }
+  ADD_FAILURE() << "no pass " << flag;
+  return -1;
+}
+
+int Obs(const std::string& name) { return LlvmEnvSpec().ObservationIndex(name); }
+
+int64_t ObserveInt(Env& env, const std::string& name) {
+  auto v = env.Observe(Obs(name));
+  EXPECT_TRUE(v.ok()) << v.status().ToString();
+  return v.ok() ? std::get<int64_t>(*v) : -1;
+}
+
+std::string ObserveText(Env& env, const std::string& name) {
+  auto v = env.Observe(Obs(name));
+  EXPECT_TRUE(v.ok()) << v.status().ToString();
+  return v.ok() ? std::get<Text>(*v).data : "";
+}
+
+TEST(LlvmEnv, ObservesFixture) {
+  LlvmEnv env;
+  ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("instcount.ll"))).ok());
+  EXPECT_EQ(ObserveInt(env, "IrInstructionCount"), 15);
+  auto counts = env.Observe(Obs("InstCount"));
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(std::get<std::vector<int64_t>>(*counts)[0], 15);
+  EXPECT_EQ(ObserveText(env, "IrSha1").size(), 40u);
+  // Normalization on load: no ModuleID or source file name survives.
+  const std::string ir = ObserveText(env, "Ir");
+  EXPECT_NE(ir.find("; ModuleID = '-'"), std::string::npos) << ir.substr(0, 200);
+  EXPECT_NE(ir.find("source_filename = \"-\""), std::string::npos);
+}
+
+// @store in the fixture is alloca + store 1 + load + store: mem2reg promotes the alloca away,
+// removing alloca, its store, and its load.
+TEST(LlvmEnv, StepRunsThePassAndReportsEffect) {
+  LlvmEnv env;
+  ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("instcount.ll"))).ok());
+  const std::string before = ObserveText(env, "IrSha1");
+  const int mem2reg[] = {PassIndex("-mem2reg")};
+  auto out = env.Step(mem2reg);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->action_had_no_effect);
+  EXPECT_FALSE(out->done);
+  EXPECT_EQ(ObserveInt(env, "IrInstructionCount"), 12);
+  EXPECT_NE(ObserveText(env, "IrSha1"), before);
+  // Nothing left to promote.
+  out = env.Step(mem2reg);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->action_had_no_effect);
+  EXPECT_EQ(ObserveInt(env, "IrInstructionCount"), 12);
+}
+
+TEST(LlvmEnv, ResetRestoresTheProgram) {
+  LlvmEnv env;
+  const Benchmark b = FileBenchmark(Fixture("instcount.ll"));
+  ASSERT_TRUE(env.Reset(b).ok());
+  const std::string initial = ObserveText(env, "IrSha1");
+  const int mem2reg[] = {PassIndex("-mem2reg")};
+  ASSERT_TRUE(env.Step(mem2reg).ok());
+  ASSERT_TRUE(env.Reset(b).ok());
+  EXPECT_EQ(ObserveText(env, "IrSha1"), initial);
+  EXPECT_EQ(ObserveInt(env, "IrInstructionCount"), 15);
+}
+
+TEST(LlvmEnv, BaselinesMatchAFreshPipelineRun) {
+  const Benchmark b = FileBenchmark(Fixture("instcount.ll"));
+  LlvmEnv env;
+  ASSERT_TRUE(env.Reset(b).ok());
+  auto cached = GetCachedBenchmark(b);
+  ASSERT_TRUE(cached.ok());
+  for (const auto& [level, pipeline] : std::vector<std::pair<std::string, std::string>>{
+           {"O0", "default<O0>"}, {"O3", "default<O3>"}, {"Oz", "default<Oz>"}}) {
+    llvm::LLVMContext context;
+    auto module = ParseModule((*cached)->bitcode(), "x", context);
+    ASSERT_TRUE(module.ok());
+    auto tm = CreateTargetMachine(**module);
+    ASSERT_TRUE(tm.ok());
+    ASSERT_TRUE(RunPipeline(**module, tm->get(), pipeline).ok());
+    EXPECT_EQ(ObserveInt(env, "IrInstructionCount" + level), IrInstructionCount(**module)) << level;
+  }
+}
+
+TEST(LlvmEnv, IrSha1IsDeterministicAcrossEnvs) {
+  const Benchmark b = FileBenchmark(Fixture("autophase.ll"));
+  std::vector<int> actions;
+  for (const char* flag : {"-mem2reg", "-instcombine", "-simplifycfg", "-gvn", "-licm", "-adce"}) {
+    actions.push_back(PassIndex(flag));
+  }
+  std::string hashes[2];
+  for (std::string& hash : hashes) {
+    LlvmEnv env;
+    ASSERT_TRUE(env.Reset(b).ok());
+    ASSERT_TRUE(env.Step(actions).ok());
+    hash = ObserveText(env, "IrSha1");
+  }
+  EXPECT_EQ(hashes[0], hashes[1]);
+}
+
+TEST(LlvmEnv, ForkStepsLikeTheOriginal) {
+  LlvmEnv env;
+  ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("autophase.ll"))).ok());
+  const int simplify[] = {PassIndex("-simplifycfg")};
+  auto fork = env.Fork();
+  ASSERT_TRUE(fork.ok());
+  ASSERT_TRUE(env.Step(simplify).ok());
+  ASSERT_TRUE((*fork)->Step(simplify).ok());
+  EXPECT_EQ(ObserveText(env, "IrSha1"), ObserveText(**fork, "IrSha1"));
+}
+
+TEST(LlvmEnv, BadBenchmarksAreTypedErrors) {
+  LlvmEnv env;
+  EXPECT_EQ(env.Reset(FileBenchmark("/nonexistent/file.bc")).code(), StatusCode::kNotFound);
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("corrupt", "bc", path));
+  {
+    std::ofstream f(std::string(path.str()), std::ios::binary);
+    f << "BC\xC0\xDE" << std::string(64, '\x7f');
+  }
+  EXPECT_EQ(env.Reset(FileBenchmark(std::string(path.str()))).code(), StatusCode::kBenchmarkInit);
+  llvm::sys::fs::remove(path);
+  Benchmark text{.uri = "benchmark://test/broken", .data = "define i32 @f() { ret }"};
+  EXPECT_EQ(env.Reset(text).code(), StatusCode::kBenchmarkInit);
+  // The env is still usable.
+  ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("instcount.ll"))).ok());
+  EXPECT_EQ(ObserveInt(env, "IrInstructionCount"), 15);
+}
+
+TEST(LlvmEnv, ObjectTextSizeIsPositive) {
+  LlvmEnv env;
+  ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("instcount.ll"))).ok());
+  EXPECT_GT(ObserveInt(env, "ObjectTextSizeBytes"), 0);
+  EXPECT_GT(ObserveInt(env, "ObjectTextSizeO0"), ObserveInt(env, "ObjectTextSizeOz"));
+}
+
+TEST(LlvmEnv, RegistryTableBuildsLlvmEnvs) {
+  Registry registry;
+  ASSERT_TRUE(RegisterLlvmEnvs(registry).ok());
+  EXPECT_EQ(registry.entries().size(), 7u);
+  for (const EnvEntry& entry : registry.entries()) {
+    auto env = registry.Make(entry.id);
+    ASSERT_TRUE(env.ok());
+    EXPECT_EQ((*env)->Spec().family, "llvm");
+    if (!entry.default_observation.empty()) {
+      EXPECT_GE((*env)->Spec().ObservationIndex(entry.default_observation), 0) << entry.id;
+    }
+    if (!entry.default_reward.empty()) {
+      EXPECT_GE((*env)->Spec().RewardIndex(entry.default_reward), 0) << entry.id;
+    }
+  }
+}
+
+TEST(LlvmEnv, EveryRewardRefersToKnownObservations) {
+  const EnvSpec& spec = LlvmEnvSpec();
+  EXPECT_EQ(spec.reward_spaces.size(), 12u);
+  for (const RewardSpec& r : spec.reward_spaces) {
+    EXPECT_GE(spec.ObservationIndex(r.cost_observation), 0) << r.name;
+    EXPECT_GE(spec.ObservationIndex(r.initial_observation), 0) << r.name;
+    if (r.kind == RewardKind::kNormByBaseline) {
+      EXPECT_GE(spec.ObservationIndex(r.baseline_observation), 0) << r.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace compiler_gym::llvm_env

@@ -1,0 +1,225 @@
+#include "envs/llvm/module_util.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA1.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace compiler_gym::llvm_env {
+
+namespace {
+
+// Removes a file or directory tree when it goes out of scope, so no temporary survives an error.
+class ScopedPath {
+ public:
+  explicit ScopedPath(std::string path) : path_(std::move(path)) {}
+  ~ScopedPath() {
+    if (!path_.empty()) (void)llvm::sys::fs::remove_directories(path_);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+bool EndsWith(llvm::StringRef s, llvm::StringRef suffix) { return s.ends_with(suffix); }
+
+bool IsSourceFile(llvm::StringRef path) {
+  for (const char* ext : {".c", ".cc", ".cpp", ".cxx", ".C", ".i", ".ii"}) {
+    if (EndsWith(path, ext)) return true;
+  }
+  return false;
+}
+
+void Normalize(llvm::Module& module) {
+  module.setModuleIdentifier("-");
+  module.setSourceFileName("-");
+  llvm::StripDebugInfo(module);
+  // Named metadata (llvm.ident, llvm.module.flags, ...) is dropped as SPEC says; it carries the
+  // producer's identity, which would make equal programs hash differently.
+  std::vector<llvm::NamedMDNode*> named;
+  for (llvm::NamedMDNode& node : module.named_metadata()) named.push_back(&node);
+  for (llvm::NamedMDNode* node : named) module.eraseNamedMetadata(node);
+}
+
+}  // namespace
+
+StatusOr<std::string> ClangPath() {
+  if (const char* env = std::getenv("COMPILER_GYM_CLANG"); env != nullptr && *env) {
+    return std::string(env);
+  }
+  if (auto found = llvm::sys::findProgramByName("clang-19")) return *found;
+  if (llvm::sys::fs::exists("/usr/lib/llvm-19/bin/clang")) return std::string("/usr/lib/llvm-19/bin/clang");
+  return NotFound("clang-19 not found: install Debian's clang-19 or set COMPILER_GYM_CLANG");
+}
+
+Status RunProgram(const std::string& program, const std::vector<std::string>& args,
+                  int timeout_seconds, std::string* error_output) {
+  llvm::SmallString<128> log_path;
+  int fd = -1;
+  if (llvm::sys::fs::createTemporaryFile("compiler_gym", "log", fd, log_path)) {
+    return Internal("cannot create a temporary file");
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  ScopedPath log_guard(std::string(log_path.str()));
+  std::vector<llvm::StringRef> argv = {program};
+  for (const std::string& a : args) argv.push_back(a);
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(log_path),
+                                                llvm::StringRef(log_path)};
+  std::string message;
+  bool failed_to_execute = false;
+  const int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
+                                           timeout_seconds, /*MemoryLimit=*/0, &message,
+                                           &failed_to_execute);
+  auto read_log = [&] {
+    if (error_output == nullptr) return;
+    if (auto buffer = llvm::MemoryBuffer::getFile(log_path)) {
+      *error_output = (*buffer)->getBuffer().take_front(4000).str();
+    }
+  };
+  if (failed_to_execute) return NotFound("cannot run " + program + ": " + message);
+  if (rc == -2) {
+    read_log();
+    return DeadlineExceeded(program + " timed out after " + std::to_string(timeout_seconds) + " s");
+  }
+  if (rc != 0) {
+    read_log();
+    return Internal(program + " failed with exit code " + std::to_string(rc) +
+                    (message.empty() ? "" : ": " + message));
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::StringRef name,
+                                                    llvm::LLVMContext& context) {
+  llvm::SMDiagnostic diagnostic;
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(data, name, /*RequiresNullTerminator=*/false);
+  std::unique_ptr<llvm::Module> module = llvm::parseIR(buffer->getMemBufferRef(), diagnostic, context);
+  if (!module) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    diagnostic.print(nullptr, os, /*ShowColors=*/false);
+    return BenchmarkInitError("cannot parse " + name.str() + ": " + os.str());
+  }
+  // Bitcode does not store the ModuleID; parsing would name the module after the buffer.
+  module->setModuleIdentifier("-");
+  return module;
+}
+
+Status VerifyModule(const llvm::Module& module) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (llvm::verifyModule(module, &os)) {
+    os.flush();
+    return FailedPrecondition("module does not verify: " + message.substr(0, 2000));
+  }
+  return Status::Ok();
+}
+
+std::string ModuleToBitcode(const llvm::Module& module) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::WriteBitcodeToFile(module, os);
+  os.flush();
+  return out;
+}
+
+std::string ModuleToText(const llvm::Module& module) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  module.print(os, nullptr);
+  os.flush();
+  return out;
+}
+
+std::string ModuleSha1(const llvm::Module& module) {
+  const std::string bitcode = ModuleToBitcode(module);
+  llvm::SHA1 sha1;
+  sha1.update(llvm::StringRef(bitcode));
+  const auto digest = sha1.final();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+int64_t IrInstructionCount(const llvm::Module& module) {
+  int64_t count = 0;
+  for (const llvm::Function& function : module) count += function.getInstructionCount();
+  return count;
+}
+
+StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> linked;
+  auto add_module = [&](std::unique_ptr<llvm::Module> module) -> Status {
+    if (!linked) {
+      linked = std::move(module);
+      return Status::Ok();
+    }
+    if (llvm::Linker::linkModules(*linked, std::move(module))) {
+      return BenchmarkInitError("cannot link the files of " + benchmark.uri);
+    }
+    return Status::Ok();
+  };
+
+  if (benchmark.files.empty()) {
+    if (benchmark.data.empty()) return InvalidArgument("benchmark " + benchmark.uri + " has no program");
+    ASSIGN_OR_RETURN(auto module, ParseModule(benchmark.data, benchmark.uri, context));
+    RETURN_IF_ERROR(add_module(std::move(module)));
+  }
+
+  std::unique_ptr<ScopedPath> workdir;
+  for (const std::string& file : benchmark.files) {
+    if (!llvm::sys::fs::exists(file)) return NotFound("benchmark file not found: " + file);
+    std::string input = file;
+    if (IsSourceFile(file)) {
+      if (!workdir) {
+        llvm::SmallString<128> dir;
+        if (llvm::sys::fs::createUniqueDirectory("compiler_gym-cc", dir)) {
+          return Internal("cannot create a temporary directory");
+        }
+        workdir = std::make_unique<ScopedPath>(std::string(dir.str()));
+      }
+      llvm::SmallString<256> output(workdir->path());
+      llvm::sys::path::append(output, std::to_string(&file - benchmark.files.data()) + ".bc");
+      ASSIGN_OR_RETURN(const std::string clang, ClangPath());
+      // -O1 with LLVM's passes disabled keeps functions optimizable (no optnone), unlike -O0.
+      std::vector<std::string> args = {"-O1", "-Xclang", "-disable-llvm-passes", "-Xclang",
+                                       "-disable-llvm-optzns", "-emit-llvm", "-c", file, "-o",
+                                       std::string(output.str())};
+      args.insert(args.end(), benchmark.compile_args.begin(), benchmark.compile_args.end());
+      std::string log;
+      Status compiled = RunProgram(clang, args, /*timeout_seconds=*/300, &log);
+      if (!compiled.ok()) {
+        return BenchmarkInitError("cannot compile " + file + ": " + compiled.message() + "\n" + log);
+      }
+      input = std::string(output.str());
+    }
+    auto buffer = llvm::MemoryBuffer::getFile(input);
+    if (!buffer) return NotFound("cannot read " + input + ": " + buffer.getError().message());
+    ASSIGN_OR_RETURN(auto module, ParseModule((*buffer)->getBuffer(), file, context));
+    RETURN_IF_ERROR(add_module(std::move(module)));
+  }
+
+  Normalize(*linked);
+  if (linked->getTargetTriple().empty()) {
+    // Target-independent IR is compiled for the host, the only target we generate code for.
+    linked->setTargetTriple(llvm::sys::getDefaultTargetTriple());
+  }
+  Status verified = VerifyModule(*linked);
+  if (!verified.ok()) return BenchmarkInitError(benchmark.uri + ": " + verified.message());
+  return ModuleToBitcode(*linked);
+}
+
+}  // namespace compiler_gym::llvm_env

@@ -1,0 +1,46 @@
+// Helpers over llvm::Module used by the LLVM environment: loading and normalizing programs,
+// serializing, hashing, counting. LLVM types appear here, so include this header only from
+// envs/llvm sources, never from headers that many files include.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/env.h"
+#include "engine/status.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+namespace compiler_gym::llvm_env {
+
+// Turns a Benchmark into normalized bitcode: compiles C/C++ sources with clang-19 (the flags of
+// SPEC section 2), parses .bc/.ll (or in-memory data), links several files in process,
+// normalizes (ModuleID and source_filename "-", no debug info, no named metadata) and verifies.
+// Errors: kNotFound for a missing file, kBenchmarkInit for anything that does not give a valid
+// module.
+StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark);
+
+// Parses bitcode or text IR into `context`. kBenchmarkInit on failure.
+StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::StringRef name,
+                                                    llvm::LLVMContext& context);
+
+// Verifies the module; kInternal-free: returns kFailedPrecondition with the verifier's message.
+Status VerifyModule(const llvm::Module& module);
+
+std::string ModuleToBitcode(const llvm::Module& module);
+std::string ModuleToText(const llvm::Module& module);
+
+// 40 hex digits: SHA-1 of the module's bitcode. Equal modules give equal hashes in any process.
+std::string ModuleSha1(const llvm::Module& module);
+
+int64_t IrInstructionCount(const llvm::Module& module);
+
+// Path to clang-19: $COMPILER_GYM_CLANG, else clang-19 on PATH, else LLVM 19's bin dir.
+StatusOr<std::string> ClangPath();
+
+// Runs a program with a time limit; captures stderr into `error_output` on failure.
+Status RunProgram(const std::string& program, const std::vector<std::string>& args,
+                  int timeout_seconds, std::string* error_output);
+
+}  // namespace compiler_gym::llvm_env

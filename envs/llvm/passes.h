@@ -1,0 +1,32 @@
+// The PassesAll action table: one row per action, generated from `opt-19 --print-passes` by
+// tools/gen_pass_table.py into passes.def (see PASSES.md for provenance and the mapping from
+// CompilerGym's flags).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace llvm {
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace compiler_gym::llvm_env {
+
+enum class PassLevel { Module, Cgscc, Function, Loop };
+
+struct PassRow {
+  std::string flag;       // the action name, CompilerGym's flag, e.g. "-functionattrs"
+  std::string pipeline;   // module-level new-PM pipeline text, e.g. "cgscc(function-attrs)"
+  std::string llvm_name;  // the LLVM 19 pass name
+  PassLevel level;
+};
+
+const std::vector<PassRow>& PassTable();
+
+// Runs a textual module pipeline (e.g. "default<Oz>") with fresh analysis managers.
+Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::string& pipeline);
+
+}  // namespace compiler_gym::llvm_env

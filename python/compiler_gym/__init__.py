@@ -1,0 +1,29 @@
+"""compiler_gym: compiler optimization as fast, batched reinforcement-learning environments.
+
+>>> import compiler_gym
+>>> env = compiler_gym.make("llvm-v0", benchmark="builtin-v0/qsort",
+...                         observation_space="Autophase", reward_space="IrInstructionCount")
+>>> env.reset()
+"""
+from compiler_gym import errors
+from compiler_gym.compiler_env_state import (CompilerEnvState, CompilerEnvStateReader,
+                                             CompilerEnvStateWriter)
+from compiler_gym.datasets import Benchmark, make_benchmark, make_benchmark_from_source
+from compiler_gym.envs import CompilerEnv, LlvmEnv
+from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
+from compiler_gym.gymnasium_env import register_all as _register_gymnasium
+from compiler_gym.registration import env_ids, make
+from compiler_gym.validation_result import ValidationResult
+
+__version__ = "0.3.0.dev0"
+
+COMPILER_GYM_ENVS = env_ids()
+
+_register_gymnasium()
+
+__all__ = [
+    "Benchmark", "BenchmarkInitError", "CompilerEnv", "CompilerEnvState",
+    "CompilerEnvStateReader", "CompilerEnvStateWriter", "COMPILER_GYM_ENVS", "LlvmEnv",
+    "ServiceError", "SessionNotFound", "ValidationResult", "env_ids", "errors", "make",
+    "make_benchmark", "make_benchmark_from_source",
+]

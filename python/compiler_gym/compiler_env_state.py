@@ -1,0 +1,105 @@
+"""CompilerEnvState: a replayable record of an episode, and its CSV reader and writer."""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Optional, TextIO
+
+_FIELDS = ("benchmark", "reward", "walltime", "commandline")
+
+
+@dataclass(frozen=True)
+class CompilerEnvState:
+    """The state of an environment: enough to replay it.
+
+    ``commandline`` is ``env.action_space.to_string(actions)``; ``reward`` is the episode
+    reward (None when the env had no reward space).
+    """
+
+    benchmark: str
+    commandline: str
+    walltime: float
+    reward: Optional[float] = None
+
+    def __post_init__(self):
+        if self.walltime < 0:
+            raise ValueError("walltime must be non-negative")
+
+    def reward_equals(self, other: "CompilerEnvState", rel_tol: float = 1e-5) -> bool:
+        """Whether the rewards match to a relative tolerance (None equals None only)."""
+        if self.reward is None or other.reward is None:
+            return self.reward is other.reward
+        return math.isclose(self.reward, other.reward, rel_tol=rel_tol, abs_tol=1e-9)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, CompilerEnvState):
+            return NotImplemented
+        return (self.benchmark == other.benchmark and self.commandline == other.commandline
+                and self.reward_equals(other))
+
+    def __hash__(self) -> int:
+        return hash((self.benchmark, self.commandline))
+
+    def to_csv(self) -> str:
+        """One CSV row (no header)."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow([self.benchmark, "" if self.reward is None else repr(self.reward),
+                         repr(self.walltime), self.commandline])
+        return buf.getvalue()
+
+    @classmethod
+    def from_csv(cls, row: str) -> "CompilerEnvState":
+        """Parses one headerless CSV row written by :meth:`to_csv`."""
+        return next(iter(CompilerEnvStateReader(io.StringIO(",".join(_FIELDS) + "\n" + row))))
+
+
+class CompilerEnvStateWriter:
+    """Writes states as CSV rows with a header, to any text stream."""
+
+    def __init__(self, f: TextIO, header: bool = True):
+        self._writer = csv.writer(f, lineterminator="\n")
+        self._header = header
+
+    def write_state(self, state: CompilerEnvState, flush: bool = False) -> None:
+        if self._header:
+            self._writer.writerow(_FIELDS)
+            self._header = False
+        self._writer.writerow([state.benchmark, "" if state.reward is None else repr(state.reward),
+                               repr(state.walltime), state.commandline])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        pass
+
+
+class CompilerEnvStateReader:
+    """Reads states from CSV with a header whose columns may come in any order."""
+
+    def __init__(self, f: TextIO):
+        self._f = f
+
+    def __iter__(self) -> Iterator[CompilerEnvState]:
+        reader = csv.DictReader(self._f)
+        missing = set(_FIELDS) - set(reader.fieldnames or [])
+        if missing:
+            raise ValueError(f"CSV header lacks columns: {sorted(missing)}")
+        for line, row in enumerate(reader, start=2):
+            try:
+                reward = row["reward"].strip()
+                yield CompilerEnvState(
+                    benchmark=row["benchmark"], commandline=row["commandline"],
+                    walltime=float(row["walltime"]), reward=float(reward) if reward else None)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"Invalid state on line {line}: {e}") from e
+
+    @staticmethod
+    def read_paths(paths: Iterable[str]) -> Iterator[CompilerEnvState]:
+        """Reads states from each CSV file in turn."""
+        for path in paths:
+            with open(path, newline="") as f:
+                yield from CompilerEnvStateReader(f)

@@ -1,0 +1,104 @@
+"""Benchmark: one program to compile, and BenchmarkUri: its name."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+from urllib.parse import parse_qs, urlparse
+
+from compiler_gym import _C
+
+
+@dataclass(frozen=True)
+class BenchmarkUri:
+    """A parsed benchmark URI: ``scheme://dataset/path[?params]``.
+
+    A bare ``dataset/name`` means ``benchmark://dataset/name``.
+    """
+
+    scheme: str
+    dataset: str
+    path: str
+    params: Dict[str, List[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_string(cls, uri: str) -> "BenchmarkUri":
+        """Parses a URI string; raises ValueError when it has no dataset."""
+        uri = str(uri).strip()
+        if "://" not in uri:
+            uri = "benchmark://" + uri
+        parsed = urlparse(uri)
+        if parsed.scheme == "file":
+            return cls("file", "", parsed.path, parse_qs(parsed.query))
+        if not parsed.netloc:
+            raise ValueError(f"Invalid benchmark URI: {uri!r}")
+        return cls(parsed.scheme, parsed.netloc, parsed.path.lstrip("/"), parse_qs(parsed.query))
+
+    @property
+    def dataset_uri(self) -> str:
+        return f"{self.scheme}://{self.dataset}"
+
+    def __str__(self) -> str:
+        if self.scheme == "file":
+            base = f"file://{self.path}"
+        else:
+            base = f"{self.scheme}://{self.dataset}" + (f"/{self.path}" if self.path else "")
+        if self.params:
+            query = "&".join(f"{k}={v}" for k, values in sorted(self.params.items()) for v in values)
+            base += "?" + query
+        return base
+
+
+class Benchmark:
+    """A program for an environment: files or in-memory IR, plus how to build and run it."""
+
+    def __init__(self, uri: str, files: Optional[List[str]] = None, data: bytes = b"",
+                 compile_args: Optional[List[str]] = None, link_args: Optional[List[str]] = None,
+                 run_args: Optional[List[str]] = None, buildable: bool = False,
+                 runnable: bool = False, expected_output: Optional[str] = None):
+        self.uri = BenchmarkUri.from_string(uri) if not isinstance(uri, BenchmarkUri) else uri
+        self.files = [str(f) for f in (files or [])]
+        self.data = data
+        self.compile_args = list(compile_args or [])
+        self.link_args = list(link_args or [])
+        self.run_args = list(run_args or [])
+        self.buildable = buildable
+        self.runnable = runnable
+        self.expected_output = expected_output
+
+    @classmethod
+    def from_file(cls, uri: str, path: str) -> "Benchmark":
+        """A benchmark from a bitcode, IR or source file."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"File not found: {path}")
+        return cls(uri, files=[str(path.resolve())])
+
+    @classmethod
+    def from_file_contents(cls, uri: str, data: bytes) -> "Benchmark":
+        """A benchmark from bitcode or text IR held in memory."""
+        return cls(uri, data=data)
+
+    def to_engine(self) -> "_C.Benchmark":
+        """The engine's view of this benchmark."""
+        b = _C.Benchmark()
+        b.uri = str(self.uri)
+        b.files = self.files
+        b.data = self.data
+        b.compile_args = self.compile_args
+        b.link_args = self.link_args
+        b.run_args = self.run_args
+        b.buildable = self.buildable
+        b.runnable = self.runnable
+        return b
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Benchmark):
+            return str(self.uri) == str(other.uri)
+        return str(self.uri) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self.uri))
+
+    def __repr__(self) -> str:
+        return str(self.uri)

@@ -1,0 +1,316 @@
+"""CompilerEnv: the CompilerGym API over one C++ environment."""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import gymnasium
+
+from compiler_gym import _C
+from compiler_gym.compiler_env_state import CompilerEnvState
+from compiler_gym.datasets import Benchmark, Datasets
+from compiler_gym.errors import SessionNotFound
+from compiler_gym.spaces import Commandline, ObservationSpaceSpec, Reward
+from compiler_gym.validation_result import ValidationResult
+from compiler_gym.views import ObservationView, RewardView
+
+ObservationSpaceArg = Optional[Union[str, ObservationSpaceSpec]]
+RewardSpaceArg = Optional[Union[str, Reward]]
+
+
+class CompilerEnv:
+    """A compiler optimization environment with CompilerGym's API.
+
+    >>> env = compiler_gym.make("llvm-v0", benchmark="builtin-v0/qsort",
+    ...                         observation_space="Autophase", reward_space="IrInstructionCount")
+    >>> observation = env.reset()
+    >>> observation, reward, done, info = env.step(env.action_space.sample())
+    """
+
+    def __init__(self, env_id: str, datasets: Datasets,
+                 benchmark: Optional[Union[str, Benchmark]] = None,
+                 observation_space: ObservationSpaceArg = None,
+                 reward_space: RewardSpaceArg = None, action_space: Optional[str] = None):
+        entry = next((e for e in _C.env_ids() if e["id"] == env_id), None)
+        if entry is None:
+            raise LookupError(f"Unknown environment: {env_id}")
+        self.env_id = env_id
+        self._entry = entry
+        self._env = _C.make_env(env_id)
+        spec = _C.env_spec(env_id)
+        self.action_spaces: List[Commandline] = [
+            self._make_action_space(a) for a in spec["action_spaces"]]
+        self.observation = ObservationView(self, {
+            s["name"]: ObservationSpaceSpec.from_dict(i, s)
+            for i, s in enumerate(spec["observation_spaces"])})
+        self.reward = RewardView(self, {
+            r["name"]: Reward.from_dict(i, r) for i, r in enumerate(spec["reward_spaces"])})
+        self.datasets = datasets
+        self.action_space: Commandline = self.action_spaces[0]
+        if action_space is not None:
+            self.action_space = self._action_space_by_name(action_space)
+
+        self._benchmark_in_use: Optional[Benchmark] = None
+        self._next_benchmark: Optional[Benchmark] = None
+        self.benchmark = benchmark or entry["default_benchmark"]
+        self._observation_space: Optional[ObservationSpaceSpec] = None
+        self._reward_space: Optional[Reward] = None
+        self.observation_space = (observation_space if observation_space is not None
+                                  else entry["default_observation"] or None)
+        self.reward_space = (reward_space if reward_space is not None
+                             else entry["default_reward"] or None)
+        self.actions: List[int] = []
+        self.episode_reward: Optional[float] = None
+        self.episode_walltime: float = 0.0
+        self._episode_start = time.time()
+        self.reward_range: Tuple[float, float] = (-math.inf, math.inf)
+
+    # ---------------------------------------------------------------------------------------
+    # Spaces and benchmark.
+
+    def _make_action_space(self, spec: dict) -> Commandline:
+        return Commandline(spec["name"], spec["action_names"])
+
+    def _action_space_by_name(self, name: str) -> Commandline:
+        for space in self.action_spaces:
+            if space.name == name:
+                return space
+        raise LookupError(f"Unknown action space: {name}")
+
+    @property
+    def observation_space_spec(self) -> Optional[ObservationSpaceSpec]:
+        return self._observation_space
+
+    @property
+    def observation_space(self) -> Optional[gymnasium.spaces.Space]:
+        """The gymnasium space of the default observation (None when there is none)."""
+        return self._observation_space.space if self._observation_space else None
+
+    @observation_space.setter
+    def observation_space(self, space: ObservationSpaceArg) -> None:
+        if space is None:
+            self._observation_space = None
+        elif isinstance(space, ObservationSpaceSpec):
+            self._observation_space = space
+        else:
+            if space not in self.observation.spaces:
+                raise LookupError(f"Unknown observation space: {space!r}")
+            self._observation_space = self.observation.spaces[space]
+
+    @property
+    def reward_space(self) -> Optional[Reward]:
+        return self._reward_space
+
+    @reward_space.setter
+    def reward_space(self, space: RewardSpaceArg) -> None:
+        if space is None:
+            self._reward_space = None
+        elif isinstance(space, Reward):
+            self._reward_space = space
+        else:
+            if space not in self.reward.spaces:
+                raise LookupError(f"Unknown reward space: {space!r}")
+            self._reward_space = self.reward.spaces[space]
+        self.reward_range = (self._reward_space.reward_range if self._reward_space
+                             else (-math.inf, math.inf))
+
+    @property
+    def benchmark(self) -> Benchmark:
+        """The benchmark of the current episode; setting it takes effect at the next reset."""
+        return self._benchmark_in_use or self._next_benchmark
+
+    @benchmark.setter
+    def benchmark(self, benchmark: Union[str, Benchmark]) -> None:
+        if not isinstance(benchmark, Benchmark):
+            benchmark = self.datasets.benchmark(str(benchmark))
+        self._next_benchmark = benchmark
+
+    @property
+    def in_episode(self) -> bool:
+        return self._env.in_episode
+
+    # ---------------------------------------------------------------------------------------
+    # Episodes.
+
+    def reset(self, benchmark: Optional[Union[str, Benchmark]] = None,
+              action_space: Optional[str] = None,
+              observation_space: ObservationSpaceArg = "default",
+              reward_space: RewardSpaceArg = "default") -> Any:
+        """Starts an episode; returns the observation of the default space (or None)."""
+        if benchmark is not None:
+            self.benchmark = benchmark
+        if action_space is not None:
+            self.action_space = self._action_space_by_name(action_space)
+        if observation_space != "default":
+            self.observation_space = observation_space
+        if reward_space != "default":
+            self.reward_space = reward_space
+        next_benchmark = self._next_benchmark or self._benchmark_in_use
+        self._env.reset(next_benchmark.to_engine())
+        self._benchmark_in_use = next_benchmark
+        self._next_benchmark = None
+        self.actions = []
+        self.episode_reward = 0.0 if self._reward_space else None
+        self._episode_start = time.time()
+        self.episode_walltime = 0.0
+        if self._reward_space:
+            # Rewards count from the start of the episode; computing it here fixes "prev".
+            self._env.reward(self._reward_space.index)
+        return self._observe(self._observation_space) if self._observation_space else None
+
+    def _observe(self, spec: ObservationSpaceSpec) -> Any:
+        return spec.translate(self._env.observe(spec.index))
+
+    def _reward(self, reward: Reward) -> float:
+        return self._env.reward(reward.index)
+
+    def _resolve_observations(self, spaces) -> List[ObservationSpaceSpec]:
+        return [self.observation.spaces[s] if isinstance(s, str) else s for s in spaces]
+
+    def _resolve_rewards(self, spaces) -> List[Reward]:
+        return [self.reward.spaces[s] if isinstance(s, str) else s for s in spaces]
+
+    def multistep(self, actions: Iterable[int],
+                  observation_spaces: Optional[Sequence[ObservationSpaceArg]] = None,
+                  reward_spaces: Optional[Sequence[RewardSpaceArg]] = None,
+                  observations=None, rewards=None):
+        """Applies the actions in order, then computes observations and rewards once.
+
+        Returns ``(observation, reward, done, info)``; with ``observation_spaces`` or
+        ``reward_spaces`` the observation and reward are lists, one per space.
+        """
+        observation_spaces = observation_spaces if observations is None else observations
+        reward_spaces = reward_spaces if rewards is None else rewards
+        if not self.in_episode:
+            raise SessionNotFound("Must call reset() before step()")
+        actions = [self._check_action(a) for a in actions]
+        obs_specs = (self._resolve_observations(observation_spaces)
+                     if observation_spaces is not None
+                     else ([self._observation_space] if self._observation_space else []))
+        reward_specs = (self._resolve_rewards(reward_spaces) if reward_spaces is not None
+                        else ([self._reward_space] if self._reward_space else []))
+
+        no_effect, done, error_type, error_details = self._env.step(actions)
+        self.actions += actions
+        self.episode_walltime = time.time() - self._episode_start
+        info: Dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}
+        if done:
+            info["error_type"] = error_type
+            info["error_details"] = error_details
+            observations_out = [s.default_value() for s in obs_specs]
+            # An episode that ends in an error is worth nothing: undo what it earned.
+            rewards_out = [-(self.episode_reward or 0.0) for _ in reward_specs]
+        else:
+            observations_out = [self._observe(s) for s in obs_specs]
+            rewards_out = [self._reward(r) for r in reward_specs]
+        if self._reward_space is not None:
+            if reward_spaces is None:
+                self.episode_reward += rewards_out[0]
+            elif self._reward_space in reward_specs:
+                self.episode_reward += rewards_out[reward_specs.index(self._reward_space)]
+        if observation_spaces is None:
+            observation = observations_out[0] if observations_out else None
+        else:
+            observation = observations_out
+        if reward_spaces is None:
+            reward = rewards_out[0] if rewards_out else None
+        else:
+            reward = rewards_out
+        return observation, reward, done, info
+
+    def step(self, action: Union[int, Iterable[int]],
+             observation_spaces: Optional[Sequence[ObservationSpaceArg]] = None,
+             reward_spaces: Optional[Sequence[RewardSpaceArg]] = None,
+             observations=None, rewards=None):
+        """Applies one action. Returns ``(observation, reward, done, info)``."""
+        actions = [action] if not isinstance(action, (list, tuple)) else action
+        return self.multistep(actions, observation_spaces, reward_spaces, observations, rewards)
+
+    def _check_action(self, action: Any) -> int:
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"Action must be an integer, got {action!r}") from None
+        if not 0 <= index < self.action_space.n:
+            raise ValueError(f"Action {index} is out of range [0, {self.action_space.n})")
+        return index
+
+    # ---------------------------------------------------------------------------------------
+    # State, replay, validation.
+
+    def commandline(self) -> str:
+        """The command line that reproduces this episode's actions."""
+        return self.action_space.to_string(self.actions)
+
+    def commandline_to_actions(self, commandline: str) -> List[int]:
+        return self.action_space.from_string(commandline)
+
+    @property
+    def state(self) -> CompilerEnvState:
+        """A replayable record of the episode so far."""
+        return CompilerEnvState(benchmark=str(self.benchmark.uri), commandline=self.commandline(),
+                                walltime=time.time() - self._episode_start,
+                                reward=self.episode_reward)
+
+    def fork(self) -> "CompilerEnv":
+        """An independent deep copy: same program, actions, episode reward and reward
+        bookkeeping. ``fork().step(a)`` gives what ``step(a)`` gives."""
+        if not self.in_episode:
+            self.reset()
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._env = self._env.fork()
+        new.actions = list(self.actions)
+        new.observation = ObservationView(new, self.observation.spaces)
+        new.reward = RewardView(new, self.reward.spaces)
+        return new
+
+    def apply(self, state: CompilerEnvState) -> None:
+        """Resets to the state's benchmark and replays its command line."""
+        self.reset(benchmark=state.benchmark)
+        actions = self.commandline_to_actions(state.commandline)
+        if actions:
+            _, _, done, info = self.multistep(actions)
+            if done:
+                raise ValueError(f"Replay of {state.benchmark} failed: {info.get('error_details')}")
+
+    def validate(self, state: Optional[CompilerEnvState] = None) -> ValidationResult:
+        """Replays a state (the current one by default) in a fresh env and checks that it
+        reproduces the recorded reward (relative tolerance 1e-5)."""
+        state = state or self.state
+        start = time.time()
+        errors: List[str] = []
+        replay = type(self)(self.env_id, datasets=self.datasets, benchmark=state.benchmark,
+                            reward_space=self.reward_space)
+        try:
+            replay.apply(state)
+            replayed = replay.state
+            reward_validated = state.reward is not None and replay.reward_space is not None
+            if reward_validated and not state.reward_equals(replayed):
+                errors.append(f"Expected reward {state.reward} but received reward "
+                              f"{replayed.reward}")
+            errors += replay._semantic_validation_errors()
+        except (ValueError, OSError) as e:
+            errors.append(str(e))
+            reward_validated = False
+        finally:
+            replay.close()
+        return ValidationResult(state=state, walltime=time.time() - start,
+                                reward_validated=reward_validated, errors=errors)
+
+    def _semantic_validation_errors(self) -> List[str]:
+        return []
+
+    def close(self) -> None:
+        """Releases the environment's resources. Safe to call twice."""
+        self._env = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.close()
+
+    def __del__(self):
+        pass

@@ -1,0 +1,71 @@
+"""The Gymnasium 1.x face: the same environments under the ``compiler_gym/`` namespace, with
+``reset(seed=, options=) -> (obs, info)`` and the 5-tuple ``step``.
+
+Gymnasium needs an observation and a reward on every step, so ids without defaults
+(``llvm-v0``) use ``Autophase`` and ``IrInstructionCountOz`` here unless given others.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import gymnasium
+import numpy as np
+
+from compiler_gym import _C
+
+_FALLBACK_OBSERVATION = "Autophase"
+_FALLBACK_REWARD = "IrInstructionCountOz"
+
+
+class CompilerGymnasiumEnv(gymnasium.Env):
+    """A gymnasium.Env over a CompilerEnv. ``options={"benchmark": uri}`` in reset picks the
+    benchmark; ``seed`` seeds ``np_random`` and the action space."""
+
+    metadata = {"render_modes": ["human", "ansi"]}
+
+    def __init__(self, env_id: str, render_mode: Optional[str] = None, **kwargs):
+        from compiler_gym.registration import make
+
+        kwargs.setdefault("observation_space", None)
+        kwargs.setdefault("reward_space", None)
+        self.env = make(env_id, **{k: v for k, v in kwargs.items() if v is not None})
+        if self.env.observation_space_spec is None:
+            self.env.observation_space = _FALLBACK_OBSERVATION
+        if self.env.reward_space is None:
+            self.env.reward_space = _FALLBACK_REWARD
+        self.action_space = self.env.action_space
+        self.observation_space = self.env.observation_space
+        self.render_mode = render_mode
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(seed)
+        options = options or {}
+        observation = self.env.reset(benchmark=options.get("benchmark"))
+        return observation, {"benchmark": str(self.env.benchmark.uri)}
+
+    def step(self, action: Any):
+        observation, reward, done, info = self.env.step(int(action))
+        # Episodes never end by themselves; an error terminates one.
+        return observation, float(reward), bool(done), False, info
+
+    def render(self) -> Optional[str]:
+        text = self.env.observation["Ir"]
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def register_all() -> None:
+    """Registers every engine id as ``compiler_gym/<id>`` with gymnasium (idempotent)."""
+    for entry in _C.env_ids():
+        name = f"compiler_gym/{entry['id']}"
+        if name in gymnasium.registry:
+            continue
+        gymnasium.register(id=name, entry_point=CompilerGymnasiumEnv,
+                           kwargs={"env_id": entry["id"]}, disable_env_checker=True)

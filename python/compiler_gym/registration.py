@@ -1,0 +1,29 @@
+"""compiler_gym.make: environments by id, from the table the C++ engine exports."""
+from __future__ import annotations
+
+from typing import List
+
+from compiler_gym import _C
+from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.llvm_env import LlvmEnv
+
+_FAMILIES = {"llvm": LlvmEnv}
+
+
+def env_ids() -> List[str]:
+    """The ids of every environment ``make`` accepts."""
+    return [e["id"] for e in _C.env_ids()]
+
+
+def make(id: str, **kwargs) -> CompilerEnv:
+    """Makes an environment by id, e.g. ``make("llvm-autophase-ic-v0")``.
+
+    Keyword arguments: ``benchmark``, ``observation_space``, ``reward_space``,
+    ``action_space``, ``datasets``.
+    """
+    if id.startswith("compiler_gym/"):
+        id = id[len("compiler_gym/"):]
+    entry = next((e for e in _C.env_ids() if e["id"] == id), None)
+    if entry is None:
+        raise LookupError(f"Unknown environment id {id!r}; known: {', '.join(env_ids())}")
+    return _FAMILIES[entry["family"]](id, **kwargs)

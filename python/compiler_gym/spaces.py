@@ -1,0 +1,191 @@
+"""Spaces of compiler_gym environments, built from the tables the C++ engine exports.
+
+Nothing here lists a pass, an observation or a reward by name: the names, shapes and bounds come
+from ``compiler_gym._C``.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import string
+from dataclasses import dataclass, field
+from typing import Any, Iterable, List, Optional, Sequence
+
+import gymnasium
+import numpy as np
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+class Commandline(gymnasium.spaces.Discrete):
+    """A discrete action space whose actions are command-line flags (e.g. LLVM passes).
+
+    >>> space.to_string([0, 3])
+    'opt -add-discriminators -alignment-from-assumptions input.bc -o output.bc'
+    """
+
+    def __init__(self, name: str, flags: Sequence[str], prefix: str = "opt",
+                 suffix: str = "input.bc -o output.bc"):
+        super().__init__(len(flags))
+        self.name = name
+        self.flags: List[str] = list(flags)
+        self.names: List[str] = [f.lstrip("-") for f in self.flags]
+        self._prefix = prefix
+        self._suffix = suffix
+        self._index = {f: i for i, f in enumerate(self.flags)}
+
+    def to_string(self, actions: Iterable[int]) -> str:
+        """Returns the command line that applies ``actions`` in order."""
+        parts = [self._prefix] + [self.flags[int(a)] for a in actions] + [self._suffix]
+        return " ".join(p for p in parts if p)
+
+    def from_string(self, commandline: str) -> List[int]:
+        """Parses a command line made by :meth:`to_string` back into actions."""
+        tokens = shlex.split(commandline)
+        if self._prefix and tokens and tokens[0] in (self._prefix, self._prefix + "-19"):
+            tokens = tokens[1:]
+        suffix = shlex.split(self._suffix)
+        if suffix and tokens[-len(suffix):] == suffix:
+            tokens = tokens[: -len(suffix)]
+        actions = []
+        for token in tokens:
+            if token not in self._index:
+                raise ValueError(f"Unknown flag in command line: {token!r}")
+            actions.append(self._index[token])
+        return actions
+
+    def __repr__(self) -> str:
+        return f"Commandline({self.name}, n={self.n})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Commandline) and self.flags == other.flags
+
+
+class _AnySpace(gymnasium.spaces.Space):
+    """A space holding values of one Python type (text, bytes, dict) of any size."""
+
+    def __init__(self, name: str, python_type: type, sample_value: Any):
+        super().__init__(shape=None, dtype=None)
+        self.name = name
+        self._type = python_type
+        self._sample = sample_value
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, self._type)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        return self._sample
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"{self._type.__name__}Space({self.name})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _AnySpace) and other._type is self._type and other.name == self.name
+
+
+_DTYPES = {"int64": np.int64, "float32": np.float32, "float64": np.float64, "bool": np.bool_,
+           "uint8": np.uint8}
+
+
+def _bound(value: float, dtype: Any) -> Any:
+    if np.issubdtype(dtype, np.integer):
+        if np.isinf(value):
+            return np.iinfo(dtype).max if value > 0 else np.iinfo(dtype).min
+        return int(value)
+    return value
+
+
+def _gym_space(spec: dict) -> gymnasium.spaces.Space:
+    kind, name = spec["kind"], spec["name"]
+    if kind in ("scalar", "vector"):
+        dtype = _DTYPES[spec["dtype"]]
+        shape = tuple(spec["shape"])
+        if dtype is np.bool_:
+            return gymnasium.spaces.Box(0, 1, shape=shape, dtype=np.bool_)
+        return gymnasium.spaces.Box(_bound(spec["low"], dtype), _bound(spec["high"], dtype),
+                                    shape=shape, dtype=dtype)
+    if kind == "text":
+        return _AnySpace(name, str, "")
+    if kind == "bytes":
+        return _AnySpace(name, bytes, b"")
+    if kind == "dict":
+        return _AnySpace(name, dict, {})
+    return _AnySpace(name, object, None)
+
+
+@dataclass
+class ObservationSpaceSpec:
+    """An observation space: its name (``id``), gymnasium ``space`` and properties."""
+
+    id: str
+    index: int
+    space: gymnasium.spaces.Space
+    kind: str
+    dtype: str
+    deterministic: bool
+    platform_dependent: bool
+    doc: str = ""
+
+    @classmethod
+    def from_dict(cls, index: int, spec: dict) -> "ObservationSpaceSpec":
+        return cls(id=spec["name"], index=index, space=_gym_space(spec), kind=spec["kind"],
+                   dtype=spec["dtype"], deterministic=spec["deterministic"],
+                   platform_dependent=spec["platform_dependent"], doc=spec["doc"])
+
+    @property
+    def name(self) -> str:
+        return self.id
+
+    def translate(self, value: Any) -> Any:
+        """Turns a raw value from the engine into the Python value users see."""
+        if self.kind == "dict":
+            return json.loads(value)
+        if self.kind == "scalar" and self.dtype == "int64":
+            return int(value)
+        return value
+
+    def default_value(self) -> Any:
+        """The observation returned when an error ended the episode."""
+        if self.kind == "vector":
+            return np.zeros(self.space.shape, dtype=self.space.dtype)
+        return {"scalar": 0, "text": "", "bytes": b"", "dict": {}}.get(self.kind)
+
+    def __repr__(self) -> str:
+        return f"ObservationSpaceSpec({self.id})"
+
+
+@dataclass
+class Reward:
+    """A reward space: name, range, and the costs it is computed from (in C++)."""
+
+    name: str
+    index: int
+    cost_observation: str
+    initial_observation: str
+    baseline_observation: str
+    deterministic: bool
+    platform_dependent: bool
+    reward_range: tuple = (-np.inf, np.inf)
+    doc: str = ""
+    success_threshold: Optional[float] = None
+
+    @classmethod
+    def from_dict(cls, index: int, spec: dict) -> "Reward":
+        return cls(name=spec["name"], index=index, cost_observation=spec["cost_observation"],
+                   initial_observation=spec["initial_observation"],
+                   baseline_observation=spec["baseline_observation"],
+                   deterministic=spec["deterministic"],
+                   platform_dependent=spec["platform_dependent"],
+                   reward_range=(spec["low"], spec["high"]), doc=spec["doc"],
+                   success_threshold=1.0 if spec["name"].endswith("Oz") else None)
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Reward({self.name})"

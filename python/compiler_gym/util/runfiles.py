@@ -1,0 +1,22 @@
+"""Where compiler_gym keeps its files: package data, site data, and caches."""
+import os
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def package_data_path(*parts: str) -> Path:
+    """Returns a path inside the package's shipped data directory."""
+    return _PACKAGE_DIR.joinpath("data", *parts)
+
+
+def site_data_path(*parts: str) -> Path:
+    """Returns a path in ``$COMPILER_GYM_SITE_DATA`` (default ``~/.local/share/compiler_gym``)."""
+    root = os.environ.get("COMPILER_GYM_SITE_DATA") or Path.home() / ".local/share/compiler_gym"
+    return Path(root).joinpath(*parts)
+
+
+def cache_path(*parts: str) -> Path:
+    """Returns a path in ``$COMPILER_GYM_CACHE`` (default ``~/.local/cache/compiler_gym``)."""
+    root = os.environ.get("COMPILER_GYM_CACHE") or Path.home() / ".local/cache/compiler_gym"
+    return Path(root).joinpath(*parts)

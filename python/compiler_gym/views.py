@@ -1,0 +1,50 @@
+"""env.observation[...] and env.reward[...]: compute a space on demand."""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from compiler_gym.spaces import ObservationSpaceSpec, Reward
+
+
+class ObservationView:
+    """``env.observation["Autophase"]`` or ``env.observation.Autophase()`` computes the
+    observation of the current state; ``spaces`` maps names to specs."""
+
+    def __init__(self, env, spaces: Dict[str, ObservationSpaceSpec]):
+        self._env = env
+        self.spaces = spaces
+
+    def __getitem__(self, name: str) -> Any:
+        return self._env._observe(self._spec(name))
+
+    def _spec(self, name: str) -> ObservationSpaceSpec:
+        if name not in self.spaces:
+            raise KeyError(f"Unknown observation space: {name!r}")
+        return self.spaces[name]
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in self.spaces:
+            raise AttributeError(name)
+        return lambda: self[name]
+
+    def __dir__(self):
+        return list(super().__dir__()) + list(self.spaces)
+
+
+class RewardView:
+    """``env.reward["IrInstructionCount"]`` computes that reward since it was last computed
+    in this episode (since reset the first time)."""
+
+    def __init__(self, env, spaces: Dict[str, Reward]):
+        self._env = env
+        self.spaces = spaces
+
+    def __getitem__(self, name: str) -> float:
+        if name not in self.spaces:
+            raise KeyError(f"Unknown reward space: {name!r}")
+        return self._env._reward(self.spaces[name])
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in self.spaces:
+            raise AttributeError(name)
+        return lambda: self[name]

@@ -1,0 +1,26 @@
+// The one table mapping engine StatusCodes to Python exceptions (SPEC/ARCHITECTURE decision 3).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include "engine/status.h"
+
+namespace compiler_gym::python {
+
+// Raises the Python exception for a non-OK status (throws pybind11::error_already_set).
+[[noreturn]] void RaiseStatus(const Status& status);
+
+inline void ThrowIfError(const Status& status) {
+  if (!status.ok()) RaiseStatus(status);
+}
+
+template <typename T>
+T ValueOrThrow(StatusOr<T> s) {
+  if (!s.ok()) RaiseStatus(s.status());
+  return std::move(s).value();
+}
+
+// The Python exception class name (in compiler_gym.errors or builtins) for a code.
+const char* ExceptionNameFor(StatusCode code);
+
+}  // namespace compiler_gym::python

@@ -1,0 +1,226 @@
+// compiler_gym._C: the Python face of the C++ engine. Thin: it converts values and maps errors;
+// all behaviour lives in the engine and the environments. Every call that may block (compiling,
+// running passes, computing observations) releases the GIL.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "engine/env.h"
+#include "envs/all_envs.h"
+#include "envs/llvm/benchmark_cache.h"
+#include "envs/llvm/llvm_env.h"
+#include "envs/llvm/passes.h"
+#include "observations/autophase.h"
+#include "observations/instcount.h"
+#include "torch_ext/errors.h"
+
+namespace py = pybind11;
+
+namespace compiler_gym::python {
+namespace {
+
+py::object ToPython(const Observation& value) {
+  struct Visitor {
+    py::object operator()(std::monostate) const { return py::none(); }
+    py::object operator()(int64_t v) const { return py::int_(v); }
+    py::object operator()(double v) const { return py::float_(v); }
+    py::object operator()(bool v) const { return py::bool_(v); }
+    py::object operator()(const Text& v) const { return py::str(v.data); }
+    py::object operator()(const Json& v) const { return py::str(v.data); }
+    py::object operator()(const Bytes& v) const { return py::bytes(v.data); }
+    py::object operator()(const std::vector<int64_t>& v) const {
+      return py::array_t<int64_t>(v.size(), v.data());
+    }
+    py::object operator()(const std::vector<float>& v) const {
+      return py::array_t<float>(v.size(), v.data());
+    }
+    py::object operator()(const std::vector<double>& v) const {
+      return py::array_t<double>(v.size(), v.data());
+    }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+py::dict SpaceToDict(const SpaceSpec& s) {
+  py::dict d;
+  d["name"] = s.name;
+  d["kind"] = SpaceKindName(s.kind);
+  d["dtype"] = DTypeName(s.dtype);
+  d["shape"] = py::tuple(py::cast(s.shape));
+  d["low"] = s.low;
+  d["high"] = s.high;
+  d["deterministic"] = s.deterministic;
+  d["platform_dependent"] = s.platform_dependent;
+  d["doc"] = s.doc;
+  return d;
+}
+
+py::dict RewardToDict(const RewardSpec& r) {
+  py::dict d;
+  d["name"] = r.name;
+  d["cost_observation"] = r.cost_observation;
+  d["initial_observation"] = r.initial_observation;
+  d["baseline_observation"] = r.baseline_observation;
+  d["deterministic"] = r.deterministic;
+  d["platform_dependent"] = r.platform_dependent;
+  d["low"] = r.low;
+  d["high"] = r.high;
+  d["doc"] = r.doc;
+  return d;
+}
+
+py::dict SpecToDict(const EnvSpec& spec) {
+  py::dict d;
+  d["family"] = spec.family;
+  py::list actions, observations, rewards;
+  for (const ActionSpaceSpec& a : spec.action_spaces) {
+    py::dict ad;
+    ad["name"] = a.name;
+    ad["action_names"] = a.action_names;
+    ad["doc"] = a.doc;
+    actions.append(ad);
+  }
+  for (const SpaceSpec& s : spec.observation_spaces) observations.append(SpaceToDict(s));
+  for (const RewardSpec& r : spec.reward_spaces) rewards.append(RewardToDict(r));
+  d["action_spaces"] = actions;
+  d["observation_spaces"] = observations;
+  d["reward_spaces"] = rewards;
+  return d;
+}
+
+// Python owns Envs through this holder so that fork() can hand back a new one.
+class PyEnv {
+ public:
+  explicit PyEnv(std::unique_ptr<Env> env) : env_(std::move(env)) {}
+
+  void Reset(const Benchmark& benchmark) {
+    Status status;
+    {
+      py::gil_scoped_release release;
+      status = env_->Reset(benchmark);
+    }
+    ThrowIfError(status);
+  }
+
+  // Returns (action_had_no_effect, done, error_type, error_details).
+  py::tuple Step(const std::vector<int>& actions) {
+    StatusOr<StepOutcome> outcome = StepOutcome{};
+    {
+      py::gil_scoped_release release;
+      outcome = env_->Step(actions);
+    }
+    const StepOutcome out = ValueOrThrow(std::move(outcome));
+    return py::make_tuple(out.action_had_no_effect, out.done,
+                          out.done ? std::string(StatusCodeName(out.error.code())) : "",
+                          out.error.message());
+  }
+
+  py::object Observe(int index) {
+    StatusOr<Observation> value = Observation{};
+    {
+      py::gil_scoped_release release;
+      value = env_->Observe(index);
+    }
+    return ToPython(ValueOrThrow(std::move(value)));
+  }
+
+  double Reward(int index) {
+    StatusOr<double> value = 0.0;
+    {
+      py::gil_scoped_release release;
+      value = env_->Reward(index);
+    }
+    return ValueOrThrow(std::move(value));
+  }
+
+  PyEnv Fork() {
+    StatusOr<std::unique_ptr<Env>> copy = Internal("unset");
+    {
+      py::gil_scoped_release release;
+      copy = env_->Fork();
+    }
+    return PyEnv(ValueOrThrow(std::move(copy)));
+  }
+
+  bool in_episode() const { return env_->in_episode(); }
+  bool episode_over() const { return env_->episode_over(); }
+  const EnvSpec& spec() const { return env_->Spec(); }
+
+ private:
+  std::unique_ptr<Env> env_;
+};
+
+}  // namespace
+}  // namespace compiler_gym::python
+
+PYBIND11_MODULE(_C, m) {
+  using namespace compiler_gym;
+  using namespace compiler_gym::python;
+  m.doc() = "The C++ engine of compiler_gym: environments, spaces and benchmarks.";
+
+  py::class_<Benchmark>(m, "Benchmark")
+      .def(py::init<>())
+      .def_readwrite("uri", &Benchmark::uri)
+      .def_readwrite("files", &Benchmark::files)
+      .def_property(
+          "data", [](const Benchmark& b) { return py::bytes(b.data); },
+          [](Benchmark& b, py::bytes data) { b.data = std::string(data); })
+      .def_readwrite("compile_args", &Benchmark::compile_args)
+      .def_readwrite("link_args", &Benchmark::link_args)
+      .def_readwrite("run_args", &Benchmark::run_args)
+      .def_readwrite("buildable", &Benchmark::buildable)
+      .def_readwrite("runnable", &Benchmark::runnable);
+
+  py::class_<PyEnv>(m, "Env")
+      .def("reset", &PyEnv::Reset, py::arg("benchmark"))
+      .def("step", &PyEnv::Step, py::arg("actions"))
+      .def("observe", &PyEnv::Observe, py::arg("index"))
+      .def("reward", &PyEnv::Reward, py::arg("index"))
+      .def("fork", &PyEnv::Fork)
+      .def_property_readonly("in_episode", &PyEnv::in_episode)
+      .def_property_readonly("episode_over", &PyEnv::episode_over);
+
+  m.def("make_env", [](const std::string& id) {
+    return PyEnv(ValueOrThrow(AllEnvs().Make(id)));
+  }, py::arg("id"));
+
+  m.def("env_ids", [] {
+    py::list out;
+    for (const EnvEntry& e : AllEnvs().entries()) {
+      py::dict d;
+      d["id"] = e.id;
+      d["family"] = e.family;
+      d["default_observation"] = e.default_observation;
+      d["default_reward"] = e.default_reward;
+      d["default_benchmark"] = e.default_benchmark;
+      d["doc"] = e.doc;
+      out.append(d);
+    }
+    return out;
+  });
+
+  m.def("env_spec", [](const std::string& id) {
+    const EnvEntry* entry = AllEnvs().Find(id);
+    if (entry == nullptr) RaiseStatus(NotFound("unknown environment id " + id));
+    auto env = entry->factory();
+    return SpecToDict(env->Spec());
+  }, py::arg("id"));
+
+  m.def("llvm_pass_table", [] {
+    py::list out;
+    for (const llvm_env::PassRow& row : llvm_env::PassTable()) {
+      out.append(py::make_tuple(row.flag, row.pipeline, row.llvm_name));
+    }
+    return out;
+  });
+  m.def("instcount_feature_names", &observations::InstCountFeatureNames);
+  m.def("autophase_feature_names", &observations::AutophaseFeatureNames);
+  m.def("clear_benchmark_cache", &llvm_env::ClearBenchmarkCache);
+  m.def("status_code_exceptions", [] {
+    py::dict d;
+#define CG_EXPORT_CODE(code, name) d[name] = ExceptionNameFor(StatusCode::code);
+    COMPILER_GYM_STATUS_CODES(CG_EXPORT_CODE)
+#undef CG_EXPORT_CODE
+    return d;
+  });
+}
