@@ -53,6 +53,9 @@ struct StepOutcome {
   // verifies); the error then says why. Episodes never end by themselves.
   bool done = false;
   Status error;
+  // Seconds spent inside the compiler proper (e.g. running the pass), for benchmarks that
+  // separate the engine's overhead from the work it wraps.
+  double compute_seconds = 0;
 };
 
 class Env {

@@ -102,7 +102,7 @@ class PyEnv {
     ThrowIfError(status);
   }
 
-  // Returns (action_had_no_effect, done, error_type, error_details).
+  // Returns (action_had_no_effect, done, error_type, error_details, compute_seconds).
   py::tuple Step(const std::vector<int>& actions) {
     StatusOr<StepOutcome> outcome = StepOutcome{};
     {
@@ -112,7 +112,7 @@ class PyEnv {
     const StepOutcome out = ValueOrThrow(std::move(outcome));
     return py::make_tuple(out.action_had_no_effect, out.done,
                           out.done ? std::string(StatusCodeName(out.error.code())) : "",
-                          out.error.message());
+                          out.error.message(), out.compute_seconds);
   }
 
   py::object Observe(int index) {

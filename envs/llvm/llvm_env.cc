@@ -1,6 +1,7 @@
 #include "envs/llvm/llvm_env.h"
 
 #include <nlohmann/json.hpp>
+#include <chrono>
 #include <mutex>
 #include <thread>
 
@@ -410,7 +411,10 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
     llvm::PreservedAnalyses preserved = llvm::PreservedAnalyses::all();
     llvm::CrashRecoveryContext crc;
     // A crash or fatal error inside the pass unwinds to here instead of killing the process.
+    const auto start = std::chrono::steady_clock::now();
     const bool ok = crc.RunSafely([&] { preserved = mpm->run(*s.module, s.mam); });
+    outcome.compute_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!ok) {
       // The module and analyses may be half-modified: nothing of this episode can be trusted.
       // Freeing IR that a crash left inconsistent can crash again, so it is leaked on purpose

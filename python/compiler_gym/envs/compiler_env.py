@@ -191,7 +191,8 @@ class CompilerEnv:
         reward_specs = (self._resolve_rewards(reward_spaces) if reward_spaces is not None
                         else ([self._reward_space] if self._reward_space else []))
 
-        no_effect, done, error_type, error_details = self._env.step(actions)
+        no_effect, done, error_type, error_details, compute = self._env.step(actions)
+        self._last_compute_seconds = compute
         self.actions += actions
         self.episode_walltime = time.time() - self._episode_start
         info: Dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}

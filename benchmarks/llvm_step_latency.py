@@ -1,0 +1,100 @@
+"""Per-step latency of the LLVM environment, measured side by side in one run.
+
+    python benchmarks/llvm_step_latency.py [--episodes 3] [--steps 30] [--opt-steps 10]
+
+For random episodes on every builtin-v0 program it reports, per step:
+  * env.step:   the full Python call (binding, engine, pass, verification);
+  * pass alone: the time inside the pass manager's run() for the same step, same module;
+  * opt rerun:  the prior-work style (what CompilerGym compared against): after each step, run
+                opt-19 on the original bitcode with the whole sequence so far;
+and reset latency from the benchmark cache. It prints p50/p99/mean and the ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import compiler_gym
+from compiler_gym import _C
+
+
+def pct(values, q):
+    return float(np.percentile(np.asarray(values), q))
+
+
+def summary(name, values_s):
+    ms = [v * 1e3 for v in values_s]
+    return (f"{name:<28} p50 {pct(ms, 50):9.3f} ms   p99 {pct(ms, 99):9.3f} ms   "
+            f"mean {statistics.fmean(ms):9.3f} ms   n={len(ms)}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--opt-steps", type=int, default=10,
+                        help="steps per episode also timed with the opt-19 rerun")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--opt", default="opt-19")
+    args = parser.parse_args(argv)
+
+    rng = np.random.default_rng(args.seed)
+    pipelines = [row[1] for row in _C.llvm_pass_table()]
+    step_s, pass_s, opt_s, opt_pairs, reset_s = [], [], [], [], []
+    with compiler_gym.make("llvm-v0") as env, tempfile.TemporaryDirectory() as tmp:
+        uris = list(env.datasets.dataset("builtin-v0").benchmark_uris())
+        for uri in uris:
+            env.reset(benchmark=uri)
+            bitcode = Path(tmp) / "in.bc"
+            env.write_bitcode(bitcode)
+            for _ in range(args.episodes):
+                t0 = time.perf_counter()
+                env.reset()
+                reset_s.append(time.perf_counter() - t0)
+                actions = []
+                for k in range(args.steps):
+                    a = int(rng.integers(env.action_space.n))
+                    t0 = time.perf_counter()
+                    _, _, done, _ = env.step(a)
+                    dt = time.perf_counter() - t0
+                    if done:
+                        break
+                    actions.append(a)
+                    step_s.append(dt)
+                    pass_s.append(env._last_compute_seconds)
+                    if k < args.opt_steps:
+                        pipeline = ",".join(pipelines[x] for x in actions)
+                        t0 = time.perf_counter()
+                        subprocess.run([args.opt, f"-passes={pipeline}", str(bitcode), "-o",
+                                        str(Path(tmp) / "out.bc")], check=True)
+                        opt_s.append(time.perf_counter() - t0)
+                        opt_pairs.append(dt)
+
+    print(f"builtin-v0: {len(uris)} programs x {args.episodes} episodes x {args.steps} random "
+          f"steps\n")
+    print(summary("env.step (Python API)", step_s))
+    print(summary("pass alone", pass_s))
+    print(summary("opt-19 rerun of sequence", opt_s))
+    print(summary("env.reset (cached)", reset_s))
+    overhead = [s - p for s, p in zip(step_s, pass_s)]
+    print()
+    print(summary("overhead beyond the pass", overhead))
+    print(f"overhead / pass at p50:        {pct(step_s, 50) / pct(pass_s, 50) - 1:+.1%} "
+          f"(ratio of p50 step to p50 pass)")
+    print(f"median per-step overhead share: "
+          f"{statistics.median(o / s for o, s in zip(overhead, step_s)):.1%} of each step")
+    print(f"speedup over opt-19 rerun:     p50 {pct(opt_s, 50) / pct(opt_pairs, 50):.1f}x   "
+          f"mean {statistics.fmean(opt_s) / statistics.fmean(opt_pairs):.1f}x "
+          f"(same steps, n={len(opt_s)})")
+    print(f"reset p50:                     {pct(reset_s, 50) * 1e3:.3f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

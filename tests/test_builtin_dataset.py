@@ -1,0 +1,41 @@
+"""benchmark://builtin-v0: every program compiles, runs, checks itself and prints the recorded
+output; URIs resolve."""
+import subprocess
+
+import numpy as np
+import pytest
+
+import compiler_gym
+from compiler_gym.datasets import BenchmarkUri
+
+DATASET = compiler_gym.make("llvm-v0").datasets.dataset("builtin-v0")
+
+
+def test_at_least_ten_programs_and_qsort_default():
+    assert DATASET.size >= 10
+    assert "benchmark://builtin-v0/qsort" in list(DATASET.benchmark_uris())
+    with compiler_gym.make("llvm-v0") as env:
+        assert str(env.benchmark.uri) == "benchmark://builtin-v0/qsort"
+
+
+@pytest.mark.parametrize("uri", list(DATASET.benchmark_uris()))
+def test_program_runs_and_matches_expected_output(uri, tmp_path):
+    b = DATASET.benchmark(uri)
+    exe = tmp_path / "a.out"
+    subprocess.run(["clang-19", "-O1", *b.files, "-o", str(exe), *b.link_args], check=True,
+                   timeout=300)
+    proc = subprocess.run([str(exe), *b.run_args], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == b.expected_output
+
+
+def test_uri_forms():
+    assert str(BenchmarkUri.from_string("builtin-v0/qsort")) == "benchmark://builtin-v0/qsort"
+    b = DATASET.benchmark("benchmark://builtin-v0/qsort?dataset=2")
+    assert b.run_args == ["2"]
+    with pytest.raises(LookupError):
+        DATASET.benchmark("benchmark://builtin-v0/qsort?dataset=99")
+    with pytest.raises(LookupError):
+        compiler_gym.make("llvm-v0").datasets.benchmark("benchmark://nope-v0/x")
+    rng = np.random.default_rng(0)
+    assert DATASET.random_benchmark(rng) in set(DATASET.benchmark_uris())

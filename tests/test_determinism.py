@@ -1,0 +1,36 @@
+"""The same benchmark and actions give the same IrSha1 in separate processes."""
+import json
+import subprocess
+import sys
+
+SCRIPT = r"""
+import json, sys
+import numpy as np
+import compiler_gym
+rng = np.random.default_rng(1234)
+out = {}
+with compiler_gym.make("llvm-v0") as env:
+    for uri in ["benchmark://builtin-v0/qsort", "benchmark://builtin-v0/sha256"]:
+        env.reset(benchmark=uri)
+        actions = [int(a) for a in rng.integers(env.action_space.n, size=40)]
+        hashes = []
+        for a in actions:
+            _, _, done, info = env.step(a)
+            assert not done, info
+            hashes.append(env.observation["IrSha1"])
+        out[uri] = hashes
+print(json.dumps(out))
+"""
+
+
+def run_once():
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
+                          timeout=600, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_ir_sha1_is_deterministic_across_processes():
+    first, second = run_once(), run_once()
+    assert first == second
+    for hashes in first.values():
+        assert len(set(hashes)) > 3  # the actions did change the module

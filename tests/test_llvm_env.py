@@ -1,0 +1,258 @@
+"""The CompilerGym API of the LLVM environment: steps, observations, rewards, fork, errors."""
+import math
+
+import numpy as np
+import pytest
+
+import compiler_gym
+from compiler_gym.errors import BenchmarkInitError, SessionNotFound
+from conftest import DATA, fixture_uri
+
+
+def test_make_all_llvm_ids():
+    for env_id in ["llvm-v0", "llvm-ic-v0", "llvm-codesize-v0", "llvm-autophase-ic-v0",
+                   "llvm-autophase-codesize-v0", "llvm-ir-ic-v0", "llvm-ir-codesize-v0"]:
+        with compiler_gym.make(env_id) as env:
+            assert env.benchmark == "benchmark://builtin-v0/qsort"
+            obs = env.reset()
+            if "autophase" in env_id:
+                assert obs.shape == (56,) and obs.dtype == np.int64
+            elif "-ir-" in env_id:
+                assert "define" in obs
+            else:
+                assert obs is None
+            if env_id == "llvm-v0":
+                assert env.reward_space is None
+            else:
+                assert env.reward_space.name.endswith("Oz")
+
+
+def test_unknown_id():
+    with pytest.raises(LookupError):
+        compiler_gym.make("llvm-v1000")
+
+
+def test_compiler_gym_usage_example():
+    env = compiler_gym.make("llvm-v0", benchmark="builtin-v0/qsort",
+                            observation_space="Autophase", reward_space="IrInstructionCount")
+    observation = env.reset()
+    assert observation.shape == (56,)
+    observation, reward, done, info = env.step(env.action_space.flags.index("-mem2reg"))
+    assert not done and reward > 0 and not info["action_had_no_effect"]
+    assert env.episode_reward == reward
+    env.close()
+
+
+def test_reward_equals_observation_delta(env):
+    ir = env.observation["IrInstructionCount"]
+    o0 = env.observation["IrInstructionCountO0"]
+    oz = env.observation["IrInstructionCountOz"]
+    o3 = env.observation["IrInstructionCountO3"]
+    assert ir == o0  # the unoptimized program is the O0 baseline here
+    prev = ir
+    for flag in ["-mem2reg", "-instcombine", "-simplifycfg"]:
+        a = env.action_space.flags.index(flag)
+        _, rewards, _, _ = env.step(a, reward_spaces=["IrInstructionCount",
+                                                      "IrInstructionCountNorm",
+                                                      "IrInstructionCountOz",
+                                                      "IrInstructionCountO3"])
+        now = env.observation["IrInstructionCount"]
+        assert rewards[0] == prev - now
+        assert rewards[1] == pytest.approx((prev - now) / o0)
+        assert rewards[2] == pytest.approx((prev - now) / max(o0 - oz, 1))
+        assert rewards[3] == pytest.approx((prev - now) / max(o0 - o3, 1))
+        prev = now
+
+
+def test_oz_episode_total_is_one_when_matching_oz():
+    with compiler_gym.make("llvm-ic-v0", benchmark=fixture_uri("instcount.ll")) as env:
+        env.reset()
+        oz = env.observation["IrInstructionCountOz"]
+        o0 = env.observation["IrInstructionCountO0"]
+        # mem2reg removes exactly what Oz removes from this fixture's @store.
+        env.step(env.action_space.flags.index("-mem2reg"))
+        now = env.observation["IrInstructionCount"]
+        assert env.episode_reward == pytest.approx((o0 - now) / max(o0 - oz, 1))
+        if now == oz:
+            assert env.episode_reward == pytest.approx(1.0)
+
+
+def test_object_text_size_reward(env):
+    env.reward_space = "ObjectTextSizeBytes"
+    env.reset()
+    before = env.observation["ObjectTextSizeBytes"]
+    assert before == env.observation["ObjectTextSizeO0"]
+    _, reward, _, _ = env.step(env.action_space.flags.index("-mem2reg"))
+    after = env.observation["ObjectTextSizeBytes"]
+    assert reward == before - after
+    assert after < before
+
+
+def test_observation_spaces_are_the_engine_table(env):
+    names = set(env.observation.spaces)
+    for name in ["Ir", "IrSha1", "Bitcode", "BitcodeFile", "InstCount", "InstCountDict",
+                 "InstCountNorm", "InstCountNormDict", "Autophase", "AutophaseDict",
+                 "IrInstructionCount", "IrInstructionCountO0", "IrInstructionCountO3",
+                 "IrInstructionCountOz", "ObjectTextSizeBytes", "ObjectTextSizeO0",
+                 "ObjectTextSizeO3", "ObjectTextSizeOz", "TextSizeBytes", "TextSizeO0",
+                 "TextSizeO3", "TextSizeOz", "IsBuildable", "IsRunnable", "CpuInfo"]:
+        assert name in names
+    assert len(env.reward.spaces) == 12
+
+
+def test_observation_values(env):
+    counts = env.observation["InstCount"]
+    assert counts.shape == (70,) and counts[0] == counts[3:].sum()
+    norm = env.observation["InstCountNorm"]
+    assert norm.dtype == np.float32 and norm.shape == (69,)
+    np.testing.assert_allclose(norm, counts[1:] / max(counts[0], 1), rtol=1e-6)
+    d = env.observation["InstCountDict"]
+    assert d["TotalInstsCount"] == counts[0] and len(d) == 70
+    nd = env.observation["InstCountNormDict"]
+    assert len(nd) == 69 and "TotalBlocksDensity" in nd
+    ad = env.observation["AutophaseDict"]
+    assert list(ad.values()) == env.observation["Autophase"].tolist()
+    assert env.observation.IrInstructionCount() == counts[0]
+    assert env.observation["IsBuildable"] is True and env.observation["IsRunnable"] is True
+    cpu = env.observation["CpuInfo"]
+    assert cpu["cores_count"] >= 1 and cpu["name"]
+    assert env.observation["TextSizeBytes"] >= env.observation["ObjectTextSizeBytes"]
+    sha = env.observation["IrSha1"]
+    assert len(sha) == 40 and int(sha, 16) >= 0
+    path = env.observation["BitcodeFile"]
+    with open(path, "rb") as f:
+        assert f.read() == env.observation["Bitcode"]
+
+
+def test_ir_sha1_changes_iff_module_changes(env):
+    sha = env.observation["IrSha1"]
+    a = env.action_space.flags.index("-mem2reg")
+    _, _, _, info = env.step(a)
+    assert not info["action_had_no_effect"]
+    sha2 = env.observation["IrSha1"]
+    assert sha2 != sha
+    _, _, _, info = env.step(a)
+    assert info["action_had_no_effect"]
+    assert env.observation["IrSha1"] == sha2
+
+
+def test_multistep_and_lazy_spaces(env):
+    flags = ["-mem2reg", "-instcombine", "-gvn"]
+    actions = [env.action_space.flags.index(f) for f in flags]
+    obs, rewards, done, info = env.multistep(
+        actions, observation_spaces=["IrInstructionCount", "Autophase"],
+        reward_spaces=["IrInstructionCount"])
+    assert not done
+    assert obs[0] == env.observation["IrInstructionCount"]
+    assert obs[1].shape == (56,)
+    assert rewards[0] == env.observation["IrInstructionCountO0"] - obs[0]
+    assert env.actions == actions
+
+
+def test_fork_steps_like_original(env):
+    env.reward_space = "IrInstructionCount"
+    env.reset()
+    env.step(env.action_space.flags.index("-mem2reg"))
+    fork = env.fork()
+    try:
+        assert fork.actions == env.actions
+        assert fork.episode_reward == env.episode_reward
+        for flag in ["-instcombine", "-simplifycfg", "-gvn"]:
+            a = env.action_space.flags.index(flag)
+            r1 = env.step(a)
+            r2 = fork.step(a)
+            assert r1[1] == r2[1] and r1[2] == r2[2]
+            assert env.observation["IrSha1"] == fork.observation["IrSha1"]
+        assert fork.episode_reward == env.episode_reward
+        # Independent: stepping the fork does not move the original.
+        fork.step(fork.action_space.flags.index("-adce"))
+        assert len(fork.actions) == len(env.actions) + 1
+    finally:
+        fork.close()
+
+
+def test_out_of_range_action_raises_and_env_survives(env):
+    with pytest.raises(ValueError):
+        env.step(env.action_space.n)
+    with pytest.raises(ValueError):
+        env.step(-1)
+    with pytest.raises(ValueError):
+        env.step("not an action")
+    assert env.actions == []
+    _, _, done, _ = env.step(0)
+    assert not done
+
+
+def test_unknown_space_names_raise(env):
+    with pytest.raises(KeyError):
+        env.observation["NotASpace"]
+    with pytest.raises(KeyError):
+        env.reward["NotAReward"]
+    with pytest.raises(LookupError):
+        env.observation_space = "NotASpace"
+    with pytest.raises(LookupError):
+        env.reward_space = "NotAReward"
+    assert env.observation["IrInstructionCount"] > 0
+
+
+def test_bad_benchmarks_raise_typed_errors(tmp_path):
+    corrupt = tmp_path / "corrupt.bc"
+    corrupt.write_bytes(b"BC\xc0\xde" + b"\x7f" * 64)
+    with compiler_gym.make("llvm-v0") as env:
+        with pytest.raises(BenchmarkInitError):
+            env.reset(benchmark=f"file://{corrupt}")
+        with pytest.raises(LookupError):
+            env.reset(benchmark="benchmark://builtin-v0/not-a-program")
+        with pytest.raises(FileNotFoundError):
+            env.reset(benchmark="file:///nonexistent/x.bc")
+        broken = tmp_path / "broken.c"
+        broken.write_text("int main( { return 0; }\n")
+        with pytest.raises(BenchmarkInitError):
+            env.reset(benchmark=compiler_gym.make_benchmark(broken))
+        # Still usable.
+        env.reset(benchmark="benchmark://builtin-v0/qsort")
+        assert env.observation["IrInstructionCount"] > 0
+
+
+def test_step_before_reset_raises():
+    with compiler_gym.make("llvm-v0") as env:
+        with pytest.raises(SessionNotFound):
+            env.step(0)
+
+
+def test_make_benchmark_from_source_and_files(tmp_path):
+    src = "int sq(int x) { return x * x; }\nint main(void) { return sq(3) - 9; }\n"
+    b = compiler_gym.make_benchmark_from_source(src)
+    with compiler_gym.make("llvm-v0", benchmark=b) as env:
+        env.reset()
+        assert "define" in env.observation["Ir"] and "@sq" in env.observation["Ir"]
+        ll = tmp_path / "out.ll"
+        bc = tmp_path / "out.bc"
+        env.write_ir(ll)
+        env.write_bitcode(bc)
+        count = env.observation["IrInstructionCount"]
+    with compiler_gym.make("llvm-v0", benchmark=compiler_gym.make_benchmark([bc])) as env:
+        env.reset()
+        assert env.observation["IrInstructionCount"] == count
+    with compiler_gym.make("llvm-v0", benchmark=compiler_gym.make_benchmark(ll)) as env:
+        env.reset()
+        assert env.observation["IrInstructionCount"] == count
+
+
+def test_benchmark_setter_applies_on_reset(env):
+    env.benchmark = "benchmark://builtin-v0/crc32"
+    assert str(env.benchmark.uri) == "benchmark://builtin-v0/qsort"  # still in use
+    env.reset()
+    assert str(env.benchmark.uri) == "benchmark://builtin-v0/crc32"
+
+
+def test_commandline_round_trip(env):
+    space = env.action_space
+    actions = [0, 5, space.n - 1, 17, 17]
+    cmd = space.to_string(actions)
+    assert cmd.startswith("opt -add-discriminators ") and cmd.endswith(" input.bc -o output.bc")
+    assert space.from_string(cmd) == actions
+    with pytest.raises(ValueError):
+        space.from_string("opt -not-a-pass input.bc -o output.bc")
+    env.multistep(actions[:3])
+    assert env.commandline() == space.to_string(actions[:3])
