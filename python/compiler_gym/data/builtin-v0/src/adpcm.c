@@ -183,8 +183,8 @@ int main(int argc, char **argv) {
     err += (uint64_t)(d * d);
     check = check * 33u + (uint16_t)dec[i];
   }
-  /* Require SNR above 20 dB, i.e. signal power > 100 x error power. */
-  if (err * 100u >= sig) {
+  /* Require SNR above 30 dB, i.e. signal power > 1000 x error power. */
+  if (err * 1000u >= sig) {
     fprintf(stderr, "adpcm: SNR too low (signal %llu, error %llu)\n",
             (unsigned long long)sig, (unsigned long long)err);
     return 1;

@@ -203,7 +203,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dijkstra: dataset must be 1, 2 or 3\n");
     return 1;
   }
-  static const uint32_t nodes[3] = {1500, 8000, 40000};
+  static const uint32_t nodes[3] = {1500, 8000, 32000};
   static const uint32_t sources[3] = {4, 6, 8};
   uint32_t n = nodes[dataset - 1];
   struct graph g;

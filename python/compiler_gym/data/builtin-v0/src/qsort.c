@@ -232,7 +232,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "qsort: dataset must be 1, 2 or 3\n");
     return 1;
   }
-  static const size_t sizes[3] = {10000, 70000, 500000};
+  static const size_t sizes[3] = {10000, 70000, 400000};
   size_t n = sizes[dataset - 1];
   uint64_t check = 0xCBF29CE484222325u;
   if (!sort_integers(n, &check)) {
