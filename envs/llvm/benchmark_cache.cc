@@ -52,8 +52,8 @@ StatusOr<std::string> CachedBenchmark::OptimizedBitcode(OptLevel level) {
   LevelState& state = levels_[static_cast<int>(level)];
   if (!state.bitcode) {
     state.bitcode = [&]() -> StatusOr<std::string> {
-      llvm::LLVMContext context;
-      ASSIGN_OR_RETURN(auto module, ParseModule(bitcode_, benchmark_.uri, context));
+      auto context = NewContext();
+      ASSIGN_OR_RETURN(auto module, ParseModule(bitcode_, benchmark_.uri, *context));
       ASSIGN_OR_RETURN(auto tm, CreateTargetMachine(*module));
       RETURN_IF_ERROR(RunPipeline(*module, tm.get(), PipelineFor(level)));
       return ModuleToBitcode(*module);
@@ -67,8 +67,8 @@ StatusOr<std::string> CachedBenchmark::OptimizedObject(OptLevel level) {
   if (!state.object) {
     state.object = [&]() -> StatusOr<std::string> {
       ASSIGN_OR_RETURN(std::string bitcode, OptimizedBitcode(level));
-      llvm::LLVMContext context;
-      ASSIGN_OR_RETURN(auto module, ParseModule(bitcode, benchmark_.uri, context));
+      auto context = NewContext();
+      ASSIGN_OR_RETURN(auto module, ParseModule(bitcode, benchmark_.uri, *context));
       return EmitObject(*module);
     }();
   }
@@ -84,8 +84,8 @@ StatusOr<int64_t> CachedBenchmark::Baseline(OptLevel level, CostKind cost) {
       switch (cost) {
         case CostKind::kIrInstructionCount: {
           ASSIGN_OR_RETURN(std::string bitcode, OptimizedBitcode(level));
-          llvm::LLVMContext context;
-          ASSIGN_OR_RETURN(auto module, ParseModule(bitcode, benchmark_.uri, context));
+          auto context = NewContext();
+          ASSIGN_OR_RETURN(auto module, ParseModule(bitcode, benchmark_.uri, *context));
           return IrInstructionCount(*module);
         }
         case CostKind::kObjectTextSize: {

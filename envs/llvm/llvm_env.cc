@@ -155,8 +155,8 @@ StatusOr<Observation> TextSize(Impl& s) {
   return Observation(size);
 }
 
-nlohmann::json CpuInfoJson() {
-  nlohmann::json info;
+nlohmann::ordered_json CpuInfoJson() {
+  nlohmann::ordered_json info;
   info["name"] = llvm::sys::getHostCPUName().str();
   info["cores_count"] = std::thread::hardware_concurrency();
   // Cache sizes from sysfs (bytes); absent levels are -1, as CompilerGym reports them.
@@ -183,9 +183,9 @@ nlohmann::json CpuInfoJson() {
   return info;
 }
 
-nlohmann::json NamedCounts(const std::vector<std::string>& names, const std::string& suffix,
+nlohmann::ordered_json NamedCounts(const std::vector<std::string>& names, const std::string& suffix,
                            const auto& values, size_t offset = 0) {
-  nlohmann::json dict = nlohmann::json::object();
+  nlohmann::ordered_json dict = nlohmann::ordered_json::object();
   for (size_t i = 0; i < values.size(); ++i) dict[names[i + offset] + suffix] = values[i];
   return dict;
 }
@@ -391,7 +391,7 @@ Status LlvmEnv::DoReset(const Benchmark& benchmark) {
     s.pass_managers.clear();
     s.pb.reset();
     // A fresh context per benchmark: types and constants of old programs do not pile up.
-    s.context = std::make_unique<llvm::LLVMContext>();
+    s.context = NewContext();
     ASSIGN_OR_RETURN(s.pristine, ParseModule(cached->bitcode(), benchmark.uri, *s.context));
     s.benchmark = cached;
     s.module = llvm::CloneModule(*s.pristine);
@@ -465,9 +465,11 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
   auto copy = std::make_unique<LlvmEnv>();
   Impl& c = *copy->impl_;
   c.benchmark = s.benchmark;
-  c.context = std::make_unique<llvm::LLVMContext>();
-  // Modules cannot be cloned across contexts: go through bitcode.
-  ASSIGN_OR_RETURN(c.module, ParseModule(ModuleToBitcode(*s.module), "fork", *c.context));
+  c.context = NewContext();
+  // Modules cannot be cloned across contexts: go through bitcode, keeping use-list order so
+  // that the copy steps exactly like the original.
+  ASSIGN_OR_RETURN(c.module, ParseModule(ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true),
+                                         "fork", *c.context));
   ASSIGN_OR_RETURN(c.pristine, ParseModule(s.benchmark->bitcode(), "fork", *c.context));
   RETURN_IF_ERROR(c.InitPassInfrastructure());
   c.cache = s.cache;

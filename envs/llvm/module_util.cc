@@ -103,6 +103,12 @@ Status RunProgram(const std::string& program, const std::vector<std::string>& ar
   return Status::Ok();
 }
 
+std::unique_ptr<llvm::LLVMContext> NewContext() {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  context->setDiscardValueNames(true);
+  return context;
+}
+
 StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::StringRef name,
                                                     llvm::LLVMContext& context) {
   llvm::SMDiagnostic diagnostic;
@@ -129,10 +135,10 @@ Status VerifyModule(const llvm::Module& module) {
   return Status::Ok();
 }
 
-std::string ModuleToBitcode(const llvm::Module& module) {
+std::string ModuleToBitcode(const llvm::Module& module, bool preserve_use_list_order) {
   std::string out;
   llvm::raw_string_ostream os(out);
-  llvm::WriteBitcodeToFile(module, os);
+  llvm::WriteBitcodeToFile(module, os, preserve_use_list_order);
   os.flush();
   return out;
 }
@@ -160,7 +166,8 @@ int64_t IrInstructionCount(const llvm::Module& module) {
 }
 
 StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
-  llvm::LLVMContext context;
+  std::unique_ptr<llvm::LLVMContext> owned_context = NewContext();
+  llvm::LLVMContext& context = *owned_context;
   std::unique_ptr<llvm::Module> linked;
   auto add_module = [&](std::unique_ptr<llvm::Module> module) -> Status {
     if (!linked) {

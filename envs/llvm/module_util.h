@@ -21,6 +21,11 @@ namespace compiler_gym::llvm_env {
 // module.
 StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark);
 
+// A context for programs under optimization. It discards local value names, as release builds
+// of clang do: names that passes invent (%.not2) depend on the history of the symbol table, so
+// keeping them would make a fork or a replay print and hash differently from the original.
+std::unique_ptr<llvm::LLVMContext> NewContext();
+
 // Parses bitcode or text IR into `context`. kBenchmarkInit on failure.
 StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::StringRef name,
                                                     llvm::LLVMContext& context);
@@ -28,7 +33,9 @@ StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::
 // Verifies the module; kInternal-free: returns kFailedPrecondition with the verifier's message.
 Status VerifyModule(const llvm::Module& module);
 
-std::string ModuleToBitcode(const llvm::Module& module);
+// With `preserve_use_list_order`, parsing the bitcode back gives a module whose use lists are in
+// the same order, so passes (some of which walk use lists) behave identically on the copy.
+std::string ModuleToBitcode(const llvm::Module& module, bool preserve_use_list_order = false);
 std::string ModuleToText(const llvm::Module& module);
 
 // 40 hex digits: SHA-1 of the module's bitcode. Equal modules give equal hashes in any process.
