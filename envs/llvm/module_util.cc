@@ -166,8 +166,9 @@ int64_t IrInstructionCount(const llvm::Module& module) {
 }
 
 StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
-  std::unique_ptr<llvm::LLVMContext> owned_context = NewContext();
-  llvm::LLVMContext& context = *owned_context;
+  // Text IR cannot be read into a context that discards names; the envs' contexts drop them
+  // when they parse the cached bitcode.
+  llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> linked;
   auto add_module = [&](std::unique_ptr<llvm::Module> module) -> Status {
     if (!linked) {
