@@ -88,59 +88,39 @@ py::dict SpecToDict(const EnvSpec& spec) {
   return d;
 }
 
+// Runs a blocking engine call with the GIL released, so other Python threads go on.
+template <typename F>
+auto WithoutGil(F&& fn) {
+  py::gil_scoped_release release;
+  return fn();
+}
+
 // Python owns Envs through this holder so that fork() can hand back a new one.
 class PyEnv {
  public:
   explicit PyEnv(std::unique_ptr<Env> env) : env_(std::move(env)) {}
 
   void Reset(const Benchmark& benchmark) {
-    Status status;
-    {
-      py::gil_scoped_release release;
-      status = env_->Reset(benchmark);
-    }
-    ThrowIfError(status);
+    ThrowIfError(WithoutGil([&] { return env_->Reset(benchmark); }));
   }
 
   // Returns (action_had_no_effect, done, error_type, error_details, compute_seconds).
   py::tuple Step(const std::vector<int>& actions) {
-    StatusOr<StepOutcome> outcome = StepOutcome{};
-    {
-      py::gil_scoped_release release;
-      outcome = env_->Step(actions);
-    }
-    const StepOutcome out = ValueOrThrow(std::move(outcome));
+    const StepOutcome out = ValueOrThrow(WithoutGil([&] { return env_->Step(actions); }));
     return py::make_tuple(out.action_had_no_effect, out.done,
                           out.done ? std::string(StatusCodeName(out.error.code())) : "",
                           out.error.message(), out.compute_seconds);
   }
 
   py::object Observe(int index) {
-    StatusOr<Observation> value = Observation{};
-    {
-      py::gil_scoped_release release;
-      value = env_->Observe(index);
-    }
-    return ToPython(ValueOrThrow(std::move(value)));
+    return ToPython(ValueOrThrow(WithoutGil([&] { return env_->Observe(index); })));
   }
 
   double Reward(int index) {
-    StatusOr<double> value = 0.0;
-    {
-      py::gil_scoped_release release;
-      value = env_->Reward(index);
-    }
-    return ValueOrThrow(std::move(value));
+    return ValueOrThrow(WithoutGil([&] { return env_->Reward(index); }));
   }
 
-  PyEnv Fork() {
-    StatusOr<std::unique_ptr<Env>> copy = Internal("unset");
-    {
-      py::gil_scoped_release release;
-      copy = env_->Fork();
-    }
-    return PyEnv(ValueOrThrow(std::move(copy)));
-  }
+  PyEnv Fork() { return PyEnv(ValueOrThrow(WithoutGil([&] { return env_->Fork(); }))); }
 
   bool in_episode() const { return env_->in_episode(); }
   bool episode_over() const { return env_->episode_over(); }

@@ -9,6 +9,7 @@
 #include "envs/llvm/codegen.h"
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -34,6 +35,10 @@ struct LlvmEnv::Impl {
   // An untouched copy of the benchmark in this env's context: resetting to the same benchmark
   // (the common case in RL) is then a CloneModule, with no parsing.
   std::unique_ptr<llvm::Module> pristine;
+  // Struct types belong to the context, which the pristine copy shares with the working module,
+  // and some passes rename them (-strip-nondebug). Their names at parse time tell a reset
+  // whether the pristine copy is still pristine.
+  std::vector<std::pair<llvm::StructType*, std::string>> pristine_struct_names;
 
   // Pass infrastructure, kept across steps so analyses survive between passes.
   std::unique_ptr<llvm::TargetMachine> tm;
@@ -81,6 +86,20 @@ struct LlvmEnv::Impl {
     pb->registerLoopAnalyses(lam);
     pb->crossRegisterProxies(lam, fam, cgam, mam);
     return Status::Ok();
+  }
+
+  void RecordPristineStructNames() {
+    pristine_struct_names.clear();
+    for (llvm::StructType* type : pristine->getIdentifiedStructTypes()) {
+      pristine_struct_names.emplace_back(type, type->getName().str());
+    }
+  }
+
+  bool PristineIsIntact() const {
+    for (const auto& [type, name] : pristine_struct_names) {
+      if (type->getName() != name) return false;
+    }
+    return true;
   }
 
   StatusOr<llvm::ModulePassManager*> PassManager(int action) {
@@ -386,13 +405,14 @@ Status LlvmEnv::DoReset(const Benchmark& benchmark) {
   Impl& s = *impl_;
   s.ClearAnalyses();
   s.module.reset();
-  if (cached != s.benchmark || !s.pristine || !s.context) {
+  if (cached != s.benchmark || !s.pristine || !s.context || !s.PristineIsIntact()) {
     s.pristine.reset();
     s.pass_managers.clear();
     s.pb.reset();
     // A fresh context per benchmark: types and constants of old programs do not pile up.
     s.context = NewContext();
     ASSIGN_OR_RETURN(s.pristine, ParseModule(cached->bitcode(), benchmark.uri, *s.context));
+    s.RecordPristineStructNames();
     s.benchmark = cached;
     s.module = llvm::CloneModule(*s.pristine);
     RETURN_IF_ERROR(s.InitPassInfrastructure());
@@ -471,6 +491,7 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
   ASSIGN_OR_RETURN(c.module, ParseModule(ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true),
                                          "fork", *c.context));
   ASSIGN_OR_RETURN(c.pristine, ParseModule(s.benchmark->bitcode(), "fork", *c.context));
+  c.RecordPristineStructNames();
   RETURN_IF_ERROR(c.InitPassInfrastructure());
   c.cache = s.cache;
   return std::unique_ptr<Env>(std::move(copy));

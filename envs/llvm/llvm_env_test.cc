@@ -108,6 +108,26 @@ TEST(LlvmEnv, BaselinesMatchAFreshPipelineRun) {
   }
 }
 
+// Struct types live in the LLVMContext that the env's pristine copy shares with the working
+// module; -strip-nondebug renames them. A reset must still give back the original program.
+TEST(LlvmEnv, ResetAfterContextMutatingPass) {
+  LlvmEnv env;
+  const Benchmark b{.uri = "benchmark://test/struct",
+                    .data = "%struct.S = type { i32, i64 }\n"
+                            "define ptr @f(ptr %p) {\n"
+                            "  %x = getelementptr %struct.S, ptr %p, i64 0, i32 1\n"
+                            "  ret ptr %x\n"
+                            "}\n"};
+  ASSERT_TRUE(env.Reset(b).ok());
+  const std::string initial = ObserveText(env, "Ir");
+  ASSERT_NE(initial.find("%struct.S = type"), std::string::npos);
+  const int strip[] = {PassIndex("-strip-nondebug")};
+  ASSERT_TRUE(env.Step(strip).ok());
+  EXPECT_EQ(ObserveText(env, "Ir").find("%struct.S = type"), std::string::npos);
+  ASSERT_TRUE(env.Reset(b).ok());
+  EXPECT_EQ(ObserveText(env, "Ir"), initial);
+}
+
 TEST(LlvmEnv, IrSha1IsDeterministicAcrossEnvs) {
   const Benchmark b = FileBenchmark(Fixture("autophase.ll"));
   std::vector<int> actions;
