@@ -34,3 +34,26 @@ def test_ir_sha1_is_deterministic_across_processes():
     assert first == second
     for hashes in first.values():
         assert len(set(hashes)) > 3  # the actions did change the module
+
+
+def test_episodes_do_not_leak_into_each_other():
+    # Regression: reused pass objects kept state across episodes (-deadargelim crashed on the
+    # third huffman episode of this seed). Every episode in a long-lived env must give what a
+    # fresh env gives.
+    import numpy as np
+
+    import compiler_gym
+
+    rng = np.random.default_rng(0)
+    with compiler_gym.make("llvm-v0") as env:
+        for uri in ["benchmark://builtin-v0/huffman", "benchmark://builtin-v0/qsort",
+                    "benchmark://builtin-v0/dijkstra"]:
+            for _ in range(4):
+                env.reset(benchmark=uri)
+                actions = [int(a) for a in rng.integers(env.action_space.n, size=30)]
+                _, _, done, info = env.multistep(actions)
+                assert not done, info
+                with compiler_gym.make("llvm-v0", benchmark=uri) as fresh:
+                    fresh.reset()
+                    fresh.multistep(actions)
+                    assert fresh.observation["IrSha1"] == env.observation["IrSha1"]

@@ -47,7 +47,6 @@ struct LlvmEnv::Impl {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  std::vector<std::unique_ptr<llvm::ModulePassManager>> pass_managers;  // by action, lazily
 
   // Observations of the current module, dropped whenever the module changes.
   std::vector<std::optional<Observation>> cache;
@@ -73,8 +72,6 @@ struct LlvmEnv::Impl {
   Status InitPassInfrastructure() {
     ASSIGN_OR_RETURN(tm, CreateTargetMachine(*module));
     ClearAnalyses();
-    pass_managers.clear();
-    pass_managers.resize(PassTable().size());
     lam = llvm::LoopAnalysisManager();
     fam = llvm::FunctionAnalysisManager();
     cgam = llvm::CGSCCAnalysisManager();
@@ -102,17 +99,16 @@ struct LlvmEnv::Impl {
     return true;
   }
 
-  StatusOr<llvm::ModulePassManager*> PassManager(int action) {
-    auto& slot = pass_managers[action];
-    if (!slot) {
-      auto mpm = std::make_unique<llvm::ModulePassManager>();
-      const PassRow& row = PassTable()[action];
-      if (auto err = pb->parsePassPipeline(*mpm, row.pipeline)) {
-        return Internal("cannot build pass " + row.flag + ": " + llvm::toString(std::move(err)));
-      }
-      slot = std::move(mpm);
+  // A new pass manager for every step: pass objects are built for one run, and some keep state
+  // across runs (e.g. -deadargelim's liveness maps, which then point at deleted functions), so
+  // reusing them crashes on a later module. Parsing the pipeline costs microseconds.
+  StatusOr<std::unique_ptr<llvm::ModulePassManager>> PassManager(int action) {
+    auto mpm = std::make_unique<llvm::ModulePassManager>();
+    const PassRow& row = PassTable()[action];
+    if (auto err = pb->parsePassPipeline(*mpm, row.pipeline)) {
+      return Internal("cannot build pass " + row.flag + ": " + llvm::toString(std::move(err)));
     }
-    return slot.get();
+    return mpm;
   }
 
   StatusOr<std::string> Workdir() {
@@ -407,7 +403,6 @@ Status LlvmEnv::DoReset(const Benchmark& benchmark) {
   s.module.reset();
   if (cached != s.benchmark || !s.pristine || !s.context || !s.PristineIsIntact()) {
     s.pristine.reset();
-    s.pass_managers.clear();
     s.pb.reset();
     // A fresh context per benchmark: types and constants of old programs do not pile up.
     s.context = NewContext();
@@ -427,7 +422,7 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
   Impl& s = *impl_;
   StepOutcome outcome;
   for (int action : actions) {
-    ASSIGN_OR_RETURN(llvm::ModulePassManager * mpm, s.PassManager(action));
+    ASSIGN_OR_RETURN(std::unique_ptr<llvm::ModulePassManager> mpm, s.PassManager(action));
     llvm::PreservedAnalyses preserved = llvm::PreservedAnalyses::all();
     llvm::CrashRecoveryContext crc;
     // A crash or fatal error inside the pass unwinds to here instead of killing the process.
@@ -443,8 +438,7 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
       (void)s.module.release();
       (void)s.pristine.release();
       (void)s.context.release();
-      s.pass_managers.clear();
-      s.pb.reset();
+        s.pb.reset();
       s.benchmark.reset();
       outcome.done = true;
       outcome.error = Internal("pass " + PassTable()[action].flag + " crashed");
