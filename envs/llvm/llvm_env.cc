@@ -12,6 +12,7 @@
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -27,6 +28,20 @@ namespace compiler_gym::llvm_env {
 
 // ---------------------------------------------------------------------------------------------
 // Per-env state.
+
+namespace {
+
+// An analysis that computes nothing. Cached on every function before a pass runs, it survives
+// exactly on the functions the pass reports unchanged (LLVM drops it with every other analysis a
+// changing pass does not preserve), so only the changed functions need verifying.
+struct UnchangedMarker : llvm::AnalysisInfoMixin<UnchangedMarker> {
+  struct Result {};
+  Result run(llvm::Function&, llvm::FunctionAnalysisManager&) { return {}; }
+  static llvm::AnalysisKey Key;  // NOLINT: LLVM's analysis identity idiom.
+};
+llvm::AnalysisKey UnchangedMarker::Key;
+
+}  // namespace
 
 struct LlvmEnv::Impl {
   std::shared_ptr<CachedBenchmark> benchmark;
@@ -82,6 +97,35 @@ struct LlvmEnv::Impl {
     pb->registerFunctionAnalyses(fam);
     pb->registerLoopAnalyses(lam);
     pb->crossRegisterProxies(lam, fam, cgam, mam);
+    fam.registerPass([] { return UnchangedMarker(); });
+    return Status::Ok();
+  }
+
+  void MarkFunctions() {
+    for (llvm::Function& function : *module) {
+      if (!function.isDeclaration()) (void)fam.getResult<UnchangedMarker>(function);
+    }
+  }
+
+  // Verifies what the last pass changed: the changed functions, or the whole module when every
+  // function lost its marker (a module pass that changed the IR invalidates them all).
+  Status VerifyChanged() {
+    std::vector<llvm::Function*> changed;
+    size_t defined = 0;
+    for (llvm::Function& function : *module) {
+      if (function.isDeclaration()) continue;
+      ++defined;
+      if (fam.getCachedResult<UnchangedMarker>(function) == nullptr) changed.push_back(&function);
+    }
+    if (changed.size() == defined) return VerifyModule(*module);
+    for (llvm::Function* function : changed) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      if (llvm::verifyFunction(*function, &os)) {
+        return FailedPrecondition("function " + function->getName().str() +
+                                  " does not verify: " + os.str().substr(0, 2000));
+      }
+    }
     return Status::Ok();
   }
 
@@ -426,6 +470,7 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
     llvm::PreservedAnalyses preserved = llvm::PreservedAnalyses::all();
     llvm::CrashRecoveryContext crc;
     // A crash or fatal error inside the pass unwinds to here instead of killing the process.
+    s.MarkFunctions();
     const auto start = std::chrono::steady_clock::now();
     const bool ok = crc.RunSafely([&] { preserved = mpm->run(*s.module, s.mam); });
     outcome.compute_seconds +=
@@ -438,7 +483,7 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
       (void)s.module.release();
       (void)s.pristine.release();
       (void)s.context.release();
-        s.pb.reset();
+      s.pb.reset();
       s.benchmark.reset();
       outcome.done = true;
       outcome.error = Internal("pass " + PassTable()[action].flag + " crashed");
@@ -448,7 +493,7 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
     if (preserved.areAllPreserved()) continue;
     outcome.action_had_no_effect = false;
     s.Invalidate();
-    Status verified = VerifyModule(*s.module);
+    Status verified = s.VerifyChanged();
     if (!verified.ok()) {
       outcome.done = true;
       outcome.error = Internal("after pass " + PassTable()[action].flag + ": " + verified.message());
