@@ -57,3 +57,35 @@ def test_episodes_do_not_leak_into_each_other():
                     fresh.reset()
                     fresh.multistep(actions)
                     assert fresh.observation["IrSha1"] == env.observation["IrSha1"]
+
+
+def test_envs_in_parallel_threads_match_sequential():
+    # The extension releases the GIL in every engine call, so envs in threads run in parallel;
+    # their results must not depend on it.
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    import compiler_gym
+
+    uris = ["benchmark://builtin-v0/qsort", "benchmark://builtin-v0/crc32",
+            "benchmark://builtin-v0/fft", "benchmark://builtin-v0/md5"]
+    rng = np.random.default_rng(5)
+    plans = [(uri, [int(a) for a in rng.integers(125, size=25)]) for uri in uris]
+
+    def run(plan):
+        uri, actions = plan
+        with compiler_gym.make("llvm-v0", benchmark=uri) as env:
+            env.reset()
+            actions = [a % env.action_space.n for a in actions]
+            hashes = []
+            for a in actions:
+                _, _, done, info = env.step(a)
+                assert not done, info
+                hashes.append(env.observation["IrSha1"])
+            return hashes
+
+    sequential = [run(p) for p in plans]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(run, plans))
+    assert parallel == sequential
