@@ -256,3 +256,20 @@ def test_commandline_round_trip(env):
         space.from_string("opt -not-a-pass input.bc -o output.bc")
     env.multistep(actions[:3])
     assert env.commandline() == space.to_string(actions[:3])
+
+
+@pytest.mark.parametrize("failure", ["compiler-gym-test-fatal-error", "compiler-gym-test-segfault"])
+def test_crashing_pass_stays_in_its_env(failure):
+    with compiler_gym.make("llvm-v0") as victim, compiler_gym.make("llvm-v0") as bystander:
+        victim.reset()
+        bystander.reset()
+        done, message = victim._env._step_pipeline_for_testing(failure)
+        assert done and "crashed" in message
+        with pytest.raises(SessionNotFound):
+            victim.observation["IrInstructionCount"]
+        # The process survived, the other env goes on, and the victim resets cleanly.
+        _, _, done, _ = bystander.step(bystander.action_space.flags.index("-mem2reg"))
+        assert not done
+        victim.reset()
+        assert victim.observation["IrInstructionCount"] == bystander.observation[
+            "IrInstructionCountO0"]

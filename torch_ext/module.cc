@@ -120,6 +120,15 @@ class PyEnv {
     return ValueOrThrow(WithoutGil([&] { return env_->Reward(index); }));
   }
 
+  // Test hook: runs a textual pipeline (see LlvmEnv::StepPipelineForTesting) as one step.
+  py::tuple StepPipelineForTesting(const std::string& pipeline) {
+    auto* llvm_env = dynamic_cast<llvm_env::LlvmEnv*>(env_.get());
+    if (llvm_env == nullptr) RaiseStatus(Unimplemented("not an LLVM environment"));
+    const StepOutcome out =
+        ValueOrThrow(WithoutGil([&] { return llvm_env->StepPipelineForTesting(pipeline); }));
+    return py::make_tuple(out.done, out.error.message());
+  }
+
   PyEnv Fork() { return PyEnv(ValueOrThrow(WithoutGil([&] { return env_->Fork(); }))); }
 
   bool in_episode() const { return env_->in_episode(); }
@@ -157,6 +166,7 @@ PYBIND11_MODULE(_C, m) {
       .def("observe", &PyEnv::Observe, py::arg("index"))
       .def("reward", &PyEnv::Reward, py::arg("index"))
       .def("fork", &PyEnv::Fork)
+      .def("_step_pipeline_for_testing", &PyEnv::StepPipelineForTesting, py::arg("pipeline"))
       .def_property_readonly("in_episode", &PyEnv::in_episode)
       .def_property_readonly("episode_over", &PyEnv::episode_over);
 

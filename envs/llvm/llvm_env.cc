@@ -15,6 +15,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -40,6 +41,21 @@ struct UnchangedMarker : llvm::AnalysisInfoMixin<UnchangedMarker> {
   static llvm::AnalysisKey Key;  // NOLINT: LLVM's analysis identity idiom.
 };
 llvm::AnalysisKey UnchangedMarker::Key;
+
+// Passes that fail the way a buggy LLVM pass does, to test that a failure stays in its env.
+// Reachable only through LlvmEnv::StepPipelineForTesting, never from an action.
+struct FatalErrorPass : llvm::PassInfoMixin<FatalErrorPass> {
+  llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
+    llvm::report_fatal_error("compiler-gym-test-fatal-error: injected failure");
+  }
+};
+struct SegfaultPass : llvm::PassInfoMixin<SegfaultPass> {
+  llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
+    volatile int* null_pointer = nullptr;
+    *null_pointer = 1;  // SIGSEGV, caught by the CrashRecoveryContext around the step.
+    return llvm::PreservedAnalyses::none();
+  }
+};
 
 }  // namespace
 
@@ -98,6 +114,19 @@ struct LlvmEnv::Impl {
     pb->registerLoopAnalyses(lam);
     pb->crossRegisterProxies(lam, fam, cgam, mam);
     fam.registerPass([] { return UnchangedMarker(); });
+    pb->registerPipelineParsingCallback(
+        [](llvm::StringRef name, llvm::ModulePassManager& mpm,
+           llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+          if (name == "compiler-gym-test-fatal-error") {
+            mpm.addPass(FatalErrorPass());
+            return true;
+          }
+          if (name == "compiler-gym-test-segfault") {
+            mpm.addPass(SegfaultPass());
+            return true;
+          }
+          return false;
+        });
     return Status::Ok();
   }
 
@@ -143,17 +172,10 @@ struct LlvmEnv::Impl {
     return true;
   }
 
-  // A new pass manager for every step: pass objects are built for one run, and some keep state
-  // across runs (e.g. -deadargelim's liveness maps, which then point at deleted functions), so
-  // reusing them crashes on a later module. Parsing the pipeline costs microseconds.
-  StatusOr<std::unique_ptr<llvm::ModulePassManager>> PassManager(int action) {
-    auto mpm = std::make_unique<llvm::ModulePassManager>();
-    const PassRow& row = PassTable()[action];
-    if (auto err = pb->parsePassPipeline(*mpm, row.pipeline)) {
-      return Internal("cannot build pass " + row.flag + ": " + llvm::toString(std::move(err)));
-    }
-    return mpm;
-  }
+  // A new pass manager is built for every step: pass objects are built for one run, and some
+  // keep state across runs (e.g. -deadargelim's liveness maps, which then point at deleted
+  // functions), so reusing them crashes on a later module. Parsing costs under a microsecond.
+  bool RunPipelineStep(const std::string& pipeline, const std::string& name, StepOutcome& outcome);
 
   StatusOr<std::string> Workdir() {
     if (workdir.empty()) {
@@ -462,44 +484,72 @@ Status LlvmEnv::DoReset(const Benchmark& benchmark) {
   return Status::Ok();
 }
 
+// Runs one module-level pipeline on the working module; `name` is what errors call it.
+// Returns false when the episode ended (outcome says why).
+bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::string& name,
+                                    StepOutcome& outcome) {
+  auto mpm = std::make_unique<llvm::ModulePassManager>();
+  if (auto err = pb->parsePassPipeline(*mpm, pipeline)) {
+    outcome.done = true;
+    outcome.error = Internal("cannot build pass " + name + ": " + llvm::toString(std::move(err)));
+    return false;
+  }
+  MarkFunctions();
+  llvm::PreservedAnalyses preserved = llvm::PreservedAnalyses::all();
+  llvm::CrashRecoveryContext crc;
+  // A crash or fatal error inside the pass unwinds to here instead of killing the process.
+  const auto start = std::chrono::steady_clock::now();
+  const bool ok = crc.RunSafely([&] { preserved = mpm->run(*module, mam); });
+  outcome.compute_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!ok) {
+    // The module, the analyses and the context may be half-modified, and freeing IR that a
+    // crash left inconsistent can crash again: all of it is leaked on purpose (crashes are rare)
+    // and the next reset starts from a new context.
+    (void)mpm.release();
+    (void)new llvm::LoopAnalysisManager(std::move(lam));
+    (void)new llvm::FunctionAnalysisManager(std::move(fam));
+    (void)new llvm::CGSCCAnalysisManager(std::move(cgam));
+    (void)new llvm::ModuleAnalysisManager(std::move(mam));
+    lam = llvm::LoopAnalysisManager();
+    fam = llvm::FunctionAnalysisManager();
+    cgam = llvm::CGSCCAnalysisManager();
+    mam = llvm::ModuleAnalysisManager();
+    (void)module.release();
+    (void)pristine.release();
+    (void)context.release();
+    pb.reset();
+    benchmark.reset();
+    outcome.done = true;
+    outcome.error = Internal("pass " + name + " crashed");
+    return false;
+  }
+  // LLVM's contract: a pass that changed the IR does not report all analyses preserved.
+  if (preserved.areAllPreserved()) return true;
+  outcome.action_had_no_effect = false;
+  Invalidate();
+  Status verified = VerifyChanged();
+  if (!verified.ok()) {
+    outcome.done = true;
+    outcome.error = Internal("after pass " + name + ": " + verified.message());
+    return false;
+  }
+  return true;
+}
+
 StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
-  Impl& s = *impl_;
   StepOutcome outcome;
   for (int action : actions) {
-    ASSIGN_OR_RETURN(std::unique_ptr<llvm::ModulePassManager> mpm, s.PassManager(action));
-    llvm::PreservedAnalyses preserved = llvm::PreservedAnalyses::all();
-    llvm::CrashRecoveryContext crc;
-    // A crash or fatal error inside the pass unwinds to here instead of killing the process.
-    s.MarkFunctions();
-    const auto start = std::chrono::steady_clock::now();
-    const bool ok = crc.RunSafely([&] { preserved = mpm->run(*s.module, s.mam); });
-    outcome.compute_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!ok) {
-      // The module and analyses may be half-modified: nothing of this episode can be trusted.
-      // Freeing IR that a crash left inconsistent can crash again, so it is leaked on purpose
-      // (crashes are rare); the next reset starts from a new context.
-      s.ClearAnalyses();
-      (void)s.module.release();
-      (void)s.pristine.release();
-      (void)s.context.release();
-      s.pb.reset();
-      s.benchmark.reset();
-      outcome.done = true;
-      outcome.error = Internal("pass " + PassTable()[action].flag + " crashed");
-      return outcome;
-    }
-    // LLVM's contract: a pass that changed the IR does not report all analyses preserved.
-    if (preserved.areAllPreserved()) continue;
-    outcome.action_had_no_effect = false;
-    s.Invalidate();
-    Status verified = s.VerifyChanged();
-    if (!verified.ok()) {
-      outcome.done = true;
-      outcome.error = Internal("after pass " + PassTable()[action].flag + ": " + verified.message());
-      return outcome;
-    }
+    const PassRow& row = PassTable()[action];
+    if (!impl_->RunPipelineStep(row.pipeline, row.flag, outcome)) break;
   }
+  return outcome;
+}
+
+StatusOr<StepOutcome> LlvmEnv::StepPipelineForTesting(const std::string& pipeline) {
+  if (!in_episode() || !impl_->module) return FailedPrecondition("no episode in progress");
+  StepOutcome outcome;
+  impl_->RunPipelineStep(pipeline, pipeline, outcome);
   return outcome;
 }
 

@@ -29,6 +29,10 @@ class LlvmEnv final : public Env {
   // The current module's text IR (for tests and debugging).
   StatusOr<std::string> IrText() const;
 
+  // Runs a textual pipeline as one step, for tests of failure containment: besides LLVM's
+  // passes it accepts "compiler-gym-test-fatal-error" and "compiler-gym-test-segfault".
+  StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);
+
   struct Impl;
 
  protected:

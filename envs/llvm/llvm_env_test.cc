@@ -173,6 +173,30 @@ TEST(LlvmEnv, BadBenchmarksAreTypedErrors) {
   EXPECT_EQ(ObserveInt(env, "IrInstructionCount"), 15);
 }
 
+// A pass that dies (LLVM fatal error, or a segfault) ends that episode with an error; the process
+// and other envs go on, and the same env resets and works again.
+TEST(LlvmEnv, CrashingPassIsContained) {
+  const Benchmark b = FileBenchmark(Fixture("instcount.ll"));
+  LlvmEnv bystander;
+  ASSERT_TRUE(bystander.Reset(b).ok());
+  for (const char* pipeline : {"compiler-gym-test-fatal-error", "compiler-gym-test-segfault"}) {
+    LlvmEnv env;
+    ASSERT_TRUE(env.Reset(b).ok());
+    auto out = env.StepPipelineForTesting(pipeline);
+    ASSERT_TRUE(out.ok());
+    EXPECT_TRUE(out->done) << pipeline;
+    EXPECT_NE(out->error.message().find("crashed"), std::string::npos) << out->error.message();
+    EXPECT_EQ(env.Observe(Obs("IrInstructionCount")).status().code(),
+              StatusCode::kFailedPrecondition);
+    ASSERT_TRUE(env.Reset(b).ok());
+    EXPECT_EQ(ObserveInt(env, "IrInstructionCount"), 15);
+    const int mem2reg[] = {PassIndex("-mem2reg")};
+    ASSERT_TRUE(env.Step(mem2reg).ok());
+    EXPECT_EQ(ObserveInt(env, "IrInstructionCount"), 12);
+  }
+  EXPECT_EQ(ObserveInt(bystander, "IrInstructionCount"), 15);
+}
+
 TEST(LlvmEnv, ObjectTextSizeIsPositive) {
   LlvmEnv env;
   ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("instcount.ll"))).ok());

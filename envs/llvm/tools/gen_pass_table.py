@@ -800,9 +800,11 @@ def check_leaks(suspects: List[Row], rows: List[Row], inputs: Dict[str, Path], w
     return leaks
 
 
-def replay(seq: List[Row], path: Path, workdir: Path, tag: str, runs: int, timeout: float) -> dict:
+def replay(seq: List[Row], path: Path, workdir: Path, tag: str, runs: int, timeout: float,
+           stop_on_uselist: bool = True) -> dict:
     """Apply `seq` one pass per opt invocation (use-list orders kept in the
-    intermediate files); return the first step that fails or diverges."""
+    intermediate files); return the first step that fails or diverges (a step
+    that only changes use-list orders counts if `stop_on_uselist`)."""
     stepdir = workdir / "replay" / tag
     stepdir.mkdir(parents=True, exist_ok=True)
     cur = path
@@ -821,7 +823,9 @@ def replay(seq: List[Row], path: Path, workdir: Path, tag: str, runs: int, timeo
             return {"step": i, "flag": row.flag, "kind": "crash", "status": res.status,
                     "message": res.message, "input_ir": str(cur), "notes": notes}
         kind = classify([res] + [run_opt(row.pipeline, cur, workdir, timeout) for _ in range(runs - 1)])
-        if kind:
+        if kind == "uselist-only" and not stop_on_uselist:
+            notes.append(f"step {i}: {row.flag} gave run-dependent use-list orders")
+        elif kind:
             return {"step": i, "flag": row.flag, "kind": kind, "input_ir": str(cur), "notes": notes}
         cur = out
     return {"step": None, "flag": None, "kind": "not reproduced pass by pass", "notes": notes}
@@ -858,7 +862,8 @@ def check_sequences(rows: List[Row], inputs: Dict[str, Path], workdir: Path, cou
     def attribute(problem):
         seq = [by_flag[f] for f in problem["flags"]]
         tag = f"seq{problem['sequence']}_{problem['input']}"
-        problem["culprit"] = replay(seq, inputs[problem["input"]], workdir, tag, runs, timeout)
+        problem["culprit"] = replay(seq, inputs[problem["input"]], workdir, tag, runs, timeout,
+                                    stop_on_uselist=problem["kind"] == "uselist-only")
         return problem
 
     return parallel_map(attribute, problems, jobs)
@@ -985,6 +990,8 @@ def main() -> int:
     ap.add_argument("--keep-workdir", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every sequence problem")
     args = ap.parse_args()
+    if args.check_determinism and min(args.runs, args.seq_runs, args.leak_runs) < 2:
+        ap.error("--runs, --seq-runs and --leak-runs must be at least 2 to compare runs")
 
     for tool in (OPT, CLANG):
         if shutil.which(tool) is None:
