@@ -46,7 +46,7 @@ def main(argv=None) -> int:
 
     rng = np.random.default_rng(args.seed)
     pipelines = [row[1] for row in _C.llvm_pass_table()]
-    step_s, pass_s, opt_s, opt_pairs, reset_s = [], [], [], [], []
+    step_s, pass_s, verify_s, effect, opt_s, opt_pairs, reset_s = [], [], [], [], [], [], []
     with compiler_gym.make("llvm-v0") as env, tempfile.TemporaryDirectory() as tmp:
         uris = list(env.datasets.dataset("builtin-v0").benchmark_uris())
         for uri in uris:
@@ -61,13 +61,15 @@ def main(argv=None) -> int:
                 for k in range(args.steps):
                     a = int(rng.integers(env.action_space.n))
                     t0 = time.perf_counter()
-                    _, _, done, _ = env.step(a)
+                    _, _, done, info = env.step(a)
                     dt = time.perf_counter() - t0
                     if done:
                         break
                     actions.append(a)
                     step_s.append(dt)
                     pass_s.append(env._last_compute_seconds)
+                    verify_s.append(env._last_verify_seconds)
+                    effect.append(not info["action_had_no_effect"])
                     if k < args.opt_steps:
                         pipeline = ",".join(pipelines[x] for x in actions)
                         t0 = time.perf_counter()
@@ -89,6 +91,17 @@ def main(argv=None) -> int:
           f"(ratio of p50 step to p50 pass)")
     print(f"median per-step overhead share: "
           f"{statistics.median(o / s for o, s in zip(overhead, step_s)):.1%} of each step")
+    verify_share = statistics.fmean(verify_s) / statistics.fmean(step_s)
+    rest = [o - v for o, v in zip(overhead, verify_s)]
+    print(f"verification of changed IR:    {verify_share:.1%} of mean step time; overhead "
+          f"without it p50 {pct(rest, 50) * 1e6:.1f} us, mean {statistics.fmean(rest) * 1e6:.1f} us")
+    for label, flag in (("steps that changed the IR", True), ("steps with no effect", False)):
+        sel = [i for i, e in enumerate(effect) if e == flag]
+        if sel:
+            print(f"{label + ':':<30} n={len(sel)}  step p50 "
+                  f"{pct([step_s[i] for i in sel], 50) * 1e3:.3f} ms, pass p50 "
+                  f"{pct([pass_s[i] for i in sel], 50) * 1e3:.3f} ms, overhead p50 "
+                  f"{pct([overhead[i] for i in sel], 50) * 1e6:.1f} us")
     print(f"speedup over opt-19 rerun:     p50 {pct(opt_s, 50) / pct(opt_pairs, 50):.1f}x   "
           f"mean {statistics.fmean(opt_s) / statistics.fmean(opt_pairs):.1f}x "
           f"(same steps, n={len(opt_s)})")

@@ -56,6 +56,8 @@ struct StepOutcome {
   // Seconds spent inside the compiler proper (e.g. running the pass), for benchmarks that
   // separate the engine's overhead from the work it wraps.
   double compute_seconds = 0;
+  // Seconds spent checking the result (e.g. verifying the changed IR).
+  double verify_seconds = 0;
 };
 
 class Env {

@@ -104,12 +104,13 @@ class PyEnv {
     ThrowIfError(WithoutGil([&] { return env_->Reset(benchmark); }));
   }
 
-  // Returns (action_had_no_effect, done, error_type, error_details, compute_seconds).
+  // Returns (action_had_no_effect, done, error_type, error_details, compute_seconds,
+  // verify_seconds).
   py::tuple Step(const std::vector<int>& actions) {
     const StepOutcome out = ValueOrThrow(WithoutGil([&] { return env_->Step(actions); }));
     return py::make_tuple(out.action_had_no_effect, out.done,
                           out.done ? std::string(StatusCodeName(out.error.code())) : "",
-                          out.error.message(), out.compute_seconds);
+                          out.error.message(), out.compute_seconds, out.verify_seconds);
   }
 
   py::object Observe(int index) {

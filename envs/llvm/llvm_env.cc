@@ -528,7 +528,10 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   if (preserved.areAllPreserved()) return true;
   outcome.action_had_no_effect = false;
   Invalidate();
+  const auto verify_start = std::chrono::steady_clock::now();
   Status verified = VerifyChanged();
+  outcome.verify_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count();
   if (!verified.ok()) {
     outcome.done = true;
     outcome.error = Internal("after pass " + name + ": " + verified.message());

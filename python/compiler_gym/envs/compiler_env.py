@@ -191,8 +191,10 @@ class CompilerEnv:
         reward_specs = (self._resolve_rewards(reward_spaces) if reward_spaces is not None
                         else ([self._reward_space] if self._reward_space else []))
 
-        no_effect, done, error_type, error_details, compute = self._env.step(actions)
+        no_effect, done, error_type, error_details, compute, verify = self._env.step(actions)
+        # Timing of the last step inside the engine, for benchmarks/llvm_step_latency.py.
         self._last_compute_seconds = compute
+        self._last_verify_seconds = verify
         self.actions += actions
         self.episode_walltime = time.time() - self._episode_start
         info: Dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}
