@@ -9,6 +9,7 @@
 #include "envs/all_envs.h"
 #include "envs/llvm/benchmark_cache.h"
 #include "envs/llvm/llvm_env.h"
+#include "envs/llvm/module_prefetch.h"
 #include "envs/llvm/passes.h"
 #include "observations/autophase.h"
 #include "observations/instcount.h"
@@ -207,6 +208,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("instcount_feature_names", &observations::InstCountFeatureNames);
   m.def("autophase_feature_names", &observations::AutophaseFeatureNames);
   m.def("clear_benchmark_cache", &llvm_env::ClearBenchmarkCache);
+  // Join the background worker while the interpreter is still whole, before C++ static
+  // destructors run.
+  py::module_::import("atexit").attr("register")(
+      py::cpp_function([] { llvm_env::StopBackgroundWorker(); }));
   m.def("status_code_exceptions", [] {
     py::dict d;
 #define CG_EXPORT_CODE(code, name) d[name] = ExceptionNameFor(StatusCode::code);

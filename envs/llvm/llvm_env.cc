@@ -7,9 +7,9 @@
 
 #include "envs/llvm/benchmark_cache.h"
 #include "envs/llvm/codegen.h"
+#include "envs/llvm/module_prefetch.h"
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
-#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -21,7 +21,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 #include "observations/autophase.h"
 #include "observations/instcount.h"
 
@@ -61,15 +60,14 @@ struct SegfaultPass : llvm::PassInfoMixin<SegfaultPass> {
 
 struct LlvmEnv::Impl {
   std::shared_ptr<CachedBenchmark> benchmark;
+  // The episode's own context and module. A context per episode also means that passes which
+  // mutate context-owned state (-strip-nondebug renames struct types) cannot leak into the next
+  // episode.
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
-  // An untouched copy of the benchmark in this env's context: resetting to the same benchmark
-  // (the common case in RL) is then a CloneModule, with no parsing.
-  std::unique_ptr<llvm::Module> pristine;
-  // Struct types belong to the context, which the pristine copy shares with the working module,
-  // and some passes rename them (-strip-nondebug). Their names at parse time tell a reset
-  // whether the pristine copy is still pristine.
-  std::vector<std::pair<llvm::StructType*, std::string>> pristine_struct_names;
+  // The next episode's copy of the benchmark, parsed in the background while this one runs.
+  std::future<StatusOr<ModuleCopy>> next;
+  std::shared_ptr<CachedBenchmark> next_benchmark;
 
   // Pass infrastructure, kept across steps so analyses survive between passes.
   std::unique_ptr<llvm::TargetMachine> tm;
@@ -85,7 +83,17 @@ struct LlvmEnv::Impl {
 
   ~Impl() {
     ClearAnalyses();
+    RetireModule();
     if (!workdir.empty()) (void)llvm::sys::fs::remove_directories(workdir);
+  }
+
+  // Hands the current module and context to the background worker for destruction. Analyses
+  // must have been cleared: they point into the module.
+  void RetireModule() {
+    ModuleCopy old;
+    old.context = std::move(context);
+    old.module = std::move(module);
+    DestroyInBackground(std::move(old));
   }
 
   void ClearAnalyses() {
@@ -156,20 +164,6 @@ struct LlvmEnv::Impl {
       }
     }
     return Status::Ok();
-  }
-
-  void RecordPristineStructNames() {
-    pristine_struct_names.clear();
-    for (llvm::StructType* type : pristine->getIdentifiedStructTypes()) {
-      pristine_struct_names.emplace_back(type, type->getName().str());
-    }
-  }
-
-  bool PristineIsIntact() const {
-    for (const auto& [type, name] : pristine_struct_names) {
-      if (type->getName() != name) return false;
-    }
-    return true;
   }
 
   // A new pass manager is built for every step: pass objects are built for one run, and some
@@ -465,21 +459,23 @@ LlvmEnv::~LlvmEnv() = default;
 Status LlvmEnv::DoReset(const Benchmark& benchmark) {
   ASSIGN_OR_RETURN(std::shared_ptr<CachedBenchmark> cached, GetCachedBenchmark(benchmark));
   Impl& s = *impl_;
-  s.ClearAnalyses();
-  s.module.reset();
-  if (cached != s.benchmark || !s.pristine || !s.context || !s.PristineIsIntact()) {
-    s.pristine.reset();
-    s.pb.reset();
-    // A fresh context per benchmark: types and constants of old programs do not pile up.
-    s.context = NewContext();
-    ASSIGN_OR_RETURN(s.pristine, ParseModule(cached->bitcode(), benchmark.uri, *s.context));
-    s.RecordPristineStructNames();
-    s.benchmark = cached;
-    s.module = llvm::CloneModule(*s.pristine);
-    RETURN_IF_ERROR(s.InitPassInfrastructure());
+  ModuleCopy fresh;
+  if (s.next.valid() && s.next_benchmark == cached) {
+    ASSIGN_OR_RETURN(fresh, s.next.get());
   } else {
-    s.module = llvm::CloneModule(*s.pristine);
+    s.next = {};  // a copy of another benchmark; the worker destroys it
+    ASSIGN_OR_RETURN(fresh, MakeModuleCopy(*cached));
   }
+  s.ClearAnalyses();
+  s.RetireModule();
+  s.context = std::move(fresh.context);
+  s.module = std::move(fresh.module);
+  if (cached != s.benchmark || !s.pb) {
+    s.benchmark = cached;
+    RETURN_IF_ERROR(s.InitPassInfrastructure());
+  }
+  s.next = PrefetchModuleCopy(cached);
+  s.next_benchmark = cached;
   s.Invalidate();
   return Status::Ok();
 }
@@ -516,7 +512,6 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     cgam = llvm::CGSCCAnalysisManager();
     mam = llvm::ModuleAnalysisManager();
     (void)module.release();
-    (void)pristine.release();
     (void)context.release();
     pb.reset();
     benchmark.reset();
@@ -582,8 +577,6 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
   // that the copy steps exactly like the original.
   ASSIGN_OR_RETURN(c.module, ParseModule(ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true),
                                          "fork", *c.context));
-  ASSIGN_OR_RETURN(c.pristine, ParseModule(s.benchmark->bitcode(), "fork", *c.context));
-  c.RecordPristineStructNames();
   RETURN_IF_ERROR(c.InitPassInfrastructure());
   c.cache = s.cache;
   return std::unique_ptr<Env>(std::move(copy));

@@ -10,7 +10,6 @@ import gymnasium
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, Datasets
-from compiler_gym.errors import SessionNotFound
 from compiler_gym.spaces import Commandline, ObservationSpaceSpec, Reward
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.views import ObservationView, RewardView
@@ -182,15 +181,16 @@ class CompilerEnv:
         """
         observation_spaces = observation_spaces if observations is None else observations
         reward_spaces = reward_spaces if rewards is None else rewards
-        if not self.in_episode:
-            raise SessionNotFound("Must call reset() before step()")
-        actions = [self._check_action(a) for a in actions]
+        n = self.action_space.n
+        actions = [a if type(a) is int and 0 <= a < n else self._check_action(a)  # noqa: E721
+                   for a in actions]
         obs_specs = (self._resolve_observations(observation_spaces)
                      if observation_spaces is not None
                      else ([self._observation_space] if self._observation_space else []))
         reward_specs = (self._resolve_rewards(reward_spaces) if reward_spaces is not None
                         else ([self._reward_space] if self._reward_space else []))
 
+        # The engine raises SessionNotFound when no episode is in progress.
         no_effect, done, error_type, error_details, compute, verify = self._env.step(actions)
         # Timing of the last step inside the engine, for benchmarks/llvm_step_latency.py.
         self._last_compute_seconds = compute
