@@ -9,6 +9,7 @@ For random episodes on every builtin-v0 program it reports, per step:
                 opt-19 on the original bitcode with the whole sequence so far;
 and reset latency from the benchmark cache. It prints p50/p99/mean and the ratios.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,9 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 import compiler_gym
+import numpy as np
 from compiler_gym import _C
 
 
@@ -30,16 +30,22 @@ def pct(values, q):
 
 def summary(name, values_s):
     ms = [v * 1e3 for v in values_s]
-    return (f"{name:<28} p50 {pct(ms, 50):9.3f} ms   p99 {pct(ms, 99):9.3f} ms   "
-            f"mean {statistics.fmean(ms):9.3f} ms   n={len(ms)}")
+    return (
+        f"{name:<28} p50 {pct(ms, 50):9.3f} ms   p99 {pct(ms, 99):9.3f} ms   "
+        f"mean {statistics.fmean(ms):9.3f} ms   n={len(ms)}"
+    )
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=3)
     parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--opt-steps", type=int, default=10,
-                        help="steps per episode also timed with the opt-19 rerun")
+    parser.add_argument(
+        "--opt-steps",
+        type=int,
+        default=10,
+        help="steps per episode also timed with the opt-19 rerun",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--opt", default="opt-19")
     args = parser.parse_args(argv)
@@ -79,41 +85,61 @@ def main(argv=None) -> int:
             for k in range(min(args.opt_steps, len(actions))):
                 pipeline = ",".join(pipelines[x] for x in actions[: k + 1])
                 t0 = time.perf_counter()
-                subprocess.run([args.opt, f"-passes={pipeline}", str(bitcode), "-o",
-                                str(Path(tmp) / "out.bc")], check=True)
+                subprocess.run(
+                    [
+                        args.opt,
+                        f"-passes={pipeline}",
+                        str(bitcode),
+                        "-o",
+                        str(Path(tmp) / "out.bc"),
+                    ],
+                    check=True,
+                )
                 opt_s.append(time.perf_counter() - t0)
                 opt_pairs.append(times[k])
 
-    print(f"builtin-v0: {len(uris)} programs x {args.episodes} episodes x {args.steps} random "
-          f"steps\n")
+    print(
+        f"builtin-v0: {len(uris)} programs x {args.episodes} episodes x {args.steps} random steps\n"
+    )
     print(summary("env.step (Python API)", step_s))
     print(summary("pass alone", pass_s))
     print(summary("opt-19 rerun of sequence", opt_s))
     print(summary("env.reset (cached)", reset_s))
-    overhead = [s - p for s, p in zip(step_s, pass_s)]
+    overhead = [s - p for s, p in zip(step_s, pass_s, strict=True)]
     print()
     print(summary("overhead beyond the pass", overhead))
     print(f"p50 step / p50 pass - 1:       {pct(step_s, 50) / pct(pass_s, 50) - 1:+.1%}")
-    print(f"per-step overhead / pass, p50: "
-          f"{statistics.median(o / p for o, p in zip(overhead, pass_s) if p > 0):.1%}")
+    print(
+        f"per-step overhead / pass, p50: "
+        f"{statistics.median(o / p for o, p in zip(overhead, pass_s, strict=True) if p > 0):.1%}"
+    )
     verify_share = statistics.fmean(verify_s) / statistics.fmean(step_s)
-    rest = [o - v for o, v in zip(overhead, verify_s)]
-    print(f"verification of changed IR:    {verify_share:.1%} of mean step time; overhead "
-          f"without it p50 {pct(rest, 50) * 1e6:.1f} us, mean {statistics.fmean(rest) * 1e6:.1f} us")
-    print(f"(overhead - verification) / pass, p50: "
-          f"{statistics.median(r / p for r, p in zip(rest, pass_s) if p > 0):.1%}; "
-          f"p50 (step - verification) / p50 pass - 1: "
-          f"{pct([t - v for t, v in zip(step_s, verify_s)], 50) / pct(pass_s, 50) - 1:+.1%}")
+    rest = [o - v for o, v in zip(overhead, verify_s, strict=True)]
+    unverified = [t - v for t, v in zip(step_s, verify_s, strict=True)]
+    print(
+        f"verification of changed IR:    {verify_share:.1%} of mean step time; overhead "
+        f"without it p50 {pct(rest, 50) * 1e6:.1f} us, mean {statistics.fmean(rest) * 1e6:.1f} us"
+    )
+    print(
+        f"(overhead - verification) / pass, p50: "
+        f"{statistics.median(r / p for r, p in zip(rest, pass_s, strict=True) if p > 0):.1%}; "
+        f"p50 (step - verification) / p50 pass - 1: "
+        f"{pct(unverified, 50) / pct(pass_s, 50) - 1:+.1%}"
+    )
     for label, flag in (("steps that changed the IR", True), ("steps with no effect", False)):
         sel = [i for i, e in enumerate(effect) if e == flag]
         if sel:
-            print(f"{label + ':':<30} n={len(sel)}  step p50 "
-                  f"{pct([step_s[i] for i in sel], 50) * 1e3:.3f} ms, pass p50 "
-                  f"{pct([pass_s[i] for i in sel], 50) * 1e3:.3f} ms, overhead p50 "
-                  f"{pct([overhead[i] for i in sel], 50) * 1e6:.1f} us")
-    print(f"speedup over opt-19 rerun:     p50 {pct(opt_s, 50) / pct(opt_pairs, 50):.1f}x   "
-          f"mean {statistics.fmean(opt_s) / statistics.fmean(opt_pairs):.1f}x "
-          f"(same steps, n={len(opt_s)})")
+            print(
+                f"{label + ':':<30} n={len(sel)}  step p50 "
+                f"{pct([step_s[i] for i in sel], 50) * 1e3:.3f} ms, pass p50 "
+                f"{pct([pass_s[i] for i in sel], 50) * 1e3:.3f} ms, overhead p50 "
+                f"{pct([overhead[i] for i in sel], 50) * 1e6:.1f} us"
+            )
+    print(
+        f"speedup over opt-19 rerun:     p50 {pct(opt_s, 50) / pct(opt_pairs, 50):.1f}x   "
+        f"mean {statistics.fmean(opt_s) / statistics.fmean(opt_pairs):.1f}x "
+        f"(same steps, n={len(opt_s)})"
+    )
     print(f"reset p50:                     {pct(reset_s, 50) * 1e3:.3f} ms")
     return 0
 

@@ -1,12 +1,10 @@
 """Shared fixtures for the integration tests."""
-import os
+
 import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
 import compiler_gym
+import pytest
 
 DATA = Path(__file__).parent / "data"
 

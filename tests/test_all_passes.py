@@ -3,9 +3,9 @@
 The engine verifies the module after every pass that changes it and ends the episode (done,
 error_type) if it does not verify; so a step that is not done is a verified module.
 """
-import pytest
 
 import compiler_gym
+import pytest
 
 BUILTINS = list(compiler_gym.make("llvm-v0").datasets.dataset("builtin-v0").benchmark_uris())
 

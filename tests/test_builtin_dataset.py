@@ -1,11 +1,11 @@
 """benchmark://builtin-v0: every program compiles, runs, checks itself and prints the recorded
 output; URIs resolve."""
+
 import subprocess
 
+import compiler_gym
 import numpy as np
 import pytest
-
-import compiler_gym
 from compiler_gym.datasets import BenchmarkUri
 
 DATASET = compiler_gym.make("llvm-v0").datasets.dataset("builtin-v0")
@@ -22,8 +22,9 @@ def test_at_least_ten_programs_and_qsort_default():
 def test_program_runs_and_matches_expected_output(uri, tmp_path):
     b = DATASET.benchmark(uri)
     exe = tmp_path / "a.out"
-    subprocess.run(["clang-19", "-O1", *b.files, "-o", str(exe), *b.link_args], check=True,
-                   timeout=300)
+    subprocess.run(
+        ["clang-19", "-O1", *b.files, "-o", str(exe), *b.link_args], check=True, timeout=300
+    )
     proc = subprocess.run([str(exe), *b.run_args], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == b.expected_output

@@ -1,4 +1,5 @@
 """The same benchmark and actions give the same IrSha1 in separate processes."""
+
 import json
 import subprocess
 import sys
@@ -24,8 +25,9 @@ print(json.dumps(out))
 
 
 def run_once():
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                          timeout=600, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=600, check=True
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -40,14 +42,16 @@ def test_episodes_do_not_leak_into_each_other():
     # Regression: reused pass objects kept state across episodes (-deadargelim crashed on the
     # third huffman episode of this seed). Every episode in a long-lived env must give what a
     # fresh env gives.
-    import numpy as np
-
     import compiler_gym
+    import numpy as np
 
     rng = np.random.default_rng(0)
     with compiler_gym.make("llvm-v0") as env:
-        for uri in ["benchmark://builtin-v0/huffman", "benchmark://builtin-v0/qsort",
-                    "benchmark://builtin-v0/dijkstra"]:
+        for uri in [
+            "benchmark://builtin-v0/huffman",
+            "benchmark://builtin-v0/qsort",
+            "benchmark://builtin-v0/dijkstra",
+        ]:
             for _ in range(4):
                 env.reset(benchmark=uri)
                 actions = [int(a) for a in rng.integers(env.action_space.n, size=30)]
@@ -64,12 +68,15 @@ def test_envs_in_parallel_threads_match_sequential():
     # their results must not depend on it.
     from concurrent.futures import ThreadPoolExecutor
 
+    import compiler_gym
     import numpy as np
 
-    import compiler_gym
-
-    uris = ["benchmark://builtin-v0/qsort", "benchmark://builtin-v0/crc32",
-            "benchmark://builtin-v0/fft", "benchmark://builtin-v0/md5"]
+    uris = [
+        "benchmark://builtin-v0/qsort",
+        "benchmark://builtin-v0/crc32",
+        "benchmark://builtin-v0/fft",
+        "benchmark://builtin-v0/md5",
+    ]
     rng = np.random.default_rng(5)
     plans = [(uri, [int(a) for a in rng.integers(125, size=25)]) for uri in uris]
 

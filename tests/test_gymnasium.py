@@ -1,9 +1,8 @@
 """The Gymnasium face: registration, 5-tuple API, env_checker."""
-import gymnasium
-import numpy as np
-from gymnasium.utils.env_checker import check_env
 
 import compiler_gym  # noqa: F401  (registers the ids)
+import gymnasium
+from gymnasium.utils.env_checker import check_env
 
 
 def test_registered_ids():

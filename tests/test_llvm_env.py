@@ -1,17 +1,22 @@
 """The CompilerGym API of the LLVM environment: steps, observations, rewards, fork, errors."""
-import math
-
-import numpy as np
-import pytest
 
 import compiler_gym
+import numpy as np
+import pytest
 from compiler_gym.errors import BenchmarkInitError, SessionNotFound
-from conftest import DATA, fixture_uri
+from conftest import fixture_uri
 
 
 def test_make_all_llvm_ids():
-    for env_id in ["llvm-v0", "llvm-ic-v0", "llvm-codesize-v0", "llvm-autophase-ic-v0",
-                   "llvm-autophase-codesize-v0", "llvm-ir-ic-v0", "llvm-ir-codesize-v0"]:
+    for env_id in [
+        "llvm-v0",
+        "llvm-ic-v0",
+        "llvm-codesize-v0",
+        "llvm-autophase-ic-v0",
+        "llvm-autophase-codesize-v0",
+        "llvm-ir-ic-v0",
+        "llvm-ir-codesize-v0",
+    ]:
         with compiler_gym.make(env_id) as env:
             assert env.benchmark == "benchmark://builtin-v0/qsort"
             obs = env.reset()
@@ -33,8 +38,12 @@ def test_unknown_id():
 
 
 def test_compiler_gym_usage_example():
-    env = compiler_gym.make("llvm-v0", benchmark="builtin-v0/qsort",
-                            observation_space="Autophase", reward_space="IrInstructionCount")
+    env = compiler_gym.make(
+        "llvm-v0",
+        benchmark="builtin-v0/qsort",
+        observation_space="Autophase",
+        reward_space="IrInstructionCount",
+    )
     observation = env.reset()
     assert observation.shape == (56,)
     observation, reward, done, info = env.step(env.action_space.flags.index("-mem2reg"))
@@ -52,10 +61,15 @@ def test_reward_equals_observation_delta(env):
     prev = ir
     for flag in ["-mem2reg", "-instcombine", "-simplifycfg"]:
         a = env.action_space.flags.index(flag)
-        _, rewards, _, _ = env.step(a, reward_spaces=["IrInstructionCount",
-                                                      "IrInstructionCountNorm",
-                                                      "IrInstructionCountOz",
-                                                      "IrInstructionCountO3"])
+        _, rewards, _, _ = env.step(
+            a,
+            reward_spaces=[
+                "IrInstructionCount",
+                "IrInstructionCountNorm",
+                "IrInstructionCountOz",
+                "IrInstructionCountO3",
+            ],
+        )
         now = env.observation["IrInstructionCount"]
         assert rewards[0] == prev - now
         assert rewards[1] == pytest.approx((prev - now) / o0)
@@ -90,12 +104,33 @@ def test_object_text_size_reward(env):
 
 def test_observation_spaces_are_the_engine_table(env):
     names = set(env.observation.spaces)
-    for name in ["Ir", "IrSha1", "Bitcode", "BitcodeFile", "InstCount", "InstCountDict",
-                 "InstCountNorm", "InstCountNormDict", "Autophase", "AutophaseDict",
-                 "IrInstructionCount", "IrInstructionCountO0", "IrInstructionCountO3",
-                 "IrInstructionCountOz", "ObjectTextSizeBytes", "ObjectTextSizeO0",
-                 "ObjectTextSizeO3", "ObjectTextSizeOz", "TextSizeBytes", "TextSizeO0",
-                 "TextSizeO3", "TextSizeOz", "IsBuildable", "IsRunnable", "CpuInfo"]:
+    for name in [
+        "Ir",
+        "IrSha1",
+        "Bitcode",
+        "BitcodeFile",
+        "InstCount",
+        "InstCountDict",
+        "InstCountNorm",
+        "InstCountNormDict",
+        "Autophase",
+        "AutophaseDict",
+        "IrInstructionCount",
+        "IrInstructionCountO0",
+        "IrInstructionCountO3",
+        "IrInstructionCountOz",
+        "ObjectTextSizeBytes",
+        "ObjectTextSizeO0",
+        "ObjectTextSizeO3",
+        "ObjectTextSizeOz",
+        "TextSizeBytes",
+        "TextSizeO0",
+        "TextSizeO3",
+        "TextSizeOz",
+        "IsBuildable",
+        "IsRunnable",
+        "CpuInfo",
+    ]:
         assert name in names
     assert len(env.reward.spaces) == 12
 
@@ -140,8 +175,10 @@ def test_multistep_and_lazy_spaces(env):
     flags = ["-mem2reg", "-instcombine", "-gvn"]
     actions = [env.action_space.flags.index(f) for f in flags]
     obs, rewards, done, info = env.multistep(
-        actions, observation_spaces=["IrInstructionCount", "Autophase"],
-        reward_spaces=["IrInstructionCount"])
+        actions,
+        observation_spaces=["IrInstructionCount", "Autophase"],
+        reward_spaces=["IrInstructionCount"],
+    )
     assert not done
     assert obs[0] == env.observation["IrInstructionCount"]
     assert obs[1].shape == (56,)
@@ -271,5 +308,7 @@ def test_crashing_pass_stays_in_its_env(failure):
         _, _, done, _ = bystander.step(bystander.action_space.flags.index("-mem2reg"))
         assert not done
         victim.reset()
-        assert victim.observation["IrInstructionCount"] == bystander.observation[
-            "IrInstructionCountO0"]
+        assert (
+            victim.observation["IrInstructionCount"]
+            == bystander.observation["IrInstructionCountO0"]
+        )

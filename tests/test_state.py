@@ -1,17 +1,19 @@
 """CompilerEnvState, its CSV form, apply and validate."""
+
 import io
 
-import pytest
-
 import compiler_gym
+import pytest
 from compiler_gym import CompilerEnvState, CompilerEnvStateReader, CompilerEnvStateWriter
 
 
 def test_state_csv_round_trip():
-    states = [CompilerEnvState("benchmark://builtin-v0/qsort", "opt -mem2reg input.bc -o output.bc",
-                               1.5, 0.25),
-              CompilerEnvState("benchmark://builtin-v0/crc32", "opt input.bc -o output.bc", 0.0,
-                               None)]
+    states = [
+        CompilerEnvState(
+            "benchmark://builtin-v0/qsort", "opt -mem2reg input.bc -o output.bc", 1.5, 0.25
+        ),
+        CompilerEnvState("benchmark://builtin-v0/crc32", "opt input.bc -o output.bc", 0.0, None),
+    ]
     buf = io.StringIO()
     writer = CompilerEnvStateWriter(buf)
     for s in states:
@@ -32,8 +34,11 @@ def test_state_csv_errors():
     with pytest.raises(ValueError):
         list(CompilerEnvStateReader(io.StringIO("benchmark,reward\nx,1\n")))
     with pytest.raises(ValueError):
-        list(CompilerEnvStateReader(io.StringIO(
-            "benchmark,reward,walltime,commandline\nx,notanumber,1,opt\n")))
+        list(
+            CompilerEnvStateReader(
+                io.StringIO("benchmark,reward,walltime,commandline\nx,notanumber,1,opt\n")
+            )
+        )
 
 
 def test_apply_and_validate():
@@ -56,8 +61,9 @@ def test_validate_catches_wrong_reward():
     with compiler_gym.make("llvm-ic-v0") as env:
         env.reset()
         env.step(env.action_space.flags.index("-mem2reg"))
-        wrong = CompilerEnvState(env.state.benchmark, env.state.commandline, 1.0,
-                                 env.episode_reward + 1.0)
+        wrong = CompilerEnvState(
+            env.state.benchmark, env.state.commandline, 1.0, env.episode_reward + 1.0
+        )
         result = env.validate(wrong)
         assert not result.okay()
         assert "Expected reward" in result.error_details()

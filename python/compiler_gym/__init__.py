@@ -5,9 +5,13 @@
 ...                         observation_space="Autophase", reward_space="IrInstructionCount")
 >>> env.reset()
 """
+
 from compiler_gym import errors
-from compiler_gym.compiler_env_state import (CompilerEnvState, CompilerEnvStateReader,
-                                             CompilerEnvStateWriter)
+from compiler_gym.compiler_env_state import (
+    CompilerEnvState,
+    CompilerEnvStateReader,
+    CompilerEnvStateWriter,
+)
 from compiler_gym.datasets import Benchmark, make_benchmark, make_benchmark_from_source
 from compiler_gym.envs import CompilerEnv, LlvmEnv
 from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
@@ -22,8 +26,20 @@ COMPILER_GYM_ENVS = env_ids()
 _register_gymnasium()
 
 __all__ = [
-    "Benchmark", "BenchmarkInitError", "CompilerEnv", "CompilerEnvState",
-    "CompilerEnvStateReader", "CompilerEnvStateWriter", "COMPILER_GYM_ENVS", "LlvmEnv",
-    "ServiceError", "SessionNotFound", "ValidationResult", "env_ids", "errors", "make",
-    "make_benchmark", "make_benchmark_from_source",
+    "Benchmark",
+    "BenchmarkInitError",
+    "CompilerEnv",
+    "CompilerEnvState",
+    "CompilerEnvStateReader",
+    "CompilerEnvStateWriter",
+    "COMPILER_GYM_ENVS",
+    "LlvmEnv",
+    "ServiceError",
+    "SessionNotFound",
+    "ValidationResult",
+    "env_ids",
+    "errors",
+    "make",
+    "make_benchmark",
+    "make_benchmark_from_source",
 ]

@@ -1,11 +1,13 @@
 """CompilerEnvState: a replayable record of an episode, and its CSV reader and writer."""
+
 from __future__ import annotations
 
 import csv
 import io
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional, TextIO
+from typing import Optional, TextIO
 
 _FIELDS = ("benchmark", "reward", "walltime", "commandline")
 
@@ -27,7 +29,7 @@ class CompilerEnvState:
         if self.walltime < 0:
             raise ValueError("walltime must be non-negative")
 
-    def reward_equals(self, other: "CompilerEnvState", rel_tol: float = 1e-5) -> bool:
+    def reward_equals(self, other: CompilerEnvState, rel_tol: float = 1e-5) -> bool:
         """Whether the rewards match to a relative tolerance (None equals None only)."""
         if self.reward is None or other.reward is None:
             return self.reward is other.reward
@@ -36,8 +38,11 @@ class CompilerEnvState:
     def __eq__(self, other) -> bool:
         if not isinstance(other, CompilerEnvState):
             return NotImplemented
-        return (self.benchmark == other.benchmark and self.commandline == other.commandline
-                and self.reward_equals(other))
+        return (
+            self.benchmark == other.benchmark
+            and self.commandline == other.commandline
+            and self.reward_equals(other)
+        )
 
     def __hash__(self) -> int:
         return hash((self.benchmark, self.commandline))
@@ -46,12 +51,18 @@ class CompilerEnvState:
         """One CSV row (no header)."""
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow([self.benchmark, "" if self.reward is None else repr(self.reward),
-                         repr(self.walltime), self.commandline])
+        writer.writerow(
+            [
+                self.benchmark,
+                "" if self.reward is None else repr(self.reward),
+                repr(self.walltime),
+                self.commandline,
+            ]
+        )
         return buf.getvalue()
 
     @classmethod
-    def from_csv(cls, row: str) -> "CompilerEnvState":
+    def from_csv(cls, row: str) -> CompilerEnvState:
         """Parses one headerless CSV row written by :meth:`to_csv`."""
         return next(iter(CompilerEnvStateReader(io.StringIO(",".join(_FIELDS) + "\n" + row))))
 
@@ -67,8 +78,14 @@ class CompilerEnvStateWriter:
         if self._header:
             self._writer.writerow(_FIELDS)
             self._header = False
-        self._writer.writerow([state.benchmark, "" if state.reward is None else repr(state.reward),
-                               repr(state.walltime), state.commandline])
+        self._writer.writerow(
+            [
+                state.benchmark,
+                "" if state.reward is None else repr(state.reward),
+                repr(state.walltime),
+                state.commandline,
+            ]
+        )
 
     def __enter__(self):
         return self
@@ -92,8 +109,11 @@ class CompilerEnvStateReader:
             try:
                 reward = row["reward"].strip()
                 yield CompilerEnvState(
-                    benchmark=row["benchmark"], commandline=row["commandline"],
-                    walltime=float(row["walltime"]), reward=float(reward) if reward else None)
+                    benchmark=row["benchmark"],
+                    commandline=row["commandline"],
+                    walltime=float(row["walltime"]),
+                    reward=float(reward) if reward else None,
+                )
             except (TypeError, ValueError) as e:
                 raise ValueError(f"Invalid state on line {line}: {e}") from e
 

@@ -4,12 +4,12 @@
 Gymnasium needs an observation and a reward on every step, so ids without defaults
 (``llvm-v0``) use ``Autophase`` and ``IrInstructionCountOz`` here unless given others.
 """
+
 from __future__ import annotations
 
 from typing import Any, Optional
 
 import gymnasium
-import numpy as np
 
 from compiler_gym import _C
 
@@ -67,5 +67,9 @@ def register_all() -> None:
         name = f"compiler_gym/{entry['id']}"
         if name in gymnasium.registry:
             continue
-        gymnasium.register(id=name, entry_point=CompilerGymnasiumEnv,
-                           kwargs={"env_id": entry["id"]}, disable_env_checker=True)
+        gymnasium.register(
+            id=name,
+            entry_point=CompilerGymnasiumEnv,
+            kwargs={"env_id": entry["id"]},
+            disable_env_checker=True,
+        )

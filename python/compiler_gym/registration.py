@@ -1,7 +1,6 @@
 """compiler_gym.make: environments by id, from the table the C++ engine exports."""
-from __future__ import annotations
 
-from typing import List
+from __future__ import annotations
 
 from compiler_gym import _C
 from compiler_gym.envs.compiler_env import CompilerEnv
@@ -10,7 +9,7 @@ from compiler_gym.envs.llvm_env import LlvmEnv
 _FAMILIES = {"llvm": LlvmEnv}
 
 
-def env_ids() -> List[str]:
+def env_ids() -> list[str]:
     """The ids of every environment ``make`` accepts."""
     return [e["id"] for e in _C.env_ids()]
 
@@ -22,7 +21,7 @@ def make(id: str, **kwargs) -> CompilerEnv:
     ``action_space``, ``datasets``.
     """
     if id.startswith("compiler_gym/"):
-        id = id[len("compiler_gym/"):]
+        id = id[len("compiler_gym/") :]
     entry = next((e for e in _C.env_ids() if e["id"] == id), None)
     if entry is None:
         raise LookupError(f"Unknown environment id {id!r}; known: {', '.join(env_ids())}")

@@ -3,13 +3,14 @@
 Nothing here lists a pass, an observation or a reward by name: the names, shapes and bounds come
 from ``compiler_gym._C``.
 """
+
 from __future__ import annotations
 
 import json
 import shlex
-import string
-from dataclasses import dataclass, field
-from typing import Any, Iterable, List, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
 
 import gymnasium
 import numpy as np
@@ -24,12 +25,17 @@ class Commandline(gymnasium.spaces.Discrete):
     'opt -add-discriminators -alignment-from-assumptions input.bc -o output.bc'
     """
 
-    def __init__(self, name: str, flags: Sequence[str], prefix: str = "opt",
-                 suffix: str = "input.bc -o output.bc"):
+    def __init__(
+        self,
+        name: str,
+        flags: Sequence[str],
+        prefix: str = "opt",
+        suffix: str = "input.bc -o output.bc",
+    ):
         super().__init__(len(flags))
         self.name = name
-        self.flags: List[str] = list(flags)
-        self.names: List[str] = [f.lstrip("-") for f in self.flags]
+        self.flags: list[str] = list(flags)
+        self.names: list[str] = [f.lstrip("-") for f in self.flags]
         self._prefix = prefix
         self._suffix = suffix
         self._index = {f: i for i, f in enumerate(self.flags)}
@@ -39,13 +45,13 @@ class Commandline(gymnasium.spaces.Discrete):
         parts = [self._prefix] + [self.flags[int(a)] for a in actions] + [self._suffix]
         return " ".join(p for p in parts if p)
 
-    def from_string(self, commandline: str) -> List[int]:
+    def from_string(self, commandline: str) -> list[int]:
         """Parses a command line made by :meth:`to_string` back into actions."""
         tokens = shlex.split(commandline)
         if self._prefix and tokens and tokens[0] in (self._prefix, self._prefix + "-19"):
             tokens = tokens[1:]
         suffix = shlex.split(self._suffix)
-        if suffix and tokens[-len(suffix):] == suffix:
+        if suffix and tokens[-len(suffix) :] == suffix:
             tokens = tokens[: -len(suffix)]
         actions = []
         for token in tokens:
@@ -84,11 +90,18 @@ class _AnySpace(gymnasium.spaces.Space):
         return f"{self._type.__name__}Space({self.name})"
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, _AnySpace) and other._type is self._type and other.name == self.name
+        return (
+            isinstance(other, _AnySpace) and other._type is self._type and other.name == self.name
+        )
 
 
-_DTYPES = {"int64": np.int64, "float32": np.float32, "float64": np.float64, "bool": np.bool_,
-           "uint8": np.uint8}
+_DTYPES = {
+    "int64": np.int64,
+    "float32": np.float32,
+    "float64": np.float64,
+    "bool": np.bool_,
+    "uint8": np.uint8,
+}
 
 
 def _bound(value: float, dtype: Any) -> Any:
@@ -106,8 +119,9 @@ def _gym_space(spec: dict) -> gymnasium.spaces.Space:
         shape = tuple(spec["shape"])
         if dtype is np.bool_:
             return gymnasium.spaces.Box(0, 1, shape=shape, dtype=np.bool_)
-        return gymnasium.spaces.Box(_bound(spec["low"], dtype), _bound(spec["high"], dtype),
-                                    shape=shape, dtype=dtype)
+        return gymnasium.spaces.Box(
+            _bound(spec["low"], dtype), _bound(spec["high"], dtype), shape=shape, dtype=dtype
+        )
     if kind == "text":
         return _AnySpace(name, str, "")
     if kind == "bytes":
@@ -131,10 +145,17 @@ class ObservationSpaceSpec:
     doc: str = ""
 
     @classmethod
-    def from_dict(cls, index: int, spec: dict) -> "ObservationSpaceSpec":
-        return cls(id=spec["name"], index=index, space=_gym_space(spec), kind=spec["kind"],
-                   dtype=spec["dtype"], deterministic=spec["deterministic"],
-                   platform_dependent=spec["platform_dependent"], doc=spec["doc"])
+    def from_dict(cls, index: int, spec: dict) -> ObservationSpaceSpec:
+        return cls(
+            id=spec["name"],
+            index=index,
+            space=_gym_space(spec),
+            kind=spec["kind"],
+            dtype=spec["dtype"],
+            deterministic=spec["deterministic"],
+            platform_dependent=spec["platform_dependent"],
+            doc=spec["doc"],
+        )
 
     @property
     def name(self) -> str:
@@ -174,14 +195,19 @@ class Reward:
     success_threshold: Optional[float] = None
 
     @classmethod
-    def from_dict(cls, index: int, spec: dict) -> "Reward":
-        return cls(name=spec["name"], index=index, cost_observation=spec["cost_observation"],
-                   initial_observation=spec["initial_observation"],
-                   baseline_observation=spec["baseline_observation"],
-                   deterministic=spec["deterministic"],
-                   platform_dependent=spec["platform_dependent"],
-                   reward_range=(spec["low"], spec["high"]), doc=spec["doc"],
-                   success_threshold=1.0 if spec["name"].endswith("Oz") else None)
+    def from_dict(cls, index: int, spec: dict) -> Reward:
+        return cls(
+            name=spec["name"],
+            index=index,
+            cost_observation=spec["cost_observation"],
+            initial_observation=spec["initial_observation"],
+            baseline_observation=spec["baseline_observation"],
+            deterministic=spec["deterministic"],
+            platform_dependent=spec["platform_dependent"],
+            reward_range=(spec["low"], spec["high"]),
+            doc=spec["doc"],
+            success_threshold=1.0 if spec["name"].endswith("Oz") else None,
+        )
 
     @property
     def id(self) -> str:

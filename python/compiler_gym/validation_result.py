@@ -1,8 +1,8 @@
 """ValidationResult: what validate() found about a state."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 
@@ -14,7 +14,7 @@ class ValidationResult:
     state: CompilerEnvState
     walltime: float
     reward_validated: bool = False
-    errors: List[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
 
     def okay(self) -> bool:
         return not self.errors

@@ -1,7 +1,8 @@
 """env.observation[...] and env.reward[...]: compute a space on demand."""
+
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 from compiler_gym.spaces import ObservationSpaceSpec, Reward
 
@@ -10,7 +11,7 @@ class ObservationView:
     """``env.observation["Autophase"]`` or ``env.observation.Autophase()`` computes the
     observation of the current state; ``spaces`` maps names to specs."""
 
-    def __init__(self, env, spaces: Dict[str, ObservationSpaceSpec]):
+    def __init__(self, env, spaces: dict[str, ObservationSpaceSpec]):
         self._env = env
         self.spaces = spaces
 
@@ -35,7 +36,7 @@ class RewardView:
     """``env.reward["IrInstructionCount"]`` computes that reward since it was last computed
     in this episode (since reset the first time)."""
 
-    def __init__(self, env, spaces: Dict[str, Reward]):
+    def __init__(self, env, spaces: dict[str, Reward]):
         self._env = env
         self.spaces = spaces
 

@@ -5,6 +5,7 @@
 For each benchmark of builtin-v0 it runs random episodes and prints the episode reward, the
 instruction count against -Oz, and the environment's steps per second.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,9 @@ def main(argv=None) -> int:
     total_steps = 0
     total_time = 0.0
     with compiler_gym.make(args.env) as env:
-        print(f"{'benchmark':<40} {'episode':>7} {'reward':>9} {'insts':>7} {'-Oz':>7} "
-              f"{'steps/s':>9}")
+        print(
+            f"{'benchmark':<40} {'episode':>7} {'reward':>9} {'insts':>7} {'-Oz':>7} {'steps/s':>9}"
+        )
         for uri in env.datasets.dataset(args.dataset).benchmark_uris():
             for episode in range(args.episodes):
                 env.reset(benchmark=uri)
@@ -42,10 +44,12 @@ def main(argv=None) -> int:
                 elapsed = time.perf_counter() - start
                 total_steps += args.steps
                 total_time += elapsed
-                print(f"{uri:<40} {episode:>7} {env.episode_reward or 0:>9.3f} "
-                      f"{env.observation['IrInstructionCount']:>7} "
-                      f"{env.observation['IrInstructionCountOz']:>7} "
-                      f"{args.steps / elapsed:>9.0f}")
+                print(
+                    f"{uri:<40} {episode:>7} {env.episode_reward or 0:>9.3f} "
+                    f"{env.observation['IrInstructionCount']:>7} "
+                    f"{env.observation['IrInstructionCountOz']:>7} "
+                    f"{args.steps / elapsed:>9.0f}"
+                )
     print(f"\n{total_steps} steps in {total_time:.2f} s: {total_steps / total_time:.0f} steps/s")
     return 0
 

@@ -1,8 +1,16 @@
 """Benchmarks and datasets."""
+
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
-from compiler_gym.datasets.dataset import Dataset, Datasets
 from compiler_gym.datasets.builtin import BuiltinDataset
+from compiler_gym.datasets.dataset import Dataset, Datasets
 from compiler_gym.datasets.make_benchmark import make_benchmark, make_benchmark_from_source
 
-__all__ = ["Benchmark", "BenchmarkUri", "Dataset", "Datasets", "BuiltinDataset",
-           "make_benchmark", "make_benchmark_from_source"]
+__all__ = [
+    "Benchmark",
+    "BenchmarkUri",
+    "Dataset",
+    "Datasets",
+    "BuiltinDataset",
+    "make_benchmark",
+    "make_benchmark_from_source",
+]

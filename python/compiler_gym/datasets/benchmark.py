@@ -1,9 +1,10 @@
 """Benchmark: one program to compile, and BenchmarkUri: its name."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Optional
 from urllib.parse import parse_qs, urlparse
 
 from compiler_gym import _C
@@ -19,10 +20,10 @@ class BenchmarkUri:
     scheme: str
     dataset: str
     path: str
-    params: Dict[str, List[str]] = field(default_factory=dict)
+    params: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
-    def from_string(cls, uri: str) -> "BenchmarkUri":
+    def from_string(cls, uri: str) -> BenchmarkUri:
         """Parses a URI string; raises ValueError when it has no dataset."""
         uri = str(uri).strip()
         if "://" not in uri:
@@ -44,7 +45,9 @@ class BenchmarkUri:
         else:
             base = f"{self.scheme}://{self.dataset}" + (f"/{self.path}" if self.path else "")
         if self.params:
-            query = "&".join(f"{k}={v}" for k, values in sorted(self.params.items()) for v in values)
+            query = "&".join(
+                f"{k}={v}" for k, values in sorted(self.params.items()) for v in values
+            )
             base += "?" + query
         return base
 
@@ -52,10 +55,18 @@ class BenchmarkUri:
 class Benchmark:
     """A program for an environment: files or in-memory IR, plus how to build and run it."""
 
-    def __init__(self, uri: str, files: Optional[List[str]] = None, data: bytes = b"",
-                 compile_args: Optional[List[str]] = None, link_args: Optional[List[str]] = None,
-                 run_args: Optional[List[str]] = None, buildable: bool = False,
-                 runnable: bool = False, expected_output: Optional[str] = None):
+    def __init__(
+        self,
+        uri: str,
+        files: Optional[list[str]] = None,
+        data: bytes = b"",
+        compile_args: Optional[list[str]] = None,
+        link_args: Optional[list[str]] = None,
+        run_args: Optional[list[str]] = None,
+        buildable: bool = False,
+        runnable: bool = False,
+        expected_output: Optional[str] = None,
+    ):
         self.uri = BenchmarkUri.from_string(uri) if not isinstance(uri, BenchmarkUri) else uri
         self.files = [str(f) for f in (files or [])]
         self.data = data
@@ -67,7 +78,7 @@ class Benchmark:
         self.expected_output = expected_output
 
     @classmethod
-    def from_file(cls, uri: str, path: str) -> "Benchmark":
+    def from_file(cls, uri: str, path: str) -> Benchmark:
         """A benchmark from a bitcode, IR or source file."""
         path = Path(path)
         if not path.is_file():
@@ -75,11 +86,11 @@ class Benchmark:
         return cls(uri, files=[str(path.resolve())])
 
     @classmethod
-    def from_file_contents(cls, uri: str, data: bytes) -> "Benchmark":
+    def from_file_contents(cls, uri: str, data: bytes) -> Benchmark:
         """A benchmark from bitcode or text IR held in memory."""
         return cls(uri, data=data)
 
-    def to_engine(self) -> "_C.Benchmark":
+    def to_engine(self) -> _C.Benchmark:
         """The engine's view of this benchmark."""
         b = _C.Benchmark()
         b.uri = str(self.uri)

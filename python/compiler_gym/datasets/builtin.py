@@ -1,9 +1,10 @@
 """benchmark://builtin-v0: C programs written for this project, runnable and self-checking."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cached_property
-from typing import Iterator
 
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
@@ -18,7 +19,9 @@ class BuiltinDataset(Dataset):
         super().__init__(
             name="benchmark://builtin-v0",
             description="C programs in the domains of cBench/MiBench, written for compiler_gym",
-            license="MIT", sort_order=-10)
+            license="MIT",
+            sort_order=-10,
+        )
 
     @property
     def size(self) -> int:
@@ -40,8 +43,14 @@ class BuiltinDataset(Dataset):
         dataset = uri.params.get("dataset", ["1"])[0]
         if dataset not in entry["datasets"]:
             raise LookupError(
-                f"{uri}: no input dataset {dataset!r} (choose from {sorted(entry['datasets'])})")
+                f"{uri}: no input dataset {dataset!r} (choose from {sorted(entry['datasets'])})"
+            )
         return Benchmark(
-            str(uri), files=[str(self._root / "src" / f"{uri.path}.c")],
-            link_args=["-lm"] if entry.get("needs_libm") else [], run_args=[dataset],
-            buildable=True, runnable=True, expected_output=entry["datasets"][dataset])
+            str(uri),
+            files=[str(self._root / "src" / f"{uri.path}.c")],
+            link_args=["-lm"] if entry.get("needs_libm") else [],
+            run_args=[dataset],
+            buildable=True,
+            runnable=True,
+            expected_output=entry["datasets"][dataset],
+        )

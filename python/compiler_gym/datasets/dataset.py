@@ -1,8 +1,10 @@
 """Dataset: a named collection of benchmarks, and Datasets: the collections an env knows."""
+
 from __future__ import annotations
 
 import itertools
-from typing import Dict, Iterable, Iterator, List, Optional
+from collections.abc import Iterable, Iterator
+from typing import Optional
 
 import numpy as np
 
@@ -13,8 +15,15 @@ class Dataset:
     """Base class of datasets. Subclasses implement :meth:`benchmark_uris` and
     :meth:`benchmark_from_parsed_uri`."""
 
-    def __init__(self, name: str, description: str, license: str, size: int = 0,
-                 sort_order: int = 0, deprecated: bool = False):
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        license: str,
+        size: int = 0,
+        sort_order: int = 0,
+        deprecated: bool = False,
+    ):
         self.name = name
         self.description = description
         self.license = license
@@ -70,7 +79,7 @@ class Datasets:
     """The datasets of an environment, iterated in (sort order, name) order."""
 
     def __init__(self, datasets: Iterable[Dataset]):
-        self._datasets: Dict[str, Dataset] = {}
+        self._datasets: dict[str, Dataset] = {}
         for d in datasets:
             self._datasets[d.name] = d
 
@@ -122,12 +131,13 @@ class Datasets:
                 if uri is not None:
                     yield uri
 
-    def random_benchmark(self, random_state: Optional[np.random.Generator] = None,
-                         weighted: bool = False) -> Benchmark:
+    def random_benchmark(
+        self, random_state: Optional[np.random.Generator] = None, weighted: bool = False
+    ) -> Benchmark:
         """A random benchmark: a random dataset, then a random benchmark of it (or, with
         ``weighted``, datasets weighted by their size)."""
         rng = random_state or np.random.default_rng()
-        datasets: List[Dataset] = list(self.datasets())
+        datasets: list[Dataset] = list(self.datasets())
         if weighted:
             sizes = np.array([d.size for d in datasets], dtype=float)
             if (sizes == 0).any():

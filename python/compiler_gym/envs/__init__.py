@@ -1,4 +1,5 @@
 """Environments."""
+
 from compiler_gym.envs.compiler_env import CompilerEnv
 from compiler_gym.envs.llvm_env import LlvmEnv
 

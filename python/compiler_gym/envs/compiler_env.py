@@ -1,9 +1,11 @@
 """CompilerEnv: the CompilerGym API over one C++ environment."""
+
 from __future__ import annotations
 
 import math
 import time
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from collections.abc import Iterable, Sequence
+from typing import Any, Optional, Union
 
 import gymnasium
 
@@ -27,10 +29,15 @@ class CompilerEnv:
     >>> observation, reward, done, info = env.step(env.action_space.sample())
     """
 
-    def __init__(self, env_id: str, datasets: Datasets,
-                 benchmark: Optional[Union[str, Benchmark]] = None,
-                 observation_space: ObservationSpaceArg = None,
-                 reward_space: RewardSpaceArg = None, action_space: Optional[str] = None):
+    def __init__(
+        self,
+        env_id: str,
+        datasets: Datasets,
+        benchmark: Optional[Union[str, Benchmark]] = None,
+        observation_space: ObservationSpaceArg = None,
+        reward_space: RewardSpaceArg = None,
+        action_space: Optional[str] = None,
+    ):
         entry = next((e for e in _C.env_ids() if e["id"] == env_id), None)
         if entry is None:
             raise LookupError(f"Unknown environment: {env_id}")
@@ -38,13 +45,19 @@ class CompilerEnv:
         self._entry = entry
         self._env = _C.make_env(env_id)
         spec = _C.env_spec(env_id)
-        self.action_spaces: List[Commandline] = [
-            self._make_action_space(a) for a in spec["action_spaces"]]
-        self.observation = ObservationView(self, {
-            s["name"]: ObservationSpaceSpec.from_dict(i, s)
-            for i, s in enumerate(spec["observation_spaces"])})
-        self.reward = RewardView(self, {
-            r["name"]: Reward.from_dict(i, r) for i, r in enumerate(spec["reward_spaces"])})
+        self.action_spaces: list[Commandline] = [
+            self._make_action_space(a) for a in spec["action_spaces"]
+        ]
+        self.observation = ObservationView(
+            self,
+            {
+                s["name"]: ObservationSpaceSpec.from_dict(i, s)
+                for i, s in enumerate(spec["observation_spaces"])
+            },
+        )
+        self.reward = RewardView(
+            self, {r["name"]: Reward.from_dict(i, r) for i, r in enumerate(spec["reward_spaces"])}
+        )
         self.datasets = datasets
         self.action_space: Commandline = self.action_spaces[0]
         if action_space is not None:
@@ -55,15 +68,19 @@ class CompilerEnv:
         self.benchmark = benchmark or entry["default_benchmark"]
         self._observation_space: Optional[ObservationSpaceSpec] = None
         self._reward_space: Optional[Reward] = None
-        self.observation_space = (observation_space if observation_space is not None
-                                  else entry["default_observation"] or None)
-        self.reward_space = (reward_space if reward_space is not None
-                             else entry["default_reward"] or None)
-        self.actions: List[int] = []
+        self.observation_space = (
+            observation_space
+            if observation_space is not None
+            else entry["default_observation"] or None
+        )
+        self.reward_space = (
+            reward_space if reward_space is not None else entry["default_reward"] or None
+        )
+        self.actions: list[int] = []
         self.episode_reward: Optional[float] = None
         self.episode_walltime: float = 0.0
         self._episode_start = time.time()
-        self.reward_range: Tuple[float, float] = (-math.inf, math.inf)
+        self.reward_range: tuple[float, float] = (-math.inf, math.inf)
 
     # ---------------------------------------------------------------------------------------
     # Spaces and benchmark.
@@ -111,8 +128,9 @@ class CompilerEnv:
             if space not in self.reward.spaces:
                 raise LookupError(f"Unknown reward space: {space!r}")
             self._reward_space = self.reward.spaces[space]
-        self.reward_range = (self._reward_space.reward_range if self._reward_space
-                             else (-math.inf, math.inf))
+        self.reward_range = (
+            self._reward_space.reward_range if self._reward_space else (-math.inf, math.inf)
+        )
 
     @property
     def benchmark(self) -> Benchmark:
@@ -132,10 +150,13 @@ class CompilerEnv:
     # ---------------------------------------------------------------------------------------
     # Episodes.
 
-    def reset(self, benchmark: Optional[Union[str, Benchmark]] = None,
-              action_space: Optional[str] = None,
-              observation_space: ObservationSpaceArg = "default",
-              reward_space: RewardSpaceArg = "default") -> Any:
+    def reset(
+        self,
+        benchmark: Optional[Union[str, Benchmark]] = None,
+        action_space: Optional[str] = None,
+        observation_space: ObservationSpaceArg = "default",
+        reward_space: RewardSpaceArg = "default",
+    ) -> Any:
         """Starts an episode; returns the observation of the default space (or None)."""
         if benchmark is not None:
             self.benchmark = benchmark
@@ -164,16 +185,20 @@ class CompilerEnv:
     def _reward(self, reward: Reward) -> float:
         return self._env.reward(reward.index)
 
-    def _resolve_observations(self, spaces) -> List[ObservationSpaceSpec]:
+    def _resolve_observations(self, spaces) -> list[ObservationSpaceSpec]:
         return [self.observation.spaces[s] if isinstance(s, str) else s for s in spaces]
 
-    def _resolve_rewards(self, spaces) -> List[Reward]:
+    def _resolve_rewards(self, spaces) -> list[Reward]:
         return [self.reward.spaces[s] if isinstance(s, str) else s for s in spaces]
 
-    def multistep(self, actions: Iterable[int],
-                  observation_spaces: Optional[Sequence[ObservationSpaceArg]] = None,
-                  reward_spaces: Optional[Sequence[RewardSpaceArg]] = None,
-                  observations=None, rewards=None):
+    def multistep(
+        self,
+        actions: Iterable[int],
+        observation_spaces: Optional[Sequence[ObservationSpaceArg]] = None,
+        reward_spaces: Optional[Sequence[RewardSpaceArg]] = None,
+        observations=None,
+        rewards=None,
+    ):
         """Applies the actions in order, then computes observations and rewards once.
 
         Returns ``(observation, reward, done, info)``; with ``observation_spaces`` or
@@ -182,13 +207,20 @@ class CompilerEnv:
         observation_spaces = observation_spaces if observations is None else observations
         reward_spaces = reward_spaces if rewards is None else rewards
         n = self.action_space.n
-        actions = [a if type(a) is int and 0 <= a < n else self._check_action(a)  # noqa: E721
-                   for a in actions]
-        obs_specs = (self._resolve_observations(observation_spaces)
-                     if observation_spaces is not None
-                     else ([self._observation_space] if self._observation_space else []))
-        reward_specs = (self._resolve_rewards(reward_spaces) if reward_spaces is not None
-                        else ([self._reward_space] if self._reward_space else []))
+        actions = [
+            a if type(a) is int and 0 <= a < n else self._check_action(a)  # noqa: E721
+            for a in actions
+        ]
+        obs_specs = (
+            self._resolve_observations(observation_spaces)
+            if observation_spaces is not None
+            else ([self._observation_space] if self._observation_space else [])
+        )
+        reward_specs = (
+            self._resolve_rewards(reward_spaces)
+            if reward_spaces is not None
+            else ([self._reward_space] if self._reward_space else [])
+        )
 
         # The engine raises SessionNotFound when no episode is in progress.
         no_effect, done, error_type, error_details, compute, verify = self._env.step(actions)
@@ -197,7 +229,7 @@ class CompilerEnv:
         self._last_verify_seconds = verify
         self.actions += actions
         self.episode_walltime = time.time() - self._episode_start
-        info: Dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}
+        info: dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}
         if done:
             info["error_type"] = error_type
             info["error_details"] = error_details
@@ -222,10 +254,14 @@ class CompilerEnv:
             reward = rewards_out
         return observation, reward, done, info
 
-    def step(self, action: Union[int, Iterable[int]],
-             observation_spaces: Optional[Sequence[ObservationSpaceArg]] = None,
-             reward_spaces: Optional[Sequence[RewardSpaceArg]] = None,
-             observations=None, rewards=None):
+    def step(
+        self,
+        action: Union[int, Iterable[int]],
+        observation_spaces: Optional[Sequence[ObservationSpaceArg]] = None,
+        reward_spaces: Optional[Sequence[RewardSpaceArg]] = None,
+        observations=None,
+        rewards=None,
+    ):
         """Applies one action. Returns ``(observation, reward, done, info)``."""
         actions = [action] if not isinstance(action, (list, tuple)) else action
         return self.multistep(actions, observation_spaces, reward_spaces, observations, rewards)
@@ -246,17 +282,20 @@ class CompilerEnv:
         """The command line that reproduces this episode's actions."""
         return self.action_space.to_string(self.actions)
 
-    def commandline_to_actions(self, commandline: str) -> List[int]:
+    def commandline_to_actions(self, commandline: str) -> list[int]:
         return self.action_space.from_string(commandline)
 
     @property
     def state(self) -> CompilerEnvState:
         """A replayable record of the episode so far."""
-        return CompilerEnvState(benchmark=str(self.benchmark.uri), commandline=self.commandline(),
-                                walltime=time.time() - self._episode_start,
-                                reward=self.episode_reward)
+        return CompilerEnvState(
+            benchmark=str(self.benchmark.uri),
+            commandline=self.commandline(),
+            walltime=time.time() - self._episode_start,
+            reward=self.episode_reward,
+        )
 
-    def fork(self) -> "CompilerEnv":
+    def fork(self) -> CompilerEnv:
         """An independent deep copy: same program, actions, episode reward and reward
         bookkeeping. ``fork().step(a)`` gives what ``step(a)`` gives."""
         if not self.in_episode:
@@ -283,26 +322,35 @@ class CompilerEnv:
         reproduces the recorded reward (relative tolerance 1e-5)."""
         state = state or self.state
         start = time.time()
-        errors: List[str] = []
-        replay = type(self)(self.env_id, datasets=self.datasets, benchmark=state.benchmark,
-                            reward_space=self.reward_space)
+        errors: list[str] = []
+        replay = type(self)(
+            self.env_id,
+            datasets=self.datasets,
+            benchmark=state.benchmark,
+            reward_space=self.reward_space,
+        )
         try:
             replay.apply(state)
             replayed = replay.state
             reward_validated = state.reward is not None and replay.reward_space is not None
             if reward_validated and not state.reward_equals(replayed):
-                errors.append(f"Expected reward {state.reward} but received reward "
-                              f"{replayed.reward}")
+                errors.append(
+                    f"Expected reward {state.reward} but received reward {replayed.reward}"
+                )
             errors += replay._semantic_validation_errors()
         except (ValueError, OSError) as e:
             errors.append(str(e))
             reward_validated = False
         finally:
             replay.close()
-        return ValidationResult(state=state, walltime=time.time() - start,
-                                reward_validated=reward_validated, errors=errors)
+        return ValidationResult(
+            state=state,
+            walltime=time.time() - start,
+            reward_validated=reward_validated,
+            errors=errors,
+        )
 
-    def _semantic_validation_errors(self) -> List[str]:
+    def _semantic_validation_errors(self) -> list[str]:
         return []
 
     def close(self) -> None:

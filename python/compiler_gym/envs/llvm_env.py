@@ -1,4 +1,5 @@
 """LlvmEnv: LLVM 19 phase ordering."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Where compiler_gym keeps its files: package data, site data, and caches."""
+
 import os
 from pathlib import Path
 
