@@ -4,62 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "engine/registry.h"
+#include "engine/test_envs.h"
 
 namespace compiler_gym {
 namespace {
 
-// State: a cost that each action lowers by (action + 1). Observations: the cost, the initial
-// cost (10), and a baseline (4).
-class CounterEnv final : public Env {
- public:
-  const EnvSpec& Spec() const override {
-    static const EnvSpec spec = [] {
-      EnvSpec s;
-      s.family = "counter";
-      s.action_spaces = {{"dec", {"-1", "-2", "-3"}, ""}};
-      for (const char* name : {"Cost", "CostO0", "CostOz"}) {
-        SpaceSpec o;
-        o.name = name;
-        o.dtype = DType::kInt64;
-        s.observation_spaces.push_back(o);
-      }
-      s.reward_spaces = {
-          {"Delta", "Cost", "CostO0", "", RewardKind::kDelta},
-          {"Norm", "Cost", "CostO0", "", RewardKind::kNormByInitial},
-          {"Oz", "Cost", "CostO0", "CostOz", RewardKind::kNormByBaseline},
-      };
-      return s;
-    }();
-    return spec;
-  }
-  StatusOr<Observation> Observe(int index) override {
-    const int64_t values[] = {cost_, 10, 4};
-    return Observation(values[index]);
-  }
-
- protected:
-  Status DoReset(const Benchmark& benchmark) override {
-    if (benchmark.uri == "bad") return BenchmarkInitError("bad benchmark");
-    cost_ = 10;
-    return Status::Ok();
-  }
-  StatusOr<StepOutcome> DoStep(std::span<const int> actions) override {
-    StepOutcome out;
-    for (int a : actions) {
-      cost_ -= a + 1;
-      out.action_had_no_effect = false;
-    }
-    return out;
-  }
-  StatusOr<std::unique_ptr<Env>> DoFork() override {
-    auto copy = std::make_unique<CounterEnv>();
-    copy->cost_ = cost_;
-    return std::unique_ptr<Env>(std::move(copy));
-  }
-
- private:
-  int64_t cost_ = 10;
-};
+using testing::CounterEnv;
 
 Benchmark B(const std::string& uri) { return Benchmark{.uri = uri}; }
 

@@ -1,0 +1,114 @@
+#include "engine/slab.h"
+
+#include <cstring>
+#include <type_traits>
+
+namespace compiler_gym {
+
+size_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kInt64: return 8;
+    case DType::kFloat64: return 8;
+    case DType::kFloat32: return 4;
+    case DType::kBool: return 1;
+    case DType::kUint8: return 1;
+    case DType::kNone: return 1;
+  }
+  return 1;
+}
+
+Slab::Slab(SpaceSpec spec, int64_t rows) : spec_(std::move(spec)), rows_(rows) {
+  fixed_ = (spec_.kind == SpaceKind::kScalar || spec_.kind == SpaceKind::kVector) &&
+           spec_.dtype != DType::kNone;
+  for (int64_t d : spec_.shape) {
+    if (d < 0) fixed_ = false;
+  }
+  element_size_ = DTypeSize(spec_.dtype);
+  if (fixed_) {
+    for (int64_t d : spec_.shape) width_ *= d;
+    bytes_.assign(static_cast<size_t>(rows_ * width_) * element_size_, 0);
+  } else {
+    variable_.resize(rows_);
+  }
+}
+
+std::vector<int64_t> Slab::shape() const {
+  std::vector<int64_t> shape = {rows_};
+  if (spec_.kind == SpaceKind::kVector) shape.insert(shape.end(), spec_.shape.begin(), spec_.shape.end());
+  return shape;
+}
+
+void Slab::Clear(int64_t row) {
+  if (fixed_) {
+    std::memset(bytes_.data() + row * width_ * element_size_, 0, width_ * element_size_);
+  } else {
+    variable_[row].clear();
+  }
+}
+
+namespace {
+
+// Converts one element to the slab's dtype.
+template <typename From>
+void Store(DType dtype, unsigned char* out, From value) {
+  switch (dtype) {
+    case DType::kInt64: { int64_t v = static_cast<int64_t>(value); std::memcpy(out, &v, 8); break; }
+    case DType::kFloat64: { double v = static_cast<double>(value); std::memcpy(out, &v, 8); break; }
+    case DType::kFloat32: { float v = static_cast<float>(value); std::memcpy(out, &v, 4); break; }
+    case DType::kBool: *out = value ? 1 : 0; break;
+    case DType::kUint8: *out = static_cast<unsigned char>(value); break;
+    case DType::kNone: break;
+  }
+}
+
+template <typename T>
+std::string PackVector(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+}  // namespace
+
+Status Slab::Write(int64_t row, const Observation& value) {
+  if (row < 0 || row >= rows_) return OutOfRange("slab row out of range");
+  if (!fixed_) {
+    std::string& out = variable_[row];
+    if (const auto* t = std::get_if<Text>(&value)) out = t->data;
+    else if (const auto* b = std::get_if<Bytes>(&value)) out = b->data;
+    else if (const auto* j = std::get_if<Json>(&value)) out = j->data;
+    else if (const auto* vi = std::get_if<std::vector<int64_t>>(&value)) out = PackVector(*vi);
+    else if (const auto* vf = std::get_if<std::vector<float>>(&value)) out = PackVector(*vf);
+    else if (const auto* vd = std::get_if<std::vector<double>>(&value)) out = PackVector(*vd);
+    else return InvalidArgument("observation " + spec_.name + " does not fit a variable slab");
+    return Status::Ok();
+  }
+  unsigned char* out = bytes_.data() + row * width_ * element_size_;
+  auto write_all = [&](const auto& values) -> Status {
+    if (static_cast<int64_t>(values.size()) != width_) {
+      return InvalidArgument("observation " + spec_.name + " has " +
+                             std::to_string(values.size()) + " elements, expected " +
+                             std::to_string(width_));
+    }
+    for (size_t i = 0; i < values.size(); ++i) Store(spec_.dtype, out + i * element_size_, values[i]);
+    return Status::Ok();
+  };
+  if (const auto* i = std::get_if<int64_t>(&value)) return write_all(std::vector<int64_t>{*i});
+  if (const auto* d = std::get_if<double>(&value)) return write_all(std::vector<double>{*d});
+  if (const auto* b = std::get_if<bool>(&value)) return write_all(std::vector<int64_t>{*b ? 1 : 0});
+  if (const auto* vi = std::get_if<std::vector<int64_t>>(&value)) return write_all(*vi);
+  if (const auto* vf = std::get_if<std::vector<float>>(&value)) return write_all(*vf);
+  if (const auto* vd = std::get_if<std::vector<double>>(&value)) return write_all(*vd);
+  return InvalidArgument("observation " + spec_.name + " does not fit a fixed slab");
+}
+
+void Slab::Pack(const std::vector<int64_t>& rows, std::string* values,
+                std::vector<int64_t>* offsets) const {
+  values->clear();
+  offsets->assign(1, 0);
+  for (int64_t row : rows) {
+    const std::string& bytes = variable_[row];
+    values->append(bytes);
+    offsets->push_back(offsets->back() + static_cast<int64_t>(bytes.size() / element_size_));
+  }
+}
+
+}  // namespace compiler_gym

@@ -1,0 +1,65 @@
+#include "engine/slab.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace compiler_gym {
+namespace {
+
+TEST(Slab, FixedVectorRowsAreContiguous) {
+  Slab slab(SpaceSpec{"v", SpaceKind::kVector, DType::kInt64, {3}}, 2);
+  ASSERT_TRUE(slab.fixed());
+  EXPECT_EQ(slab.shape(), (std::vector<int64_t>{2, 3}));
+  ASSERT_TRUE(slab.Write(1, Observation(std::vector<int64_t>{7, 8, 9})).ok());
+  const auto* data = static_cast<const int64_t*>(slab.data());
+  EXPECT_EQ(data[0], 0);
+  EXPECT_EQ(data[3], 7);
+  EXPECT_EQ(data[5], 9);
+  slab.Clear(1);
+  EXPECT_EQ(data[5], 0);
+}
+
+TEST(Slab, ConvertsToTheSlabDtype) {
+  Slab slab(SpaceSpec{"f", SpaceKind::kVector, DType::kFloat32, {2}}, 1);
+  ASSERT_TRUE(slab.Write(0, Observation(std::vector<int64_t>{1, 3})).ok());
+  const auto* data = static_cast<const float*>(slab.data());
+  EXPECT_FLOAT_EQ(data[1], 3.0f);
+  Slab scalar(SpaceSpec{"s", SpaceKind::kScalar, DType::kFloat64, {}}, 3);
+  EXPECT_EQ(scalar.shape(), (std::vector<int64_t>{3}));
+  ASSERT_TRUE(scalar.Write(2, Observation(int64_t{5})).ok());
+  EXPECT_DOUBLE_EQ(static_cast<const double*>(scalar.data())[2], 5.0);
+}
+
+TEST(Slab, RejectsWhatDoesNotFit) {
+  Slab slab(SpaceSpec{"v", SpaceKind::kVector, DType::kInt64, {3}}, 1);
+  EXPECT_EQ(slab.Write(0, Observation(std::vector<int64_t>{1, 2})).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(slab.Write(0, Observation(Text{"x"})).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(slab.Write(4, Observation(std::vector<int64_t>{1, 2, 3})).code(),
+            StatusCode::kOutOfRange);
+}
+
+TEST(Slab, VariableRowsPackIntoValuesAndOffsets) {
+  Slab text(SpaceSpec{"t", SpaceKind::kText, DType::kNone, {-1}}, 3);
+  ASSERT_FALSE(text.fixed());
+  ASSERT_TRUE(text.Write(0, Observation(Text{"ab"})).ok());
+  ASSERT_TRUE(text.Write(2, Observation(Text{"cde"})).ok());
+  std::string values;
+  std::vector<int64_t> offsets;
+  text.Pack({2, 0, 1}, &values, &offsets);
+  EXPECT_EQ(values, "cdeab");
+  EXPECT_EQ(offsets, (std::vector<int64_t>{0, 3, 5, 5}));
+
+  Slab ragged(SpaceSpec{"r", SpaceKind::kRagged, DType::kInt64, {-1}}, 2);
+  ASSERT_TRUE(ragged.Write(0, Observation(std::vector<int64_t>{4, 5, 6})).ok());
+  ASSERT_TRUE(ragged.Write(1, Observation(std::vector<int64_t>{7})).ok());
+  ragged.Pack({0, 1}, &values, &offsets);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{0, 3, 4}));
+  int64_t last;
+  std::memcpy(&last, values.data() + 3 * 8, 8);
+  EXPECT_EQ(last, 7);
+}
+
+}  // namespace
+}  // namespace compiler_gym

@@ -1,0 +1,446 @@
+#include "engine/vec_env.h"
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace compiler_gym {
+
+namespace {
+
+// SplitMix64: decorrelates the per-env seeds derived from (seed, env index).
+uint64_t MixSeed(uint64_t seed, uint64_t env_id) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (env_id + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// What one env produced in its last step or reset.
+struct Row {
+  std::vector<Observation> observations;
+  std::vector<Observation> final_observations;
+  std::vector<double> rewards;
+  bool terminated = false;
+  bool truncated = false;
+  bool no_effect = true;
+  bool is_reset = false;
+  bool has_final = false;
+  int64_t elapsed = 0;
+  int64_t episode = 0;
+  Status error;
+};
+
+struct Slot {
+  std::unique_ptr<Env> env;
+  std::mt19937_64 rng;
+  int64_t episode = -1;
+  int64_t elapsed = 0;
+  bool needs_reset = true;
+  bool in_flight = false;
+  std::vector<double> episode_rewards;
+  Row row;
+};
+
+// TBB caps its workers at cores - 1 unless told otherwise, which would leave an async arena of
+// num_threads slots with too few (on one core, none) workers to run what send() queues. This
+// raises the process-wide cap to the largest num_threads asked for; it never lowers it.
+void EnsureWorkerThreads(int num_threads) {
+  static std::mutex mu;
+  static std::unique_ptr<oneapi::tbb::global_control> control;
+  static size_t current = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  const size_t wanted = static_cast<size_t>(num_threads) + 1;  // + the calling thread
+  if (wanted <= current) return;
+  auto next = std::make_unique<oneapi::tbb::global_control>(
+      oneapi::tbb::global_control::max_allowed_parallelism,
+      std::max(wanted, static_cast<size_t>(std::thread::hardware_concurrency())));
+  control = std::move(next);
+  current = wanted;
+}
+
+}  // namespace
+
+struct VecEnv::Impl {
+  VecEnvConfig config;
+  BenchmarkSampler sampler;
+  std::vector<Slot> slots;
+  const EnvSpec* spec = nullptr;
+  std::vector<int> observation_indices;
+  std::vector<int> reward_indices;
+  std::vector<SpaceSpec> observation_specs;
+  std::unique_ptr<oneapi::tbb::task_arena> arena;
+  oneapi::tbb::task_group async_tasks;  // runs inside the arena
+
+  // Async bookkeeping.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<int> finished;
+  int in_flight = 0;
+
+  // Slab sets handed out in batches; reused once no batch holds them.
+  std::vector<std::shared_ptr<SlabSet>> slab_pool;
+
+  // --- per-env work (runs on the arena's workers) ---------------------------------------
+
+  void Observe(Slot& slot, Row& row, std::vector<Observation>& out) {
+    out.assign(observation_indices.size(), Observation{});
+    for (size_t k = 0; k < observation_indices.size() && row.error.ok(); ++k) {
+      StatusOr<Observation> value = slot.env->Observe(observation_indices[k]);
+      if (!value.ok()) {
+        row.error = value.status();
+        row.terminated = true;
+      } else {
+        out[k] = std::move(value).value();
+      }
+    }
+  }
+
+  void ResetSlot(int id, Row& row) {
+    Slot& slot = slots[id];
+    ++slot.episode;
+    row.episode = slot.episode;
+    Status status = slot.env->Reset(sampler(id, slot.episode, slot.rng));
+    if (!status.ok()) {
+      row.error = status;
+      row.terminated = true;
+      slot.needs_reset = true;  // the sampler may pick a loadable benchmark next time
+      return;
+    }
+    slot.needs_reset = false;
+    slot.elapsed = 0;
+    slot.episode_rewards.assign(reward_indices.size(), 0.0);
+    row.is_reset = true;
+    row.elapsed = 0;
+    Observe(slot, row, row.observations);
+    // Computing each reward once fixes its starting point at the episode's first state.
+    for (int r : reward_indices) {
+      if (!row.error.ok()) break;
+      StatusOr<double> reward = slot.env->Reward(r);
+      if (!reward.ok()) {
+        row.error = reward.status();
+        row.terminated = true;
+      }
+    }
+    if (!row.error.ok()) slot.needs_reset = true;
+  }
+
+  void StepSlot(int id, std::span<const int> actions) {
+    Slot& slot = slots[id];
+    Row& row = slot.row;
+    row = Row{};
+    row.rewards.assign(reward_indices.size(), 0.0);
+    try {
+      if (slot.needs_reset) {
+        ResetSlot(id, row);
+        return;
+      }
+      row.episode = slot.episode;
+      StatusOr<StepOutcome> outcome = slot.env->Step(actions);
+      ++slot.elapsed;
+      row.elapsed = slot.elapsed;
+      if (!outcome.ok()) {
+        row.error = outcome.status();
+        row.terminated = true;
+      } else {
+        row.no_effect = outcome->action_had_no_effect;
+        if (outcome->done) {
+          row.error = outcome->error;
+          row.terminated = true;
+        }
+      }
+      if (!row.terminated) {
+        Observe(slot, row, row.observations);
+        for (size_t k = 0; k < reward_indices.size() && !row.terminated; ++k) {
+          StatusOr<double> reward = slot.env->Reward(reward_indices[k]);
+          if (!reward.ok()) {
+            row.error = reward.status();
+            row.terminated = true;
+          } else {
+            row.rewards[k] = *reward;
+          }
+        }
+      }
+      if (row.terminated) {
+        // An episode that ends in an error is worth nothing: undo what it earned.
+        for (size_t k = 0; k < row.rewards.size(); ++k) row.rewards[k] = -slot.episode_rewards[k];
+        row.observations.assign(observation_indices.size(), Observation{});
+      }
+      for (size_t k = 0; k < row.rewards.size(); ++k) slot.episode_rewards[k] += row.rewards[k];
+      if (!row.terminated && config.max_episode_steps > 0 &&
+          slot.elapsed >= config.max_episode_steps) {
+        row.truncated = true;
+      }
+      if (row.terminated || row.truncated) {
+        slot.needs_reset = true;
+        if (config.autoreset == AutoReset::kSameStep) {
+          row.final_observations = std::move(row.observations);
+          row.has_final = true;
+          Row fresh;
+          ResetSlot(id, fresh);
+          row.observations = std::move(fresh.observations);
+          row.is_reset = fresh.is_reset;
+          if (!fresh.error.ok() && row.error.ok()) row.error = fresh.error;
+        }
+      }
+    } catch (const std::exception& e) {
+      row = Row{};
+      row.rewards.assign(reward_indices.size(), 0.0);
+      row.error = Internal(std::string("exception in environment: ") + e.what());
+      row.terminated = true;
+      slot.needs_reset = true;
+    } catch (...) {
+      row = Row{};
+      row.rewards.assign(reward_indices.size(), 0.0);
+      row.error = Internal("unknown exception in environment");
+      row.terminated = true;
+      slot.needs_reset = true;
+    }
+  }
+
+  // --- batches ---------------------------------------------------------------------------
+
+  std::shared_ptr<SlabSet> AcquireSlabs(int64_t rows) {
+    for (auto& slabs : slab_pool) {
+      // Only the pool holds it: no batch (and so no tensor) can see what we write.
+      if (slabs.use_count() == 1 && slabs->size() == observation_specs.size() &&
+          (slabs->size() == 0 || slabs->slab(0).rows() == rows)) {
+        return slabs;
+      }
+    }
+    auto slabs = std::make_shared<SlabSet>(observation_specs, rows);
+    if (slab_pool.size() < 8) slab_pool.push_back(slabs);
+    return slabs;
+  }
+
+  BatchPtr MakeBatch(const std::vector<int>& ids) {
+    auto batch = std::make_shared<Batch>();
+    const size_t n = ids.size();
+    const size_t r = reward_indices.size();
+    batch->env_ids.assign(ids.begin(), ids.end());
+    batch->rewards.resize(n * r);
+    batch->terminated.resize(n);
+    batch->truncated.resize(n);
+    batch->action_had_no_effect.resize(n);
+    batch->elapsed_steps.resize(n);
+    batch->episode.resize(n);
+    batch->is_reset.resize(n);
+    batch->errors.resize(n);
+    batch->slabs = AcquireSlabs(static_cast<int64_t>(n));
+    bool any_final = false;
+    for (int id : ids) any_final |= slots[id].row.has_final;
+    if (any_final) batch->final_slabs = std::make_shared<SlabSet>(observation_specs, n);
+    auto fill = [&](size_t j) {
+      const Row& row = slots[ids[j]].row;
+      for (size_t k = 0; k < r; ++k) batch->rewards[j * r + k] = row.rewards.empty() ? 0 : row.rewards[k];
+      batch->terminated[j] = row.terminated;
+      batch->truncated[j] = row.truncated;
+      batch->action_had_no_effect[j] = row.no_effect;
+      batch->elapsed_steps[j] = row.elapsed;
+      batch->episode[j] = row.episode;
+      batch->is_reset[j] = row.is_reset;
+      batch->errors[j] = row.error;
+      for (size_t k = 0; k < observation_specs.size(); ++k) {
+        Slab& slab = batch->slabs->slab(k);
+        if (k >= row.observations.size() ||
+            std::holds_alternative<std::monostate>(row.observations[k]) ||
+            !slab.Write(static_cast<int64_t>(j), row.observations[k]).ok()) {
+          slab.Clear(static_cast<int64_t>(j));
+        }
+        if (batch->final_slabs) {
+          Slab& final_slab = batch->final_slabs->slab(k);
+          if (row.has_final && k < row.final_observations.size() &&
+              final_slab.Write(static_cast<int64_t>(j), row.final_observations[k]).ok()) {
+            continue;
+          }
+          final_slab.Clear(static_cast<int64_t>(j));
+        }
+      }
+    };
+    if (n >= 256) {
+      arena->execute([&] { oneapi::tbb::parallel_for(size_t{0}, n, fill); });
+    } else {
+      for (size_t j = 0; j < n; ++j) fill(j);
+    }
+    return batch;
+  }
+
+  void WaitForAsync() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [this] { return in_flight == 0; });
+  }
+};
+
+StatusOr<std::unique_ptr<VecEnv>> VecEnv::Create(EnvFactory factory, BenchmarkSampler sampler,
+                                                 VecEnvConfig config) {
+  if (config.num_envs <= 0) return InvalidArgument("num_envs must be positive");
+  if (config.batch_size <= 0) config.batch_size = config.num_envs;
+  if (config.batch_size > config.num_envs) return InvalidArgument("batch_size > num_envs");
+  if (config.actions_per_step <= 0) return InvalidArgument("actions_per_step must be positive");
+  if (config.num_threads <= 0) {
+    config.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  if (!sampler) return InvalidArgument("a benchmark sampler is required");
+  auto impl = std::make_unique<Impl>();
+  impl->sampler = std::move(sampler);
+  impl->slots.resize(config.num_envs);
+  for (int i = 0; i < config.num_envs; ++i) {
+    ASSIGN_OR_RETURN(impl->slots[i].env, factory());
+    impl->slots[i].rng.seed(MixSeed(config.seed, static_cast<uint64_t>(i)));
+  }
+  impl->spec = &impl->slots[0].env->Spec();
+  for (const std::string& name : config.observation_spaces) {
+    const int index = impl->spec->ObservationIndex(name);
+    if (index < 0) return InvalidArgument("unknown observation space: " + name);
+    impl->observation_indices.push_back(index);
+    impl->observation_specs.push_back(impl->spec->observation_spaces[index]);
+  }
+  for (const std::string& name : config.reward_spaces) {
+    const int index = impl->spec->RewardIndex(name);
+    if (index < 0) return InvalidArgument("unknown reward space: " + name);
+    impl->reward_indices.push_back(index);
+  }
+  EnsureWorkerThreads(config.num_threads);
+  // No slot is reserved for the caller: async steps must run with nobody waiting in the arena.
+  impl->arena = std::make_unique<oneapi::tbb::task_arena>(config.num_threads,
+                                                          /*reserved_for_masters=*/0);
+  impl->config = std::move(config);
+  return std::unique_ptr<VecEnv>(new VecEnv(std::move(impl)));
+}
+
+VecEnv::VecEnv(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+VecEnv::~VecEnv() {
+  impl_->WaitForAsync();
+  impl_->arena->execute([&] { impl_->async_tasks.wait(); });
+}
+
+const VecEnvConfig& VecEnv::config() const { return impl_->config; }
+const EnvSpec& VecEnv::spec() const { return *impl_->spec; }
+Env& VecEnv::env(int env_id) { return *impl_->slots.at(env_id).env; }
+
+StatusOr<BatchPtr> VecEnv::Reset(std::span<const uint8_t> mask) {
+  Impl& s = *impl_;
+  const int n = s.config.num_envs;
+  if (!mask.empty() && static_cast<int>(mask.size()) != n) {
+    return InvalidArgument("reset mask has " + std::to_string(mask.size()) + " entries, expected " +
+                           std::to_string(n));
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.in_flight > 0 || !s.finished.empty()) {
+      return FailedPrecondition("reset() while async steps are outstanding; recv() them first");
+    }
+  }
+  std::vector<int> ids;
+  for (int i = 0; i < n; ++i) {
+    if (mask.empty() || mask[i]) ids.push_back(i);
+  }
+  s.arena->execute([&] {
+    oneapi::tbb::parallel_for(size_t{0}, ids.size(), [&](size_t j) {
+      Slot& slot = s.slots[ids[j]];
+      slot.needs_reset = true;
+      s.StepSlot(ids[j], {});
+    });
+  });
+  return s.MakeBatch(ids);
+}
+
+StatusOr<BatchPtr> VecEnv::Step(std::span<const int> actions) {
+  Impl& s = *impl_;
+  const int n = s.config.num_envs;
+  const int k = s.config.actions_per_step;
+  if (static_cast<int64_t>(actions.size()) != static_cast<int64_t>(n) * k) {
+    return InvalidArgument("step() needs " + std::to_string(n * k) + " actions, got " +
+                           std::to_string(actions.size()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.in_flight > 0 || !s.finished.empty()) {
+      return FailedPrecondition("step() while async steps are outstanding; recv() them first");
+    }
+  }
+  s.arena->execute([&] {
+    oneapi::tbb::parallel_for(0, n, [&](int i) { s.StepSlot(i, actions.subspan(i * k, k)); });
+  });
+  std::vector<int> ids(n);
+  for (int i = 0; i < n; ++i) ids[i] = i;
+  return s.MakeBatch(ids);
+}
+
+Status VecEnv::Send(std::span<const int> actions, std::span<const int> env_ids) {
+  Impl& s = *impl_;
+  const int k = s.config.actions_per_step;
+  if (actions.size() != env_ids.size() * k) {
+    return InvalidArgument("send() needs " + std::to_string(env_ids.size() * k) + " actions, got " +
+                           std::to_string(actions.size()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (size_t j = 0; j < env_ids.size(); ++j) {
+      const int id = env_ids[j];
+      if (id < 0 || id >= s.config.num_envs) return OutOfRange("env id " + std::to_string(id));
+      if (s.slots[id].in_flight) {
+        return InvalidArgument("env " + std::to_string(id) + " is already in flight");
+      }
+      for (size_t m = 0; m < j; ++m) {
+        if (env_ids[m] == id) return InvalidArgument("env " + std::to_string(id) + " sent twice");
+      }
+    }
+    for (int id : env_ids) s.slots[id].in_flight = true;
+    s.in_flight += static_cast<int>(env_ids.size());
+  }
+  for (size_t j = 0; j < env_ids.size(); ++j) {
+    const int id = env_ids[j];
+    std::vector<int> own(actions.begin() + j * k, actions.begin() + (j + 1) * k);
+    s.arena->execute([&s, id, own = std::move(own)] {
+      s.async_tasks.run([&s, id, own] {
+        s.StepSlot(id, own);
+        std::lock_guard<std::mutex> lock(s.mu);
+        s.finished.push_back(id);
+        --s.in_flight;
+        s.cv.notify_all();
+      });
+    });
+  }
+  return Status::Ok();
+}
+
+StatusOr<BatchPtr> VecEnv::Recv(std::optional<std::chrono::milliseconds> timeout) {
+  Impl& s = *impl_;
+  std::vector<int> ids;
+  {
+    std::unique_lock<std::mutex> lock(s.mu);
+    if (s.in_flight == 0 && s.finished.empty()) {
+      return FailedPrecondition("recv() with nothing sent");
+    }
+    auto ready = [&] {
+      const size_t want = std::min<size_t>(s.config.batch_size, s.finished.size() + s.in_flight);
+      return s.finished.size() >= want;
+    };
+    if (timeout) {
+      if (!s.cv.wait_for(lock, *timeout, ready)) {
+        return DeadlineExceeded("recv() timed out with " + std::to_string(s.finished.size()) +
+                                " of " + std::to_string(s.config.batch_size) + " envs ready");
+      }
+    } else {
+      s.cv.wait(lock, ready);
+    }
+    const size_t take = std::min<size_t>(s.config.batch_size, s.finished.size());
+    for (size_t j = 0; j < take; ++j) {
+      ids.push_back(s.finished.front());
+      s.finished.pop_front();
+      s.slots[ids.back()].in_flight = false;
+    }
+  }
+  return s.MakeBatch(ids);
+}
+
+}  // namespace compiler_gym

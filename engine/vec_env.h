@@ -1,0 +1,103 @@
+// VecEnv: N environments stepped in parallel on a oneTBB arena, with outputs in slabs.
+//
+// Sync: Step(actions) steps every env and returns rows in env order. Async (EnvPool semantics):
+// Send(actions, env_ids) queues steps and Recv() returns the first batch_size envs to finish,
+// with their env ids. An error inside one env (a bad benchmark, a crashing pass, an exception)
+// ends only that env's episode: its row says so and the other envs go on.
+//
+//   VecEnvConfig config{.num_envs = 8, .num_threads = 2, .observation_spaces = {"Autophase"},
+//                       .reward_spaces = {"IrInstructionCountOz"}};
+//   ASSIGN_OR_RETURN(auto vec, VecEnv::Create(factory, sampler, config));
+//   ASSIGN_OR_RETURN(BatchPtr batch, vec->Reset());
+//   ASSIGN_OR_RETURN(batch, vec->Step(actions));   // batch->slabs->slab(0).data(): int64[8, 56]
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/env.h"
+#include "engine/slab.h"
+#include "engine/status.h"
+
+namespace compiler_gym {
+
+// NEXT_STEP (gymnasium's default): the step after an episode ends resets that env and ignores
+// its action. SAME_STEP: the env resets in the step that ended its episode; the row then holds
+// the new episode's first observation and `final_*` hold the last one's.
+enum class AutoReset { kNextStep, kSameStep };
+
+struct VecEnvConfig {
+  int num_envs = 1;
+  int batch_size = 0;         // async Recv() batch; 0 = num_envs
+  int num_threads = 0;        // 0 = every core
+  int max_episode_steps = 0;  // truncation; 0 = none
+  int actions_per_step = 1;   // k passes per step
+  AutoReset autoreset = AutoReset::kNextStep;
+  uint64_t seed = 0;
+  std::vector<std::string> observation_spaces;
+  std::vector<std::string> reward_spaces;
+};
+
+using EnvFactory = std::function<StatusOr<std::unique_ptr<Env>>()>;
+// Chooses the benchmark of an env's next episode; `rng` is that env's own generator.
+using BenchmarkSampler =
+    std::function<Benchmark(int env_id, int64_t episode, std::mt19937_64& rng)>;
+
+// The outputs of one Step/Reset/Recv. Rows follow env_ids. The slabs belong to the batch:
+// the engine never writes into slabs that a live batch still holds.
+struct Batch {
+  std::vector<int32_t> env_ids;
+  std::vector<double> rewards;           // [rows, reward spaces]
+  std::vector<uint8_t> terminated;       // ended by an error (episodes never end by themselves)
+  std::vector<uint8_t> truncated;        // reached max_episode_steps
+  std::vector<uint8_t> action_had_no_effect;
+  std::vector<int64_t> elapsed_steps;
+  std::vector<int64_t> episode;          // per-env episode counter
+  std::vector<uint8_t> is_reset;         // the row is the first of a new episode
+  std::vector<Status> errors;            // OK unless the env failed
+  std::shared_ptr<SlabSet> slabs;        // observations, one slab per space, rows = rows here
+  std::shared_ptr<SlabSet> final_slabs;  // SAME_STEP only: last observation of ended episodes
+  int64_t rows() const { return static_cast<int64_t>(env_ids.size()); }
+};
+using BatchPtr = std::shared_ptr<const Batch>;
+
+class VecEnv {
+ public:
+  static StatusOr<std::unique_ptr<VecEnv>> Create(EnvFactory factory, BenchmarkSampler sampler,
+                                                  VecEnvConfig config);
+  ~VecEnv();
+
+  const VecEnvConfig& config() const;
+  const EnvSpec& spec() const;
+
+  // Resets the envs where mask[i] (all when empty), in parallel. Returns rows for those envs.
+  StatusOr<BatchPtr> Reset(std::span<const uint8_t> mask = {});
+
+  // Sync: num_envs * actions_per_step actions, env-major. Rows in env order.
+  StatusOr<BatchPtr> Step(std::span<const int> actions);
+
+  // Async: queue one step per listed env (actions_per_step actions each). An env already in
+  // flight is kInvalidArgument.
+  Status Send(std::span<const int> actions, std::span<const int> env_ids);
+  // Waits for batch_size finished envs (fewer if fewer are in flight). kFailedPrecondition when
+  // nothing is in flight; kDeadlineExceeded if the timeout passes first.
+  StatusOr<BatchPtr> Recv(std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+  // Direct access for tests and tools; not while steps are in flight.
+  Env& env(int env_id);
+
+  struct Impl;
+
+ private:
+  explicit VecEnv(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace compiler_gym
