@@ -20,6 +20,13 @@ T ValueOrThrow(StatusOr<T> s) {
   return std::move(s).value();
 }
 
+// Runs a blocking engine call with the GIL released, so other Python threads go on.
+template <typename F>
+auto WithoutGil(F&& fn) {
+  pybind11::gil_scoped_release release;
+  return fn();
+}
+
 // The Python exception class name (in compiler_gym.errors or builtins) for a code.
 const char* ExceptionNameFor(StatusCode code);
 

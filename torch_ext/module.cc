@@ -14,6 +14,7 @@
 #include "observations/autophase.h"
 #include "observations/instcount.h"
 #include "torch_ext/errors.h"
+#include "torch_ext/vec_env_binding.h"
 
 namespace py = pybind11;
 
@@ -87,13 +88,6 @@ py::dict SpecToDict(const EnvSpec& spec) {
   d["observation_spaces"] = observations;
   d["reward_spaces"] = rewards;
   return d;
-}
-
-// Runs a blocking engine call with the GIL released, so other Python threads go on.
-template <typename F>
-auto WithoutGil(F&& fn) {
-  py::gil_scoped_release release;
-  return fn();
 }
 
 // Python owns Envs through this holder so that fork() can hand back a new one.
@@ -171,6 +165,8 @@ PYBIND11_MODULE(_C, m) {
       .def("_step_pipeline_for_testing", &PyEnv::StepPipelineForTesting, py::arg("pipeline"))
       .def_property_readonly("in_episode", &PyEnv::in_episode)
       .def_property_readonly("episode_over", &PyEnv::episode_over);
+
+  BindVecEnv(m);
 
   m.def("make_env", [](const std::string& id) {
     return PyEnv(ValueOrThrow(AllEnvs().Make(id)));

@@ -18,6 +18,7 @@ from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFoun
 from compiler_gym.gymnasium_env import register_all as _register_gymnasium
 from compiler_gym.registration import env_ids, make
 from compiler_gym.validation_result import ValidationResult
+from compiler_gym.vector import CompilerVecEnv, make_vec
 
 __version__ = "0.3.0.dev0"
 
@@ -41,5 +42,7 @@ __all__ = [
     "errors",
     "make",
     "make_benchmark",
+    "make_vec",
+    "CompilerVecEnv",
     "make_benchmark_from_source",
 ]

@@ -1,0 +1,169 @@
+"""make_vec: many environments stepped in parallel by the C++ vector engine, as torch tensors.
+
+    vec = compiler_gym.make_vec("llvm-autophase-ic-v0", num_envs=8, num_threads=2)
+    obs, info = vec.reset()                       # torch.int64 [8, 56], zero-copy
+    obs, rewards, terminated, truncated, info = vec.step(torch.randint(0, 125, (8,)))
+
+Async (EnvPool semantics): ``vec.send(actions, env_ids)`` then ``vec.recv()`` returns the first
+``batch_size`` envs to finish, with ``info["env_id"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Optional, Union
+
+import gymnasium
+import numpy as np
+
+from compiler_gym import _C
+from compiler_gym.datasets import Benchmark
+from compiler_gym.registration import make
+
+
+def _to_torch(value: Any, device: str) -> Any:
+    import torch
+
+    if isinstance(value, np.ndarray):
+        tensor = torch.from_dlpack(value) if value.dtype != np.bool_ else torch.from_numpy(value)
+        return tensor if device == "cpu" else tensor.to(device, non_blocking=True)
+    return value
+
+
+class CompilerVecEnv(gymnasium.vector.VectorEnv):
+    """A batch of environments of one id, stepped in parallel on a oneTBB arena.
+
+    Observations and rewards come back as ``torch.Tensor``s that share memory with the engine's
+    output slabs (no copy). Errors stay in their row: ``terminated[i]`` with
+    ``info["error_type"][i]``, while the other envs go on.
+    """
+
+    def __init__(
+        self,
+        id: str,
+        num_envs: int,
+        batch_size: Optional[int] = None,
+        num_threads: int = 0,
+        device: str = "cpu",
+        benchmarks: Optional[Sequence[Union[str, Benchmark]]] = None,
+        random_benchmarks: bool = False,
+        observation_space: Optional[str] = "default",
+        reward_space: Optional[str] = "default",
+        max_episode_steps: Optional[int] = None,
+        actions_per_step: int = 1,
+        autoreset: str = "next_step",
+        seed: int = 0,
+    ):
+        if device.startswith("cuda"):
+            import torch
+
+            if not torch.cuda.is_available():
+                raise RuntimeError(
+                    f"device={device!r} requested but no CUDA device is available; use device='cpu'"
+                )
+        elif device != "cpu":
+            raise ValueError(f"Unknown device {device!r}")
+        # A single env describes the spaces and resolves benchmark names.
+        with make(id) as probe:
+            if observation_space == "default":
+                spec = probe.observation_space_spec
+                observation_space = spec.id if spec else "Autophase"
+            if reward_space == "default":
+                reward_space = probe.reward_space.name if probe.reward_space else None
+            uris = benchmarks or [str(probe.benchmark.uri)]
+            resolved = [
+                b if isinstance(b, Benchmark) else probe.datasets.benchmark(str(b)) for b in uris
+            ]
+            self.single_action_space = probe.action_space
+            self._observation_spec = (
+                probe.observation.spaces[observation_space] if observation_space else None
+            )
+        self.num_envs = num_envs
+        self.device = device
+        self.metadata = {"autoreset_mode": autoreset}
+        self._engine = _C.VecEnv(
+            id,
+            [b.to_engine() for b in resolved],
+            random_benchmarks,
+            num_envs,
+            batch_size or 0,
+            num_threads,
+            max_episode_steps or 0,
+            actions_per_step,
+            autoreset,
+            seed,
+            [observation_space] if observation_space else [],
+            [reward_space] if reward_space else [],
+        )
+        self.batch_size = self._engine.batch_size
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        if self._observation_spec is not None:
+            self.single_observation_space = self._observation_spec.space
+            try:
+                self.observation_space = gymnasium.vector.utils.batch_space(
+                    self.single_observation_space, num_envs
+                )
+            except TypeError:  # text and other variable-size spaces have no batched form
+                self.observation_space = self.single_observation_space
+        self._has_reward = reward_space is not None
+
+    def _unpack(self, batch: dict):
+        observations = batch["observations"]
+        obs = _to_torch(observations[0], self.device) if observations else None
+        rewards = _to_torch(
+            batch["rewards"][:, 0] if self._has_reward else np.zeros(len(batch["env_ids"])),
+            self.device,
+        )
+        terminated = _to_torch(batch["terminated"], self.device)
+        truncated = _to_torch(batch["truncated"], self.device)
+        errors = np.array([bool(t) for t in batch["error_type"]])
+        info = {
+            "env_id": _to_torch(batch["env_ids"], "cpu"),
+            "action_had_no_effect": batch["action_had_no_effect"],
+            "elapsed_steps": batch["elapsed_steps"],
+            "episode": batch["episode"],
+            "is_reset": batch["is_reset"],
+            "error_type": np.array(batch["error_type"], dtype=object),
+            "error_details": np.array(batch["error_details"], dtype=object),
+            "_error_type": errors,
+            "_error_details": errors,
+        }
+        if "final_observations" in batch:
+            info["final_obs"] = batch["final_observations"][0]
+            info["_final_obs"] = batch["terminated"] | batch["truncated"]
+        return obs, rewards, terminated, truncated, info
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Resets every env (or those where ``options["reset_mask"]`` is true)."""
+        mask = None if not options or "reset_mask" not in options else options["reset_mask"]
+        batch = self._engine.reset(None if mask is None else np.asarray(mask, np.uint8).tolist())
+        obs, _, _, _, info = self._unpack(batch)
+        return obs, info
+
+    def step(self, actions: Any):
+        """Steps every env with its action (``[num_envs]`` or ``[num_envs, k]``)."""
+        actions = np.asarray(actions.cpu() if hasattr(actions, "cpu") else actions, np.int32)
+        return self._unpack(self._engine.step(actions.ravel()))
+
+    def send(self, actions: Any, env_ids: Optional[Any] = None) -> None:
+        """Queues one step for each listed env (all envs by default) and returns at once."""
+        actions = np.asarray(actions.cpu() if hasattr(actions, "cpu") else actions, np.int32)
+        if env_ids is None:
+            env_ids = np.arange(self.num_envs, dtype=np.int32)
+        env_ids = np.asarray(env_ids.cpu() if hasattr(env_ids, "cpu") else env_ids, np.int32)
+        self._engine.send(actions.ravel(), env_ids.ravel())
+
+    def recv(self, timeout: Optional[float] = None):
+        """The first ``batch_size`` envs to finish: ``(obs, rewards, terminated, truncated,
+        info)`` with ``info["env_id"]``. Raises TimeoutError after ``timeout`` seconds."""
+        return self._unpack(self._engine.recv(timeout))
+
+    def close_extras(self, **kwargs) -> None:
+        self._engine = None
+
+
+def make_vec(id: str, num_envs: int, **kwargs) -> CompilerVecEnv:
+    """Makes a vector of ``num_envs`` environments of ``id``; see :class:`CompilerVecEnv`."""
+    if id.startswith("compiler_gym/"):
+        id = id[len("compiler_gym/") :]
+    return CompilerVecEnv(id, num_envs, **kwargs)
