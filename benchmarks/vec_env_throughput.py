@@ -1,0 +1,143 @@
+"""Throughput of the vector engine, side by side with the alternatives users would pick.
+
+    python benchmarks/vec_env_throughput.py [--env llvm-autophase-ic-v0] [--steps 40]
+        [--num-envs 1 4 16 64] [--plot vec_env_throughput.png]
+
+Measured in one run on the same benchmarks and random actions:
+  * make_vec, sync step, for each num_threads in {1, all cores} and each num_envs;
+  * make_vec, async send/recv with batch_size = num_envs / 2;
+  * a Python loop over num_envs single compiler_gym.make envs;
+  * gymnasium.vector.AsyncVectorEnv over single envs (one subprocess per env);
+and prints env steps/s, parallel efficiency, and the speedups.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import gymnasium
+import numpy as np
+
+import compiler_gym
+
+URIS = [
+    "benchmark://builtin-v0/crc32",
+    "benchmark://builtin-v0/qsort",
+    "benchmark://builtin-v0/sha256",
+    "benchmark://builtin-v0/bitcount",
+]
+
+
+def vec_sync(env_id, n, threads, steps, rng):
+    vec = compiler_gym.make_vec(env_id, num_envs=n, num_threads=threads, benchmarks=URIS,
+                                max_episode_steps=steps)
+    vec.reset()
+    actions = rng.integers(vec.single_action_space.n, size=(steps, n))
+    start = time.perf_counter()
+    for t in range(steps):
+        vec.step(actions[t])
+    return n * steps / (time.perf_counter() - start)
+
+
+def vec_async(env_id, n, threads, steps, rng):
+    batch = max(1, n // 2)
+    vec = compiler_gym.make_vec(env_id, num_envs=n, batch_size=batch, num_threads=threads,
+                                benchmarks=URIS, max_episode_steps=steps)
+    vec.reset()
+    k = vec.single_action_space.n
+    vec.send(rng.integers(k, size=n))
+    done = 0
+    start = time.perf_counter()
+    while done < n * steps:
+        _, _, _, _, info = vec.recv()
+        ids = info["env_id"].numpy()
+        done += len(ids)
+        vec.send(rng.integers(k, size=len(ids)), ids)
+    elapsed = time.perf_counter() - start
+    while True:  # drain
+        try:
+            vec.recv(timeout=30)
+        except compiler_gym.errors.ServiceError:
+            break
+    return done / elapsed
+
+
+def python_loop(env_id, n, steps, rng):
+    envs = [compiler_gym.make(env_id, benchmark=URIS[i % len(URIS)]) for i in range(n)]
+    for env in envs:
+        env.reset()
+    actions = rng.integers(envs[0].action_space.n, size=(steps, n))
+    start = time.perf_counter()
+    for t in range(steps):
+        for i, env in enumerate(envs):
+            env.step(int(actions[t, i]))
+    rate = n * steps / (time.perf_counter() - start)
+    for env in envs:
+        env.close()
+    return rate
+
+
+def _single(env_id, uri):
+    return lambda: gymnasium.make(f"compiler_gym/{env_id}", benchmark=uri)
+
+
+def async_vector_env(env_id, n, steps, rng):
+    vec = gymnasium.vector.AsyncVectorEnv([_single(env_id, URIS[i % len(URIS)]) for i in range(n)])
+    vec.reset(seed=0)
+    actions = rng.integers(vec.single_action_space.n, size=(steps, n))
+    start = time.perf_counter()
+    for t in range(steps):
+        vec.step(actions[t])
+    rate = n * steps / (time.perf_counter() - start)
+    vec.close()
+    return rate
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="llvm-autophase-ic-v0")
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 4, 16, 64])
+    parser.add_argument("--plot", default="")
+    args = parser.parse_args(argv)
+    cores = os.cpu_count() or 1
+    rng = np.random.default_rng(0)
+    rows = []
+    print(f"{args.env}, {args.steps} steps per env, {cores} cores; env steps/s")
+    print(f"{'num_envs':>8} {'vec 1 thr':>10} {'vec all':>10} {'vec async':>10} "
+          f"{'py loop':>10} {'AsyncVecEnv':>12} {'eff':>6} {'vs Async':>9}")
+    for n in args.num_envs:
+        one = vec_sync(args.env, n, 1, args.steps, rng)
+        full = vec_sync(args.env, n, cores, args.steps, rng)
+        asy = vec_async(args.env, n, cores, args.steps, rng) if n > 1 else float("nan")
+        loop = python_loop(args.env, n, args.steps, rng)
+        subproc = async_vector_env(args.env, n, args.steps, rng) if n <= 64 else float("nan")
+        efficiency = full / (one * min(cores, n))
+        rows.append((n, one, full, asy, loop, subproc))
+        print(f"{n:>8} {one:>10.0f} {full:>10.0f} {asy:>10.0f} {loop:>10.0f} {subproc:>12.0f} "
+              f"{efficiency:>6.2f} {full / subproc:>8.2f}x")
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        data = np.array(rows, dtype=float)
+        labels = ["vec, 1 thread", f"vec, {cores} threads", "vec async", "Python loop",
+                  "AsyncVectorEnv"]
+        for k, label in enumerate(labels, start=1):
+            plt.plot(data[:, 0], data[:, k], marker="o", label=label)
+        plt.xscale("log")
+        plt.xlabel("num_envs")
+        plt.ylabel("env steps / s")
+        plt.title(args.env)
+        plt.legend()
+        plt.savefig(args.plot, dpi=120, bbox_inches="tight")
+        print(f"plot: {args.plot}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
