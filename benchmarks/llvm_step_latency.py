@@ -19,8 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import compiler_gym
 import numpy as np
+
+import compiler_gym
 from compiler_gym import _C
 
 

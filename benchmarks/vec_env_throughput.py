@@ -31,8 +31,9 @@ URIS = [
 
 
 def vec_sync(env_id, n, threads, steps, rng):
-    vec = compiler_gym.make_vec(env_id, num_envs=n, num_threads=threads, benchmarks=URIS,
-                                max_episode_steps=steps)
+    vec = compiler_gym.make_vec(
+        env_id, num_envs=n, num_threads=threads, benchmarks=URIS, max_episode_steps=steps
+    )
     vec.reset()
     actions = rng.integers(vec.single_action_space.n, size=(steps, n))
     start = time.perf_counter()
@@ -43,8 +44,14 @@ def vec_sync(env_id, n, threads, steps, rng):
 
 def vec_async(env_id, n, threads, steps, rng):
     batch = max(1, n // 2)
-    vec = compiler_gym.make_vec(env_id, num_envs=n, batch_size=batch, num_threads=threads,
-                                benchmarks=URIS, max_episode_steps=steps)
+    vec = compiler_gym.make_vec(
+        env_id,
+        num_envs=n,
+        batch_size=batch,
+        num_threads=threads,
+        benchmarks=URIS,
+        max_episode_steps=steps,
+    )
     vec.reset()
     k = vec.single_action_space.n
     vec.send(rng.integers(k, size=n))
@@ -106,8 +113,10 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     rows = []
     print(f"{args.env}, {args.steps} steps per env, {cores} cores; env steps/s")
-    print(f"{'num_envs':>8} {'vec 1 thr':>10} {'vec all':>10} {'vec async':>10} "
-          f"{'py loop':>10} {'AsyncVecEnv':>12} {'eff':>6} {'vs Async':>9}")
+    print(
+        f"{'num_envs':>8} {'vec 1 thr':>10} {'vec all':>10} {'vec async':>10} "
+        f"{'py loop':>10} {'AsyncVecEnv':>12} {'eff':>6} {'vs Async':>9}"
+    )
     for n in args.num_envs:
         one = vec_sync(args.env, n, 1, args.steps, rng)
         full = vec_sync(args.env, n, cores, args.steps, rng)
@@ -116,8 +125,10 @@ def main(argv=None) -> int:
         subproc = async_vector_env(args.env, n, args.steps, rng) if n <= 64 else float("nan")
         efficiency = full / (one * min(cores, n))
         rows.append((n, one, full, asy, loop, subproc))
-        print(f"{n:>8} {one:>10.0f} {full:>10.0f} {asy:>10.0f} {loop:>10.0f} {subproc:>12.0f} "
-              f"{efficiency:>6.2f} {full / subproc:>8.2f}x")
+        print(
+            f"{n:>8} {one:>10.0f} {full:>10.0f} {asy:>10.0f} {loop:>10.0f} {subproc:>12.0f} "
+            f"{efficiency:>6.2f} {full / subproc:>8.2f}x"
+        )
     if args.plot:
         import matplotlib
 
@@ -125,8 +136,13 @@ def main(argv=None) -> int:
         import matplotlib.pyplot as plt
 
         data = np.array(rows, dtype=float)
-        labels = ["vec, 1 thread", f"vec, {cores} threads", "vec async", "Python loop",
-                  "AsyncVectorEnv"]
+        labels = [
+            "vec, 1 thread",
+            f"vec, {cores} threads",
+            "vec async",
+            "Python loop",
+            "AsyncVectorEnv",
+        ]
         for k, label in enumerate(labels, start=1):
             plt.plot(data[:, 0], data[:, k], marker="o", label=label)
         plt.xscale("log")

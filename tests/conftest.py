@@ -3,8 +3,9 @@
 import shutil
 from pathlib import Path
 
-import compiler_gym
 import pytest
+
+import compiler_gym
 
 DATA = Path(__file__).parent / "data"
 

@@ -4,8 +4,9 @@ The engine verifies the module after every pass that changes it and ends the epi
 error_type) if it does not verify; so a step that is not done is a verified module.
 """
 
-import compiler_gym
 import pytest
+
+import compiler_gym
 
 BUILTINS = list(compiler_gym.make("llvm-v0").datasets.dataset("builtin-v0").benchmark_uris())
 

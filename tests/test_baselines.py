@@ -3,8 +3,9 @@ the module, and with opt-19 on the same bitcode."""
 
 import subprocess
 
-import compiler_gym
 import pytest
+
+import compiler_gym
 
 URIS = [
     "benchmark://builtin-v0/qsort",

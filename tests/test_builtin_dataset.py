@@ -3,9 +3,10 @@ output; URIs resolve."""
 
 import subprocess
 
-import compiler_gym
 import numpy as np
 import pytest
+
+import compiler_gym
 from compiler_gym.datasets import BenchmarkUri
 
 DATASET = compiler_gym.make("llvm-v0").datasets.dataset("builtin-v0")

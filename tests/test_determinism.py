@@ -42,8 +42,9 @@ def test_episodes_do_not_leak_into_each_other():
     # Regression: reused pass objects kept state across episodes (-deadargelim crashed on the
     # third huffman episode of this seed). Every episode in a long-lived env must give what a
     # fresh env gives.
-    import compiler_gym
     import numpy as np
+
+    import compiler_gym
 
     rng = np.random.default_rng(0)
     with compiler_gym.make("llvm-v0") as env:
@@ -68,8 +69,9 @@ def test_envs_in_parallel_threads_match_sequential():
     # their results must not depend on it.
     from concurrent.futures import ThreadPoolExecutor
 
-    import compiler_gym
     import numpy as np
+
+    import compiler_gym
 
     uris = [
         "benchmark://builtin-v0/qsort",

@@ -1,8 +1,9 @@
 """The Gymnasium face: registration, 5-tuple API, env_checker."""
 
-import compiler_gym  # noqa: F401  (registers the ids)
 import gymnasium
 from gymnasium.utils.env_checker import check_env
+
+import compiler_gym  # noqa: F401  (registers the ids)
 
 
 def test_registered_ids():

@@ -1,8 +1,9 @@
 """The CompilerGym API of the LLVM environment: steps, observations, rewards, fork, errors."""
 
-import compiler_gym
 import numpy as np
 import pytest
+
+import compiler_gym
 from compiler_gym.errors import BenchmarkInitError, SessionNotFound
 from conftest import fixture_uri
 

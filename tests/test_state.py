@@ -2,8 +2,9 @@
 
 import io
 
-import compiler_gym
 import pytest
+
+import compiler_gym
 from compiler_gym import CompilerEnvState, CompilerEnvStateReader, CompilerEnvStateWriter
 
 

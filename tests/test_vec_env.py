@@ -1,9 +1,10 @@
 """compiler_gym.make_vec: the C++ vector engine from Python, as torch tensors."""
 
-import compiler_gym
 import numpy as np
 import pytest
 import torch
+
+import compiler_gym
 
 URIS = [
     "benchmark://builtin-v0/qsort",
