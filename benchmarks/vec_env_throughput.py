@@ -110,19 +110,23 @@ def main(argv=None) -> int:
     parser.add_argument("--plot", default="")
     args = parser.parse_args(argv)
     cores = os.cpu_count() or 1
-    rng = np.random.default_rng(0)
     rows = []
+
+    def rng():
+        # Every configuration replays the same random actions.
+        return np.random.default_rng(0)
+
     print(f"{args.env}, {args.steps} steps per env, {cores} cores; env steps/s")
     print(
         f"{'num_envs':>8} {'vec 1 thr':>10} {'vec all':>10} {'vec async':>10} "
         f"{'py loop':>10} {'AsyncVecEnv':>12} {'eff':>6} {'vs Async':>9}"
     )
     for n in args.num_envs:
-        one = vec_sync(args.env, n, 1, args.steps, rng)
-        full = vec_sync(args.env, n, cores, args.steps, rng)
-        asy = vec_async(args.env, n, cores, args.steps, rng) if n > 1 else float("nan")
-        loop = python_loop(args.env, n, args.steps, rng)
-        subproc = async_vector_env(args.env, n, args.steps, rng) if n <= 64 else float("nan")
+        one = vec_sync(args.env, n, 1, args.steps, rng())
+        full = vec_sync(args.env, n, cores, args.steps, rng())
+        asy = vec_async(args.env, n, cores, args.steps, rng()) if n > 1 else float("nan")
+        loop = python_loop(args.env, n, args.steps, rng())
+        subproc = async_vector_env(args.env, n, args.steps, rng()) if n <= 64 else float("nan")
         efficiency = full / (one * min(cores, n))
         rows.append((n, one, full, asy, loop, subproc))
         print(

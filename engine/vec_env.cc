@@ -76,8 +76,12 @@ struct VecEnv::Impl {
   std::vector<int> observation_indices;
   std::vector<int> reward_indices;
   std::vector<SpaceSpec> observation_specs;
+  // Sync steps run in `arena`, where the calling thread works too (one slot is kept for it).
+  // Async steps run in `async_arena`, whose slots are all for workers: nobody waits in it while
+  // send()'s tasks run.
   std::unique_ptr<oneapi::tbb::task_arena> arena;
-  oneapi::tbb::task_group async_tasks;  // runs inside the arena
+  std::unique_ptr<oneapi::tbb::task_arena> async_arena;
+  oneapi::tbb::task_group async_tasks;  // runs inside async_arena
 
   // Async bookkeeping.
   std::mutex mu;
@@ -308,9 +312,10 @@ StatusOr<std::unique_ptr<VecEnv>> VecEnv::Create(EnvFactory factory, BenchmarkSa
     impl->reward_indices.push_back(index);
   }
   EnsureWorkerThreads(config.num_threads);
-  // No slot is reserved for the caller: async steps must run with nobody waiting in the arena.
   impl->arena = std::make_unique<oneapi::tbb::task_arena>(config.num_threads,
-                                                          /*reserved_for_masters=*/0);
+                                                          /*reserved_for_masters=*/1);
+  impl->async_arena = std::make_unique<oneapi::tbb::task_arena>(config.num_threads,
+                                                                /*reserved_for_masters=*/0);
   impl->config = std::move(config);
   return std::unique_ptr<VecEnv>(new VecEnv(std::move(impl)));
 }
@@ -319,7 +324,7 @@ VecEnv::VecEnv(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 VecEnv::~VecEnv() {
   impl_->WaitForAsync();
-  impl_->arena->execute([&] { impl_->async_tasks.wait(); });
+  impl_->async_arena->execute([&] { impl_->async_tasks.wait(); });
 }
 
 const VecEnvConfig& VecEnv::config() const { return impl_->config; }
@@ -400,7 +405,7 @@ Status VecEnv::Send(std::span<const int> actions, std::span<const int> env_ids) 
   for (size_t j = 0; j < env_ids.size(); ++j) {
     const int id = env_ids[j];
     std::vector<int> own(actions.begin() + j * k, actions.begin() + (j + 1) * k);
-    s.arena->execute([&s, id, own = std::move(own)] {
+    s.async_arena->execute([&s, id, own = std::move(own)] {
       s.async_tasks.run([&s, id, own] {
         s.StepSlot(id, own);
         std::lock_guard<std::mutex> lock(s.mu);
