@@ -20,6 +20,15 @@ ObservationSpaceArg = Optional[Union[str, ObservationSpaceSpec]]
 RewardSpaceArg = Optional[Union[str, Reward]]
 
 
+def _space_by_name(space: Any, spec_type: type, table: dict[str, Any], what: str) -> Any:
+    """A space given by spec or by name (None stays None); LookupError for unknown names."""
+    if space is None or isinstance(space, spec_type):
+        return space
+    if space not in table:
+        raise LookupError(f"Unknown {what} space: {space!r}")
+    return table[space]
+
+
 class CompilerEnv:
     """A compiler optimization environment with CompilerGym's API.
 
@@ -105,14 +114,9 @@ class CompilerEnv:
 
     @observation_space.setter
     def observation_space(self, space: ObservationSpaceArg) -> None:
-        if space is None:
-            self._observation_space = None
-        elif isinstance(space, ObservationSpaceSpec):
-            self._observation_space = space
-        else:
-            if space not in self.observation.spaces:
-                raise LookupError(f"Unknown observation space: {space!r}")
-            self._observation_space = self.observation.spaces[space]
+        self._observation_space = _space_by_name(
+            space, ObservationSpaceSpec, self.observation.spaces, "observation"
+        )
 
     @property
     def reward_space(self) -> Optional[Reward]:
@@ -120,14 +124,7 @@ class CompilerEnv:
 
     @reward_space.setter
     def reward_space(self, space: RewardSpaceArg) -> None:
-        if space is None:
-            self._reward_space = None
-        elif isinstance(space, Reward):
-            self._reward_space = space
-        else:
-            if space not in self.reward.spaces:
-                raise LookupError(f"Unknown reward space: {space!r}")
-            self._reward_space = self.reward.spaces[space]
+        self._reward_space = _space_by_name(space, Reward, self.reward.spaces, "reward")
         self.reward_range = (
             self._reward_space.reward_range if self._reward_space else (-math.inf, math.inf)
         )
