@@ -101,3 +101,18 @@ def test_cuda_without_a_gpu_is_a_clear_error():
         pytest.skip("a CUDA device is present")
     with pytest.raises(RuntimeError, match="no CUDA device"):
         compiler_gym.make_vec("llvm-v0", num_envs=2, device="cuda")
+
+
+def test_gymnasium_make_vec_uses_the_engine():
+    import gymnasium
+
+    vec = gymnasium.make_vec(
+        "compiler_gym/llvm-autophase-ic-v0", num_envs=3, vectorization_mode="vector_entry_point"
+    )
+    assert isinstance(vec, compiler_gym.CompilerVecEnv)
+    obs, _ = vec.reset()
+    assert tuple(obs.shape) == (3, 56)
+    assert vec.single_observation_space.shape == (56,)
+    _, rewards, terminated, truncated, _ = vec.step(vec.action_space.sample())
+    assert rewards.shape == (3,) and not terminated.any() and not truncated.any()
+    vec.close()

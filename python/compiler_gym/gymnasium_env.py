@@ -70,6 +70,16 @@ def register_all() -> None:
         gymnasium.register(
             id=name,
             entry_point=CompilerGymnasiumEnv,
+            vector_entry_point=_make_vector_env,
             kwargs={"env_id": entry["id"]},
             disable_env_checker=True,
         )
+
+
+def _make_vector_env(env_id: str, num_envs: int = 1, **kwargs):
+    """gymnasium.make_vec(..., vectorization_mode="vector_entry_point") lands here: the C++
+    vector engine instead of one Python env per slot."""
+    from compiler_gym.vector import make_vec
+
+    kwargs.pop("render_mode", None)
+    return make_vec(env_id, num_envs=num_envs, **kwargs)

@@ -80,7 +80,11 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             )
         self.num_envs = num_envs
         self.device = device
-        self.metadata = {"autoreset_mode": autoreset}
+        self.metadata = {
+            "autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP
+            if autoreset == "same_step"
+            else gymnasium.vector.AutoresetMode.NEXT_STEP
+        }
         self._engine = _C.VecEnv(
             id,
             [b.to_engine() for b in resolved],
