@@ -402,19 +402,23 @@ Status VecEnv::Send(std::span<const int> actions, std::span<const int> env_ids) 
     for (int id : env_ids) s.slots[id].in_flight = true;
     s.in_flight += static_cast<int>(env_ids.size());
   }
-  for (size_t j = 0; j < env_ids.size(); ++j) {
-    const int id = env_ids[j];
-    std::vector<int> own(actions.begin() + j * k, actions.begin() + (j + 1) * k);
-    s.async_arena->execute([&s, id, own = std::move(own)] {
-      s.async_tasks.run([&s, id, own] {
+  // One entry into the arena for the whole send; one task per env.
+  s.async_arena->execute([&] {
+    for (size_t j = 0; j < env_ids.size(); ++j) {
+      const int id = env_ids[j];
+      std::vector<int> own(actions.begin() + j * k, actions.begin() + (j + 1) * k);
+      s.async_tasks.run([&s, id, own = std::move(own)] {
         s.StepSlot(id, own);
         std::lock_guard<std::mutex> lock(s.mu);
         s.finished.push_back(id);
         --s.in_flight;
-        s.cv.notify_all();
+        // Wake the receiver only when a batch may be complete, not once per env.
+        if (s.finished.size() >= static_cast<size_t>(s.config.batch_size) || s.in_flight == 0) {
+          s.cv.notify_all();
+        }
       });
-    });
-  }
+    }
+  });
   return Status::Ok();
 }
 
