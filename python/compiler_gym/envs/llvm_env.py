@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Optional
 
 from compiler_gym.datasets import BuiltinDataset, Datasets
+from compiler_gym.datasets.llvm_stress import LlvmStressDataset
 from compiler_gym.datasets.make_benchmark import make_benchmark, make_benchmark_from_source
 from compiler_gym.envs.compiler_env import CompilerEnv
 
 
 def llvm_datasets() -> Datasets:
     """The datasets every LLVM environment knows."""
-    return Datasets([BuiltinDataset()])
+    return Datasets([BuiltinDataset(), LlvmStressDataset()])
 
 
 class LlvmEnv(CompilerEnv):
