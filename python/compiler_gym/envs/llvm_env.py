@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 from compiler_gym.datasets import BuiltinDataset, Datasets
+from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.llvm_stress import LlvmStressDataset
 from compiler_gym.datasets.make_benchmark import make_benchmark, make_benchmark_from_source
 from compiler_gym.envs.compiler_env import CompilerEnv
@@ -13,7 +14,7 @@ from compiler_gym.envs.compiler_env import CompilerEnv
 
 def llvm_datasets() -> Datasets:
     """The datasets every LLVM environment knows."""
-    return Datasets([BuiltinDataset(), LlvmStressDataset()])
+    return Datasets([BuiltinDataset(), LlvmStressDataset(), CsmithDataset()])
 
 
 class LlvmEnv(CompilerEnv):

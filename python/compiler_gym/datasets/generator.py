@@ -1,0 +1,89 @@
+"""Seeded generator datasets: every non-negative seed is a benchmark.
+
+A generator runs once per seed and machine; its output is cached in ``$COMPILER_GYM_CACHE`` and
+written atomically, so concurrent envs never read half a file.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
+from compiler_gym.datasets.dataset import Dataset
+from compiler_gym.errors import BenchmarkInitError
+from compiler_gym.util.runfiles import cache_path
+
+
+class SeededGeneratorDataset(Dataset):
+    """An infinite dataset (``size`` 0) whose benchmark ``<name>/<seed>`` is the output of
+    running ``binary`` with :meth:`generator_args`. Subclasses say how to turn that file into a
+    Benchmark."""
+
+    suffix = ".txt"
+    cache_tag = ""  # names the generator settings in cached file names
+    timeout_seconds = 60
+
+    def __init__(self, name: str, description: str, license: str, binary: str, sort_order: int):
+        super().__init__(name, description, license, size=0, sort_order=sort_order)
+        self.binary = binary
+
+    @property
+    def installed(self) -> bool:
+        return shutil.which(self.binary) is not None
+
+    def generator_args(self, seed: int) -> list[str]:
+        raise NotImplementedError
+
+    def make_benchmark(self, uri: BenchmarkUri, path: Path) -> Benchmark:
+        raise NotImplementedError
+
+    def benchmark_uris(self) -> Iterator[str]:
+        seed = 0
+        while True:
+            yield f"{self.name}/{seed}"
+            seed += 1
+
+    def random_benchmark(self, random_state: Optional[np.random.Generator] = None) -> Benchmark:
+        rng = random_state or np.random.default_rng()
+        return self.benchmark(f"{self.name}/{int(rng.integers(2**31))}")
+
+    def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
+        try:
+            seed = int(uri.path)
+        except ValueError:
+            raise LookupError(f"Not a seed: {uri}") from None
+        if seed < 0:
+            raise LookupError(f"Seeds are non-negative: {uri}")
+        path = cache_path(self.name.split("://")[-1], f"{seed}{self.cache_tag}{self.suffix}")
+        if not path.is_file():
+            self._generate(seed, path)
+        return self.make_benchmark(uri, path)
+
+    def _generate(self, seed: int, path: Path) -> None:
+        binary = shutil.which(self.binary)
+        if binary is None:
+            raise BenchmarkInitError(f"{self.binary} not found: install it with scripts/setup.sh")
+        try:
+            proc = subprocess.run(
+                [binary, *self.generator_args(seed)],
+                capture_output=True,
+                timeout=self.timeout_seconds,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise BenchmarkInitError(f"{self.binary} timed out on seed {seed}") from None
+        if proc.returncode != 0 or not proc.stdout:
+            raise BenchmarkInitError(
+                f"{self.binary} failed on seed {seed}: {proc.stderr.decode(errors='replace')}"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
+            f.write(proc.stdout)
+        Path(f.name).replace(path)
