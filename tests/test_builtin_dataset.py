@@ -41,3 +41,13 @@ def test_uri_forms():
         compiler_gym.make("llvm-v0").datasets.benchmark("benchmark://nope-v0/x")
     rng = np.random.default_rng(0)
     assert DATASET.random_benchmark(rng) in set(DATASET.benchmark_uris())
+
+
+def test_datasets_cli_lists_every_dataset(capsys):
+    from compiler_gym.bin import datasets as cli
+
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "benchmark://builtin-v0" in out and "generator://llvm-stress-v0" in out
+    assert "infinite" in out
+    assert cli.main(["install", "benchmark://nope-v0"]) == 1

@@ -1,0 +1,68 @@
+"""List, install and uninstall the datasets of an environment.
+
+python -m compiler_gym.bin.datasets [--env llvm-v0] list
+python -m compiler_gym.bin.datasets install generator://csmith-v0
+python -m compiler_gym.bin.datasets uninstall generator://csmith-v0
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+
+import compiler_gym
+from compiler_gym.util.runfiles import cache_path, site_data_path
+
+
+def _size(dataset) -> str:
+    return "infinite" if dataset.size == 0 else str(dataset.size)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="llvm-v0")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="the datasets, with sizes and licenses")
+    for name in ("install", "uninstall"):
+        p = sub.add_parser(name)
+        p.add_argument("dataset", nargs="+")
+    args = parser.parse_args(argv)
+
+    with compiler_gym.make(args.env) as env:
+        if args.command == "list":
+            rows = [
+                (d.name, _size(d), d.license, "yes" if d.installed else "no", d.description)
+                for d in env.datasets
+            ]
+            header = ("dataset", "size", "license", "installed", "description")
+            widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(4)]
+            for row in [header, *rows]:
+                cells = [str(c).ljust(w) for c, w in zip(row[:4], widths, strict=True)]
+                print("  ".join([*cells, row[4]]))
+            return 0
+        status = 0
+        for name in args.dataset:
+            try:
+                dataset = env.datasets.dataset(name)
+            except LookupError as e:
+                print(f"error: {e}")
+                status = 1
+                continue
+            if args.command == "install":
+                dataset.install()
+                print(
+                    f"{dataset.name}: installed"
+                    if dataset.installed
+                    else f"{dataset.name}: not installed (see its description)"
+                )
+            else:
+                # Generated and downloaded files live under the cache and site-data dirs.
+                short = dataset.name.split("://")[-1]
+                for root in (cache_path(short), site_data_path(short)):
+                    shutil.rmtree(root, ignore_errors=True)
+                print(f"{dataset.name}: removed cached files")
+        return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
