@@ -71,12 +71,16 @@ class SeededGeneratorDataset(Dataset):
         if binary is None:
             raise BenchmarkInitError(f"{self.binary} not found: install it with scripts/setup.sh")
         try:
-            proc = subprocess.run(
-                [binary, *self.generator_args(seed)],
-                capture_output=True,
-                timeout=self.timeout_seconds,
-                check=False,
-            )
+            # In a scratch directory: generators may drop files in their working directory
+            # (csmith writes platform.info).
+            with tempfile.TemporaryDirectory(prefix="compiler_gym-gen-") as scratch:
+                proc = subprocess.run(
+                    [binary, *self.generator_args(seed)],
+                    capture_output=True,
+                    timeout=self.timeout_seconds,
+                    check=False,
+                    cwd=scratch,
+                )
         except subprocess.TimeoutExpired:
             raise BenchmarkInitError(f"{self.binary} timed out on seed {seed}") from None
         if proc.returncode != 0 or not proc.stdout:
