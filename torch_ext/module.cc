@@ -208,11 +208,4 @@ PYBIND11_MODULE(_C, m) {
   // destructors run.
   py::module_::import("atexit").attr("register")(
       py::cpp_function([] { llvm_env::StopBackgroundWorker(); }));
-  m.def("status_code_exceptions", [] {
-    py::dict d;
-#define CG_EXPORT_CODE(code, name) d[name] = ExceptionNameFor(StatusCode::code);
-    COMPILER_GYM_STATUS_CODES(CG_EXPORT_CODE)
-#undef CG_EXPORT_CODE
-    return d;
-  });
 }

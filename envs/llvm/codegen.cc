@@ -77,10 +77,7 @@ StatusOr<int64_t> LinkedTextSize(const std::string& object, const Benchmark& ben
   if (llvm::sys::fs::createUniqueDirectory("compiler_gym-link", dir)) {
     return Internal("cannot create a temporary directory");
   }
-  struct Cleanup {
-    std::string path;
-    ~Cleanup() { (void)llvm::sys::fs::remove_directories(path); }
-  } cleanup{std::string(dir.str())};
+  const ScopedPath cleanup{std::string(dir.str())};
   llvm::SmallString<256> obj_path(dir), exe_path(dir);
   llvm::sys::path::append(obj_path, "a.o");
   llvm::sys::path::append(exe_path, "a.out");

@@ -79,6 +79,8 @@ struct LlvmEnv::Impl {
 
   // Observations of the current module, dropped whenever the module changes.
   std::vector<std::optional<Observation>> cache;
+  // Its object file, shared by ObjectTextSizeBytes and TextSizeBytes; dropped likewise.
+  std::optional<std::string> object;
   std::string workdir;  // for BitcodeFile; removed with the env
 
   ~Impl() {
@@ -106,6 +108,15 @@ struct LlvmEnv::Impl {
 
   void Invalidate() {
     cache.assign(LlvmEnvSpec().observation_spaces.size(), std::nullopt);
+    object.reset();
+  }
+
+  StatusOr<const std::string*> ObjectFile() {
+    if (!object) {
+      ASSIGN_OR_RETURN(std::string bytes, EmitObject(*module));
+      object = std::move(bytes);
+    }
+    return &*object;
   }
 
   Status InitPassInfrastructure() {
@@ -218,15 +229,15 @@ StatusOr<Observation> Baseline(Impl& s, OptLevel level, CostKind cost) {
 }
 
 StatusOr<Observation> ObjectTextSize(Impl& s) {
-  ASSIGN_OR_RETURN(std::string object, EmitObject(*s.module));
-  ASSIGN_OR_RETURN(int64_t size, TextSectionSize(object));
+  ASSIGN_OR_RETURN(const std::string* object, s.ObjectFile());
+  ASSIGN_OR_RETURN(int64_t size, TextSectionSize(*object));
   return Observation(size);
 }
 
 StatusOr<Observation> TextSize(Impl& s) {
   if (!s.benchmark->benchmark().buildable) return ObjectTextSize(s);
-  ASSIGN_OR_RETURN(std::string object, EmitObject(*s.module));
-  ASSIGN_OR_RETURN(int64_t size, LinkedTextSize(object, s.benchmark->benchmark()));
+  ASSIGN_OR_RETURN(const std::string* object, s.ObjectFile());
+  ASSIGN_OR_RETURN(int64_t size, LinkedTextSize(*object, s.benchmark->benchmark()));
   return Observation(size);
 }
 
@@ -390,7 +401,10 @@ const std::vector<ObservationRow>& ObservationTable() {
        true},
       {{"CpuInfo", SpaceKind::kDict, DType::kNone, {}, 0, kInf, true, true,
         "The host CPU: name, cores_count and cache sizes in bytes (-1 when absent)."},
-       [](Impl&) -> StatusOr<Observation> { return Observation(Json{CpuInfoJson().dump()}); },
+       [](Impl&) -> StatusOr<Observation> {
+         static const std::string info = CpuInfoJson().dump();
+         return Observation(Json{info});
+       },
        true},
   };
   return rows;
@@ -580,11 +594,6 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
   RETURN_IF_ERROR(c.InitPassInfrastructure());
   c.cache = s.cache;
   return std::unique_ptr<Env>(std::move(copy));
-}
-
-StatusOr<std::string> LlvmEnv::IrText() const {
-  if (!impl_->module) return FailedPrecondition("no module");
-  return ModuleToText(*impl_->module);
 }
 
 Status RegisterLlvmEnvs(Registry& registry) {

@@ -26,9 +26,6 @@ class LlvmEnv final : public Env {
   const EnvSpec& Spec() const override { return LlvmEnvSpec(); }
   StatusOr<Observation> Observe(int observation_index) override;
 
-  // The current module's text IR (for tests and debugging).
-  StatusOr<std::string> IrText() const;
-
   // Runs a textual pipeline as one step, for tests of failure containment: besides LLVM's
   // passes it accepts "compiler-gym-test-fatal-error" and "compiler-gym-test-segfault".
   StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);

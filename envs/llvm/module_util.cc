@@ -22,19 +22,6 @@ namespace compiler_gym::llvm_env {
 
 namespace {
 
-// Removes a file or directory tree when it goes out of scope, so no temporary survives an error.
-class ScopedPath {
- public:
-  explicit ScopedPath(std::string path) : path_(std::move(path)) {}
-  ~ScopedPath() {
-    if (!path_.empty()) (void)llvm::sys::fs::remove_directories(path_);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 bool EndsWith(llvm::StringRef s, llvm::StringRef suffix) { return s.ends_with(suffix); }
 
 bool IsSourceFile(llvm::StringRef path) {
@@ -56,6 +43,10 @@ void Normalize(llvm::Module& module) {
 }
 
 }  // namespace
+
+ScopedPath::~ScopedPath() {
+  if (!path_.empty()) (void)llvm::sys::fs::remove_directories(path_);
+}
 
 StatusOr<std::string> ClangPath() {
   if (const char* env = std::getenv("COMPILER_GYM_CLANG"); env != nullptr && *env) {

@@ -43,6 +43,19 @@ std::string ModuleSha1(const llvm::Module& module);
 
 int64_t IrInstructionCount(const llvm::Module& module);
 
+// Removes a file or directory tree when it goes out of scope, so no temporary survives an error.
+class ScopedPath {
+ public:
+  explicit ScopedPath(std::string path) : path_(std::move(path)) {}
+  ScopedPath(const ScopedPath&) = delete;
+  ScopedPath& operator=(const ScopedPath&) = delete;
+  ~ScopedPath();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // Path to clang-19: $COMPILER_GYM_CLANG, else clang-19 on PATH, else LLVM 19's bin dir.
 StatusOr<std::string> ClangPath();
 

@@ -47,18 +47,15 @@ class CompilerEnvState:
     def __hash__(self) -> int:
         return hash((self.benchmark, self.commandline))
 
+    def _csv_row(self) -> list:
+        """The fields in _FIELDS order; an empty reward means None."""
+        reward = "" if self.reward is None else repr(self.reward)
+        return [self.benchmark, reward, repr(self.walltime), self.commandline]
+
     def to_csv(self) -> str:
         """One CSV row (no header)."""
         buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(
-            [
-                self.benchmark,
-                "" if self.reward is None else repr(self.reward),
-                repr(self.walltime),
-                self.commandline,
-            ]
-        )
+        csv.writer(buf, lineterminator="\n").writerow(self._csv_row())
         return buf.getvalue()
 
     @classmethod
@@ -71,6 +68,7 @@ class CompilerEnvStateWriter:
     """Writes states as CSV rows with a header, to any text stream."""
 
     def __init__(self, f: TextIO, header: bool = True):
+        self._f = f
         self._writer = csv.writer(f, lineterminator="\n")
         self._header = header
 
@@ -78,14 +76,9 @@ class CompilerEnvStateWriter:
         if self._header:
             self._writer.writerow(_FIELDS)
             self._header = False
-        self._writer.writerow(
-            [
-                state.benchmark,
-                "" if state.reward is None else repr(state.reward),
-                repr(state.walltime),
-                state.commandline,
-            ]
-        )
+        self._writer.writerow(state._csv_row())
+        if flush:
+            self._f.flush()
 
     def __enter__(self):
         return self

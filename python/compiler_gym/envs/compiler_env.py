@@ -359,6 +359,3 @@ class CompilerEnv:
 
     def __exit__(self, *args):
         self.close()
-
-    def __del__(self):
-        pass
