@@ -1,0 +1,55 @@
+// Running untrusted programs (benchmarks under test, compilers): a child process in a fresh
+// working directory with a wall-clock limit, an address-space limit and captured output.
+//
+//   SandboxLimits limits{.timeout_seconds = 10, .memory_bytes = 1 << 30};
+//   ASSIGN_OR_RETURN(ProcessResult r, RunSandboxed({"/tmp/a.out", "2"}, limits));
+//   if (r.timed_out || r.exit_code != 0) ...
+//
+// Safe to call from many threads at once: no signal handlers, no process-wide state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace compiler_gym {
+
+struct SandboxLimits {
+  double timeout_seconds = 60;        // wall clock; the process group is killed after it
+  int64_t memory_bytes = 0;           // RLIMIT_AS of the child; 0 = unlimited
+  size_t max_output_bytes = 1 << 20;  // per stream; the rest is read and dropped
+};
+
+struct ProcessResult {
+  int exit_code = -1;      // valid when signal == 0 and !timed_out
+  int signal = 0;          // the signal that ended the process, or 0
+  bool timed_out = false;  // killed by the wall-clock limit
+  bool output_truncated = false;
+  std::string stdout_text;
+  std::string stderr_text;
+  double wall_seconds = 0;  // from just before the process starts until it is reaped
+  double cpu_seconds = 0;   // user + system time of the child
+
+  // Exit code 0, no signal, in time.
+  bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+  // "exit code 3", "killed by signal 11 (Segmentation fault)", "timed out after 2 s".
+  std::string Describe(const SandboxLimits& limits) const;
+};
+
+// Runs argv[0] (a path; no PATH search) with the given arguments and stdin from /dev/null, in
+// `workdir` when given, else in a new temporary directory that is removed afterwards with
+// everything the program wrote there. The child leads its own process group, so a time-out
+// also kills anything it started. An error Status means the program could not be started
+// (kNotFound for a missing executable); how the program itself ended is in the result.
+StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
+                                     const SandboxLimits& limits, const std::string& workdir = "");
+
+// A new empty directory under the system's temporary directory, named after `prefix`.
+StatusOr<std::string> MakeTempDir(const std::string& prefix);
+
+// Removes a file or directory tree; errors are ignored (best effort cleanup).
+void RemoveTree(const std::string& path);
+
+}  // namespace compiler_gym

@@ -1,0 +1,122 @@
+#include "engine/sandbox.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <thread>
+
+namespace compiler_gym {
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+ProcessResult Sh(const std::string& script, SandboxLimits limits = {}) {
+  StatusOr<ProcessResult> r = RunSandboxed({"/bin/sh", "-c", script}, limits);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : ProcessResult{};
+}
+
+TEST(SandboxTest, CapturesOutputAndExitCode) {
+  ProcessResult r = Sh("echo out; echo err >&2; exit 3");
+  EXPECT_EQ(r.stdout_text, "out\n");
+  EXPECT_EQ(r.stderr_text, "err\n");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.Describe({}), "exit code 3");
+  EXPECT_GT(r.wall_seconds, 0);
+}
+
+TEST(SandboxTest, ReportsTheSignal) {
+  ProcessResult r = Sh("kill -SEGV $$");
+  EXPECT_EQ(r.signal, 11);
+  EXPECT_NE(r.Describe({}).find("signal 11"), std::string::npos);
+}
+
+TEST(SandboxTest, StdinIsEmpty) {
+  // cat would wait forever on an inherited terminal or pipe.
+  ProcessResult r = Sh("cat; echo done", {.timeout_seconds = 5});
+  EXPECT_EQ(r.stdout_text, "done\n");
+}
+
+TEST(SandboxTest, TimeOutKillsTheWholeGroup) {
+  // The background sleep writes a marker if it survives the kill.
+  auto marker = MakeTempDir("sandbox-test");
+  ASSERT_TRUE(marker.ok());
+  const std::string file = *marker + "/survived";
+  ProcessResult r = Sh("(sleep 1; touch " + file + ") & sleep 30", {.timeout_seconds = 0.3});
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_seconds, 5);
+  EXPECT_EQ(r.Describe({.timeout_seconds = 0.3}), "timed out after 0.3 s");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_FALSE(Exists(file));
+  RemoveTree(*marker);
+}
+
+TEST(SandboxTest, MemoryLimitStopsALargeAllocation) {
+  // The shell holds a 100 MB string: fine without a limit, impossible under 64 MB.
+  const std::string script = "x=$(head -c 100000000 /dev/zero | tr '\\0' a); echo ${#x}";
+  EXPECT_EQ(Sh(script).stdout_text, "100000000\n");
+  ProcessResult limited = Sh(script, {.memory_bytes = 64 << 20});
+  EXPECT_FALSE(limited.ok());
+  EXPECT_EQ(limited.stdout_text, "");
+}
+
+TEST(SandboxTest, RunsInAFreshDirectoryThatIsRemoved) {
+  ProcessResult r = Sh("pwd; echo data > file; ls");
+  const std::string dir = r.stdout_text.substr(0, r.stdout_text.find('\n'));
+  EXPECT_NE(dir.find("compiler_gym-run"), std::string::npos);
+  EXPECT_NE(r.stdout_text.find("file"), std::string::npos);
+  EXPECT_FALSE(Exists(dir));
+}
+
+TEST(SandboxTest, KeepsAGivenWorkdir) {
+  auto dir = MakeTempDir("sandbox-test");
+  ASSERT_TRUE(dir.ok());
+  auto r = RunSandboxed({"/bin/sh", "-c", "echo x > kept"}, {}, *dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(Exists(*dir + "/kept"));
+  RemoveTree(*dir);
+  EXPECT_FALSE(Exists(*dir));
+}
+
+TEST(SandboxTest, TruncatesLongOutput) {
+  ProcessResult r = Sh("head -c 100000 /dev/zero", {.max_output_bytes = 1000});
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.stdout_text.size(), 1000u);
+  EXPECT_TRUE(r.output_truncated);
+}
+
+TEST(SandboxTest, MissingProgramIsNotFound) {
+  auto r = RunSandboxed({"/nonexistent/program"}, {});
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(RunSandboxed({}, {}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(SandboxTest, NotExecutableIsAnError) {
+  auto dir = MakeTempDir("sandbox-test");
+  ASSERT_TRUE(dir.ok());
+  auto r = RunSandboxed({*dir}, {});  // a directory cannot be executed
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cannot run"), std::string::npos);
+  RemoveTree(*dir);
+}
+
+TEST(SandboxTest, ConcurrentRunsKeepTheirOwnOutput) {
+  constexpr int kThreads = 8;
+  std::vector<std::string> outputs(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([i, &outputs] {
+      auto r = RunSandboxed({"/bin/sh", "-c", "sleep 0.05; echo " + std::to_string(i)}, {});
+      if (r.ok()) outputs[i] = r->stdout_text;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < kThreads; ++i) EXPECT_EQ(outputs[i], std::to_string(i) + "\n");
+}
+
+}  // namespace
+}  // namespace compiler_gym
