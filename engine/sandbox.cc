@@ -71,8 +71,8 @@ std::string ProcessResult::Describe(const SandboxLimits& limits) const {
 
 StatusOr<std::string> MakeTempDir(const std::string& prefix) {
   const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" +
-                        prefix + "-XXXXXX";
+  std::string pattern =
+      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + "-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) {
     return Internal("cannot create a temporary directory " + pattern + ": " + strerror(errno));
   }
@@ -156,18 +156,18 @@ StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
   }
 
   ProcessResult result;
-  const auto deadline =
-      start + std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double>(limits.timeout_seconds));
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(limits.timeout_seconds));
   // A pidfd becomes readable when the process exits, which times the run without polling.
   // Kernels without pidfd_open (before 5.3) fall back to checking every millisecond.
   Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   bool out_open = true, err_open = true, exited = false;
   int status = 0;
-  struct rusage usage {};
+  struct rusage usage{};
   auto end = start;
   while (!exited) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       break;
