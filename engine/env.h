@@ -23,9 +23,9 @@ namespace compiler_gym {
 
 // A program to compile, as handed over by the Python datasets layer (or a C++ user).
 struct Benchmark {
-  std::string uri;                        // cache key and identity, e.g. benchmark://builtin-v0/qsort
-  std::vector<std::string> files;         // program files (.bc, .ll, .c, .cc, ...)
-  std::string data;                       // in-memory program, used when files is empty
+  std::string uri;                 // cache key and identity, e.g. benchmark://builtin-v0/qsort
+  std::vector<std::string> files;  // program files (.bc, .ll, .c, .cc, ...)
+  std::string data;                // in-memory program, used when files is empty
   std::vector<std::string> compile_args;  // extra frontend flags for source files
   std::vector<std::string> link_args;     // extra linker flags (e.g. -lm) when buildable
   std::vector<std::string> run_args;      // arguments the built program runs with

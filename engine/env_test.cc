@@ -46,7 +46,7 @@ TEST(Env, RewardFormulas) {
   EXPECT_DOUBLE_EQ(env.Reward(0).value(), 2.0);             // 10 - 8
   EXPECT_DOUBLE_EQ(env.Reward(1).value(), 2.0 / 10);        // first use: prev = C0
   EXPECT_DOUBLE_EQ(env.Reward(2).value(), 2.0 / (10 - 4));  // / max(C0 - Cb, 1)
-  const int a3[] = {2};  // cost 8 -> 5
+  const int a3[] = {2};                                     // cost 8 -> 5
   ASSERT_TRUE(env.Step(a3).ok());
   EXPECT_DOUBLE_EQ(env.Reward(0).value(), 3.0);
   EXPECT_DOUBLE_EQ(env.Reward(0).value(), 0.0);  // nothing changed since it was last computed

@@ -3,7 +3,8 @@
 namespace compiler_gym {
 
 Status Registry::Add(EnvEntry entry) {
-  if (Find(entry.id) != nullptr) return InvalidArgument("environment id registered twice: " + entry.id);
+  if (Find(entry.id) != nullptr)
+    return InvalidArgument("environment id registered twice: " + entry.id);
   entries_.push_back(std::move(entry));
   return Status::Ok();
 }

@@ -7,12 +7,18 @@ namespace compiler_gym {
 
 size_t DTypeSize(DType dtype) {
   switch (dtype) {
-    case DType::kInt64: return 8;
-    case DType::kFloat64: return 8;
-    case DType::kFloat32: return 4;
-    case DType::kBool: return 1;
-    case DType::kUint8: return 1;
-    case DType::kNone: return 1;
+    case DType::kInt64:
+      return 8;
+    case DType::kFloat64:
+      return 8;
+    case DType::kFloat32:
+      return 4;
+    case DType::kBool:
+      return 1;
+    case DType::kUint8:
+      return 1;
+    case DType::kNone:
+      return 1;
   }
   return 1;
 }
@@ -34,7 +40,8 @@ Slab::Slab(SpaceSpec spec, int64_t rows) : spec_(std::move(spec)), rows_(rows) {
 
 std::vector<int64_t> Slab::shape() const {
   std::vector<int64_t> shape = {rows_};
-  if (spec_.kind == SpaceKind::kVector) shape.insert(shape.end(), spec_.shape.begin(), spec_.shape.end());
+  if (spec_.kind == SpaceKind::kVector)
+    shape.insert(shape.end(), spec_.shape.begin(), spec_.shape.end());
   return shape;
 }
 
@@ -52,12 +59,29 @@ namespace {
 template <typename From>
 void Store(DType dtype, unsigned char* out, From value) {
   switch (dtype) {
-    case DType::kInt64: { int64_t v = static_cast<int64_t>(value); std::memcpy(out, &v, 8); break; }
-    case DType::kFloat64: { double v = static_cast<double>(value); std::memcpy(out, &v, 8); break; }
-    case DType::kFloat32: { float v = static_cast<float>(value); std::memcpy(out, &v, 4); break; }
-    case DType::kBool: *out = value ? 1 : 0; break;
-    case DType::kUint8: *out = static_cast<unsigned char>(value); break;
-    case DType::kNone: break;
+    case DType::kInt64: {
+      int64_t v = static_cast<int64_t>(value);
+      std::memcpy(out, &v, 8);
+      break;
+    }
+    case DType::kFloat64: {
+      double v = static_cast<double>(value);
+      std::memcpy(out, &v, 8);
+      break;
+    }
+    case DType::kFloat32: {
+      float v = static_cast<float>(value);
+      std::memcpy(out, &v, 4);
+      break;
+    }
+    case DType::kBool:
+      *out = value ? 1 : 0;
+      break;
+    case DType::kUint8:
+      *out = static_cast<unsigned char>(value);
+      break;
+    case DType::kNone:
+      break;
   }
 }
 
@@ -72,23 +96,30 @@ Status Slab::Write(int64_t row, const Observation& value) {
   if (row < 0 || row >= rows_) return OutOfRange("slab row out of range");
   if (!fixed_) {
     std::string& out = variable_[row];
-    if (const auto* t = std::get_if<Text>(&value)) out = t->data;
-    else if (const auto* b = std::get_if<Bytes>(&value)) out = b->data;
-    else if (const auto* j = std::get_if<Json>(&value)) out = j->data;
-    else if (const auto* vi = std::get_if<std::vector<int64_t>>(&value)) out = PackVector(*vi);
-    else if (const auto* vf = std::get_if<std::vector<float>>(&value)) out = PackVector(*vf);
-    else if (const auto* vd = std::get_if<std::vector<double>>(&value)) out = PackVector(*vd);
-    else return InvalidArgument("observation " + spec_.name + " does not fit a variable slab");
+    if (const auto* t = std::get_if<Text>(&value))
+      out = t->data;
+    else if (const auto* b = std::get_if<Bytes>(&value))
+      out = b->data;
+    else if (const auto* j = std::get_if<Json>(&value))
+      out = j->data;
+    else if (const auto* vi = std::get_if<std::vector<int64_t>>(&value))
+      out = PackVector(*vi);
+    else if (const auto* vf = std::get_if<std::vector<float>>(&value))
+      out = PackVector(*vf);
+    else if (const auto* vd = std::get_if<std::vector<double>>(&value))
+      out = PackVector(*vd);
+    else
+      return InvalidArgument("observation " + spec_.name + " does not fit a variable slab");
     return Status::Ok();
   }
   unsigned char* out = bytes_.data() + row * width_ * element_size_;
   auto write_all = [&](const auto& values) -> Status {
     if (static_cast<int64_t>(values.size()) != width_) {
-      return InvalidArgument("observation " + spec_.name + " has " +
-                             std::to_string(values.size()) + " elements, expected " +
-                             std::to_string(width_));
+      return InvalidArgument("observation " + spec_.name + " has " + std::to_string(values.size()) +
+                             " elements, expected " + std::to_string(width_));
     }
-    for (size_t i = 0; i < values.size(); ++i) Store(spec_.dtype, out + i * element_size_, values[i]);
+    for (size_t i = 0; i < values.size(); ++i)
+      Store(spec_.dtype, out + i * element_size_, values[i]);
     return Status::Ok();
   };
   if (const auto* i = std::get_if<int64_t>(&value)) return write_all(std::vector<int64_t>{*i});

@@ -25,7 +25,7 @@ class Slab {
   const SpaceSpec& spec() const { return spec_; }
   bool fixed() const { return fixed_; }
   int64_t rows() const { return rows_; }
-  int64_t width() const { return width_; }            // elements per row (fixed slabs)
+  int64_t width() const { return width_; }  // elements per row (fixed slabs)
   size_t element_size() const { return element_size_; }
 
   // Fixed slabs: the [rows, width] buffer (shape {rows} for scalars).
@@ -50,7 +50,7 @@ class Slab {
   int64_t rows_;
   int64_t width_ = 1;
   size_t element_size_ = 1;
-  std::vector<unsigned char> bytes_;    // fixed
+  std::vector<unsigned char> bytes_;   // fixed
   std::vector<std::string> variable_;  // variable
 };
 

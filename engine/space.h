@@ -56,9 +56,9 @@ enum class RewardKind { kDelta, kNormByInitial, kNormByBaseline };
 
 struct RewardSpec {
   std::string name;
-  std::string cost_observation;     // scalar observation giving C
-  std::string initial_observation;  // scalar observation giving C0 (the unoptimized cost)
-  std::string baseline_observation; // scalar observation giving Cb; empty unless kNormByBaseline
+  std::string cost_observation;      // scalar observation giving C
+  std::string initial_observation;   // scalar observation giving C0 (the unoptimized cost)
+  std::string baseline_observation;  // scalar observation giving Cb; empty unless kNormByBaseline
   RewardKind kind = RewardKind::kDelta;
   bool deterministic = true;
   bool platform_dependent = false;

@@ -24,16 +24,16 @@ namespace compiler_gym {
 // Codes follow absl/grpc names where one fits; kBenchmarkInit is ours (SPEC: a broken benchmark
 // is a BenchmarkInitError in Python). Keep in sync with the table in torch_ext/errors.cc, which
 // is the only place that maps codes to exceptions.
-#define COMPILER_GYM_STATUS_CODES(X)                                     \
-  X(kOk, "OK")                                                           \
-  X(kInvalidArgument, "INVALID_ARGUMENT")                                \
-  X(kNotFound, "NOT_FOUND")                                              \
-  X(kOutOfRange, "OUT_OF_RANGE")                                         \
-  X(kDeadlineExceeded, "DEADLINE_EXCEEDED")                              \
-  X(kBenchmarkInit, "BENCHMARK_INIT")                                    \
-  X(kFailedPrecondition, "FAILED_PRECONDITION")                          \
-  X(kUnimplemented, "UNIMPLEMENTED")                                     \
-  X(kResourceExhausted, "RESOURCE_EXHAUSTED")                            \
+#define COMPILER_GYM_STATUS_CODES(X)            \
+  X(kOk, "OK")                                  \
+  X(kInvalidArgument, "INVALID_ARGUMENT")       \
+  X(kNotFound, "NOT_FOUND")                     \
+  X(kOutOfRange, "OUT_OF_RANGE")                \
+  X(kDeadlineExceeded, "DEADLINE_EXCEEDED")     \
+  X(kBenchmarkInit, "BENCHMARK_INIT")           \
+  X(kFailedPrecondition, "FAILED_PRECONDITION") \
+  X(kUnimplemented, "UNIMPLEMENTED")            \
+  X(kResourceExhausted, "RESOURCE_EXHAUSTED")   \
   X(kInternal, "INTERNAL")
 
 enum class StatusCode {
@@ -68,21 +68,31 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status OutOfRange(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
-inline Status DeadlineExceeded(std::string m) { return {StatusCode::kDeadlineExceeded, std::move(m)}; }
-inline Status BenchmarkInitError(std::string m) { return {StatusCode::kBenchmarkInit, std::move(m)}; }
-inline Status FailedPrecondition(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
+inline Status DeadlineExceeded(std::string m) {
+  return {StatusCode::kDeadlineExceeded, std::move(m)};
+}
+inline Status BenchmarkInitError(std::string m) {
+  return {StatusCode::kBenchmarkInit, std::move(m)};
+}
+inline Status FailedPrecondition(std::string m) {
+  return {StatusCode::kFailedPrecondition, std::move(m)};
+}
 inline Status Unimplemented(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
-inline Status ResourceExhausted(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
+inline Status ResourceExhausted(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 // Holds either a value or a non-OK Status.
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design, like absl.
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design, like absl.
   StatusOr(Status status) : status_(std::move(status)) {  // NOLINT
     if (status_.ok()) {
       // An OK status carries no value: that is a programming error, not bad input.
@@ -112,10 +122,10 @@ class [[nodiscard]] StatusOr {
 #define CG_STATUS_CONCAT_INNER_(a, b) a##b
 #define CG_STATUS_CONCAT_(a, b) CG_STATUS_CONCAT_INNER_(a, b)
 
-#define RETURN_IF_ERROR(expr)                                  \
-  do {                                                         \
-    ::compiler_gym::Status cg_status_ = (expr);                \
-    if (!cg_status_.ok()) return cg_status_;                   \
+#define RETURN_IF_ERROR(expr)                   \
+  do {                                          \
+    ::compiler_gym::Status cg_status_ = (expr); \
+    if (!cg_status_.ok()) return cg_status_;    \
   } while (0)
 
 #define ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
@@ -127,10 +137,10 @@ class [[nodiscard]] StatusOr {
   ASSIGN_OR_RETURN_IMPL_(CG_STATUS_CONCAT_(cg_statusor_, __LINE__), lhs, expr)
 
 // Always-on check for cheap invariants whose failure means a bug in this project.
-#define CG_CHECK(cond)                                                                 \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      std::cerr << __FILE__ << ":" << __LINE__ << ": check failed: " #cond "\n";       \
-      std::abort();                                                                    \
-    }                                                                                  \
+#define CG_CHECK(cond)                                                           \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      std::cerr << __FILE__ << ":" << __LINE__ << ": check failed: " #cond "\n"; \
+      std::abort();                                                              \
+    }                                                                            \
   } while (0)

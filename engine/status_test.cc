@@ -37,7 +37,12 @@ TEST(Status, MacrosPropagate) {
 }
 
 TEST(StatusDeathTest, StatusOrFromOkAborts) {
-  EXPECT_DEATH({ StatusOr<int> s{Status::Ok()}; (void)s; }, "OK Status");
+  EXPECT_DEATH(
+      {
+        StatusOr<int> s{Status::Ok()};
+        (void)s;
+      },
+      "OK Status");
 }
 
 }  // namespace

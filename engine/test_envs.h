@@ -27,8 +27,7 @@ class CounterEnv final : public Env {
         o.dtype = DType::kInt64;
         s.observation_spaces.push_back(o);
       }
-      s.observation_spaces.push_back(
-          SpaceSpec{"History", SpaceKind::kVector, DType::kInt64, {3}});
+      s.observation_spaces.push_back(SpaceSpec{"History", SpaceKind::kVector, DType::kInt64, {3}});
       s.observation_spaces.push_back(SpaceSpec{"Trace", SpaceKind::kText, DType::kNone, {-1}});
       s.reward_spaces = {
           {"Delta", "Cost", "CostO0", "", RewardKind::kDelta},
@@ -42,11 +41,16 @@ class CounterEnv final : public Env {
 
   StatusOr<Observation> Observe(int index) override {
     switch (index) {
-      case 0: return Observation(cost_);
-      case 1: return Observation(initial_);
-      case 2: return Observation(int64_t{4});
-      case 3: return Observation(std::vector<int64_t>{h_[0], h_[1], h_[2]});
-      case 4: return Observation(Text{trace_});
+      case 0:
+        return Observation(cost_);
+      case 1:
+        return Observation(initial_);
+      case 2:
+        return Observation(int64_t{4});
+      case 3:
+        return Observation(std::vector<int64_t>{h_[0], h_[1], h_[2]});
+      case 4:
+        return Observation(Text{trace_});
     }
     return InvalidArgument("no such observation");
   }

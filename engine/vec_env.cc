@@ -243,7 +243,8 @@ struct VecEnv::Impl {
     if (any_final) batch->final_slabs = std::make_shared<SlabSet>(observation_specs, n);
     auto fill = [&](size_t j) {
       const Row& row = slots[ids[j]].row;
-      for (size_t k = 0; k < r; ++k) batch->rewards[j * r + k] = row.rewards.empty() ? 0 : row.rewards[k];
+      for (size_t k = 0; k < r; ++k)
+        batch->rewards[j * r + k] = row.rewards.empty() ? 0 : row.rewards[k];
       batch->terminated[j] = row.terminated;
       batch->truncated[j] = row.truncated;
       batch->action_had_no_effect[j] = row.no_effect;

@@ -54,9 +54,9 @@ using BenchmarkSampler =
 // the engine never writes into slabs that a live batch still holds.
 struct Batch {
   std::vector<int32_t> env_ids;
-  std::vector<double> rewards;           // [rows, reward spaces]
-  std::vector<uint8_t> terminated;       // ended by an error (episodes never end by themselves)
-  std::vector<uint8_t> truncated;        // reached max_episode_steps
+  std::vector<double> rewards;      // [rows, reward spaces]
+  std::vector<uint8_t> terminated;  // ended by an error (episodes never end by themselves)
+  std::vector<uint8_t> truncated;   // reached max_episode_steps
   std::vector<uint8_t> action_had_no_effect;
   std::vector<int64_t> elapsed_steps;
   std::vector<int64_t> episode;          // per-env episode counter

@@ -19,8 +19,9 @@ EnvFactory CounterFactory() {
 BenchmarkSampler Sampler(std::map<int, std::string> overrides = {}) {
   return [overrides](int env_id, int64_t, std::mt19937_64&) {
     auto it = overrides.find(env_id);
-    return Benchmark{.uri = it != overrides.end() ? it->second
-                                                  : "benchmark://counter/" + std::to_string(env_id)};
+    return Benchmark{.uri = it != overrides.end()
+                                ? it->second
+                                : "benchmark://counter/" + std::to_string(env_id)};
   };
 }
 
@@ -51,7 +52,7 @@ TEST(VecEnv, SyncStepRowsInEnvOrder) {
   const Batch& b = **batch;
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(CostOf(b, i), 10 + i - (actions[i] + 1));
-    EXPECT_DOUBLE_EQ(b.rewards[i * 2], actions[i] + 1);                 // Delta
+    EXPECT_DOUBLE_EQ(b.rewards[i * 2], actions[i] + 1);                    // Delta
     EXPECT_DOUBLE_EQ(b.rewards[i * 2 + 1], (actions[i] + 1) / (6.0 + i));  // / (C0 - 4)
     EXPECT_FALSE(b.terminated[i]);
     EXPECT_EQ(b.elapsed_steps[i], 1);
@@ -250,8 +251,9 @@ TEST(VecEnv, DeterministicAcrossThreadCountsAndModes) {
 }
 
 TEST(VecEnv, BadConfigIsRejected) {
-  EXPECT_EQ(VecEnv::Create(CounterFactory(), Sampler(), VecEnvConfig{.num_envs = 0}).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      VecEnv::Create(CounterFactory(), Sampler(), VecEnvConfig{.num_envs = 0}).status().code(),
+      StatusCode::kInvalidArgument);
   VecEnvConfig config = Config(2, 1);
   config.observation_spaces = {"Nope"};
   EXPECT_EQ(VecEnv::Create(CounterFactory(), Sampler(), config).status().code(),

@@ -41,30 +41,77 @@ class Counter {
 
 void CountOpcode(const llvm::Instruction& inst, Counter& c) {
   switch (inst.getOpcode()) {
-    case llvm::Instruction::AShr: c.Inc(F::NumAShrInst); break;
-    case llvm::Instruction::Add: c.Inc(F::NumAddInst); break;
-    case llvm::Instruction::Alloca: c.Inc(F::NumAllocaInst); break;
-    case llvm::Instruction::And: c.Inc(F::NumAndInst); break;
-    case llvm::Instruction::BitCast: c.Inc(F::NumBitCastInst); break;
-    case llvm::Instruction::Br: c.Inc(F::NumBrInst); break;
-    case llvm::Instruction::Call: c.Inc(F::NumCallInst); break;
-    case llvm::Instruction::GetElementPtr: c.Inc(F::NumGetElementPtrInst); break;
-    case llvm::Instruction::ICmp: c.Inc(F::NumICmpInst); break;
-    case llvm::Instruction::LShr: c.Inc(F::NumLShrInst); break;
-    case llvm::Instruction::Load: c.Inc(F::NumLoadInst); break;
-    case llvm::Instruction::Mul: c.Inc(F::NumMulInst); break;
-    case llvm::Instruction::Or: c.Inc(F::NumOrInst); break;
-    case llvm::Instruction::PHI: c.Inc(F::NumPHIInst); break;
-    case llvm::Instruction::Ret: c.Inc(F::NumRetInst); break;
-    case llvm::Instruction::SExt: c.Inc(F::NumSExtInst); break;
-    case llvm::Instruction::Select: c.Inc(F::NumSelectInst); break;
-    case llvm::Instruction::Shl: c.Inc(F::NumShlInst); break;
-    case llvm::Instruction::Store: c.Inc(F::NumStoreInst); break;
-    case llvm::Instruction::Sub: c.Inc(F::NumSubInst); break;
-    case llvm::Instruction::Trunc: c.Inc(F::NumTruncInst); break;
-    case llvm::Instruction::Xor: c.Inc(F::NumXorInst); break;
-    case llvm::Instruction::ZExt: c.Inc(F::NumZExtInst); break;
-    default: break;
+    case llvm::Instruction::AShr:
+      c.Inc(F::NumAShrInst);
+      break;
+    case llvm::Instruction::Add:
+      c.Inc(F::NumAddInst);
+      break;
+    case llvm::Instruction::Alloca:
+      c.Inc(F::NumAllocaInst);
+      break;
+    case llvm::Instruction::And:
+      c.Inc(F::NumAndInst);
+      break;
+    case llvm::Instruction::BitCast:
+      c.Inc(F::NumBitCastInst);
+      break;
+    case llvm::Instruction::Br:
+      c.Inc(F::NumBrInst);
+      break;
+    case llvm::Instruction::Call:
+      c.Inc(F::NumCallInst);
+      break;
+    case llvm::Instruction::GetElementPtr:
+      c.Inc(F::NumGetElementPtrInst);
+      break;
+    case llvm::Instruction::ICmp:
+      c.Inc(F::NumICmpInst);
+      break;
+    case llvm::Instruction::LShr:
+      c.Inc(F::NumLShrInst);
+      break;
+    case llvm::Instruction::Load:
+      c.Inc(F::NumLoadInst);
+      break;
+    case llvm::Instruction::Mul:
+      c.Inc(F::NumMulInst);
+      break;
+    case llvm::Instruction::Or:
+      c.Inc(F::NumOrInst);
+      break;
+    case llvm::Instruction::PHI:
+      c.Inc(F::NumPHIInst);
+      break;
+    case llvm::Instruction::Ret:
+      c.Inc(F::NumRetInst);
+      break;
+    case llvm::Instruction::SExt:
+      c.Inc(F::NumSExtInst);
+      break;
+    case llvm::Instruction::Select:
+      c.Inc(F::NumSelectInst);
+      break;
+    case llvm::Instruction::Shl:
+      c.Inc(F::NumShlInst);
+      break;
+    case llvm::Instruction::Store:
+      c.Inc(F::NumStoreInst);
+      break;
+    case llvm::Instruction::Sub:
+      c.Inc(F::NumSubInst);
+      break;
+    case llvm::Instruction::Trunc:
+      c.Inc(F::NumTruncInst);
+      break;
+    case llvm::Instruction::Xor:
+      c.Inc(F::NumXorInst);
+      break;
+    case llvm::Instruction::ZExt:
+      c.Inc(F::NumZExtInst);
+      break;
+    default:
+      break;
   }
 }
 

@@ -20,67 +20,66 @@ class Module;
 namespace compiler_gym::observations {
 
 // X(name, definition)
-#define COMPILER_GYM_AUTOPHASE_FEATURES(X)                                                   \
-  X(BBNumArgsHi, "blocks with phiargs(B) > 5")                                               \
-  X(BBNumArgsLo, "blocks with 1 <= phiargs(B) <= 5")                                         \
-  X(onePred, "blocks with preds == 1")                                                       \
-  X(onePredOneSuc, "blocks with preds == 1 and succs == 1")                                  \
-  X(onePredTwoSuc, "blocks with preds == 1 and succs == 2")                                  \
-  X(oneSuccessor, "blocks with succs == 1")                                                  \
-  X(twoPred, "blocks with preds == 2")                                                       \
-  X(twoPredOneSuc, "blocks with preds == 2 and succs == 1")                                  \
-  X(twoEach, "blocks with preds == 2 and succs == 2")                                        \
-  X(twoSuccessor, "blocks with succs == 2")                                                  \
-  X(morePreds, "blocks with preds > 2")                                                      \
-  X(BB03Phi, "blocks with 1 <= phis(B) <= 3")                                                \
-  X(BBHiPhi, "blocks with phis(B) > 3")                                                      \
-  X(BBNoPhi, "blocks with phis(B) == 0")                                                     \
-  X(BeginPhi, "phi nodes (LLVM keeps them all at the beginning of their block)")             \
-  X(BranchCount, "br instructions, conditional or not")                                      \
-  X(returnInt, "call instructions whose result type is an integer")                          \
-  X(CriticalCount,                                                                           \
-    "critical edges: edges from a block with succs > 1 to a block with preds > 1")           \
-  X(NumEdges, "CFG edges: the sum of succs(B) over all blocks")                              \
-  X(const32Bit, "operands that are 32-bit ConstantInts")                                     \
-  X(const64Bit, "operands that are 64-bit ConstantInts")                                     \
-  X(numConstZeroes, "operands that are ConstantInts equal to 0 (any width)")                 \
-  X(numConstOnes, "operands that are ConstantInts equal to 1 (any width, i1 true too)")      \
-  X(UncondBranches, "unconditional br instructions")                                         \
-  X(binaryConstArg, "binary operators with at least one Constant operand")                   \
-  X(NumAShrInst, "ashr instructions")                                                        \
-  X(NumAddInst, "add instructions (integer)")                                                \
-  X(NumAllocaInst, "alloca instructions")                                                    \
-  X(NumAndInst, "and instructions")                                                          \
-  X(BlockMid, "blocks with 15 <= instructions <= 500")                                       \
-  X(BlockLow, "blocks with fewer than 15 instructions")                                      \
-  X(NumBitCastInst, "bitcast instructions")                                                  \
-  X(NumBrInst, "br instructions")                                                            \
-  X(NumCallInst, "call instructions")                                                        \
-  X(NumGetElementPtrInst, "getelementptr instructions")                                      \
-  X(NumICmpInst, "icmp instructions")                                                        \
-  X(NumLShrInst, "lshr instructions")                                                        \
-  X(NumLoadInst, "load instructions")                                                        \
-  X(NumMulInst, "mul instructions (integer)")                                                \
-  X(NumOrInst, "or instructions")                                                            \
-  X(NumPHIInst, "phi instructions")                                                          \
-  X(NumRetInst, "ret instructions")                                                          \
-  X(NumSExtInst, "sext instructions")                                                        \
-  X(NumSelectInst, "select instructions")                                                    \
-  X(NumShlInst, "shl instructions")                                                          \
-  X(NumStoreInst, "store instructions")                                                      \
-  X(NumSubInst, "sub instructions (integer)")                                                \
-  X(NumTruncInst, "trunc instructions")                                                      \
-  X(NumXorInst, "xor instructions")                                                          \
-  X(NumZExtInst, "zext instructions")                                                        \
-  X(TotalBlocks, "basic blocks")                                                             \
-  X(TotalInsts, "instructions")                                                              \
-  X(TotalMemInst,                                                                            \
-    "memory instructions, LLVM's memory opcode group: alloca load store getelementptr "      \
-    "fence cmpxchg atomicrmw")                                                               \
-  X(TotalFuncs, "defined (non-external) functions")                                          \
-  X(ArgsPhi, "phi incoming values, summed over all phis")                                    \
-  X(testUnary,                                                                               \
-    "unary instructions (llvm::UnaryInstruction: alloca load casts va_arg extractvalue "      \
+#define COMPILER_GYM_AUTOPHASE_FEATURES(X)                                                        \
+  X(BBNumArgsHi, "blocks with phiargs(B) > 5")                                                    \
+  X(BBNumArgsLo, "blocks with 1 <= phiargs(B) <= 5")                                              \
+  X(onePred, "blocks with preds == 1")                                                            \
+  X(onePredOneSuc, "blocks with preds == 1 and succs == 1")                                       \
+  X(onePredTwoSuc, "blocks with preds == 1 and succs == 2")                                       \
+  X(oneSuccessor, "blocks with succs == 1")                                                       \
+  X(twoPred, "blocks with preds == 2")                                                            \
+  X(twoPredOneSuc, "blocks with preds == 2 and succs == 1")                                       \
+  X(twoEach, "blocks with preds == 2 and succs == 2")                                             \
+  X(twoSuccessor, "blocks with succs == 2")                                                       \
+  X(morePreds, "blocks with preds > 2")                                                           \
+  X(BB03Phi, "blocks with 1 <= phis(B) <= 3")                                                     \
+  X(BBHiPhi, "blocks with phis(B) > 3")                                                           \
+  X(BBNoPhi, "blocks with phis(B) == 0")                                                          \
+  X(BeginPhi, "phi nodes (LLVM keeps them all at the beginning of their block)")                  \
+  X(BranchCount, "br instructions, conditional or not")                                           \
+  X(returnInt, "call instructions whose result type is an integer")                               \
+  X(CriticalCount, "critical edges: edges from a block with succs > 1 to a block with preds > 1") \
+  X(NumEdges, "CFG edges: the sum of succs(B) over all blocks")                                   \
+  X(const32Bit, "operands that are 32-bit ConstantInts")                                          \
+  X(const64Bit, "operands that are 64-bit ConstantInts")                                          \
+  X(numConstZeroes, "operands that are ConstantInts equal to 0 (any width)")                      \
+  X(numConstOnes, "operands that are ConstantInts equal to 1 (any width, i1 true too)")           \
+  X(UncondBranches, "unconditional br instructions")                                              \
+  X(binaryConstArg, "binary operators with at least one Constant operand")                        \
+  X(NumAShrInst, "ashr instructions")                                                             \
+  X(NumAddInst, "add instructions (integer)")                                                     \
+  X(NumAllocaInst, "alloca instructions")                                                         \
+  X(NumAndInst, "and instructions")                                                               \
+  X(BlockMid, "blocks with 15 <= instructions <= 500")                                            \
+  X(BlockLow, "blocks with fewer than 15 instructions")                                           \
+  X(NumBitCastInst, "bitcast instructions")                                                       \
+  X(NumBrInst, "br instructions")                                                                 \
+  X(NumCallInst, "call instructions")                                                             \
+  X(NumGetElementPtrInst, "getelementptr instructions")                                           \
+  X(NumICmpInst, "icmp instructions")                                                             \
+  X(NumLShrInst, "lshr instructions")                                                             \
+  X(NumLoadInst, "load instructions")                                                             \
+  X(NumMulInst, "mul instructions (integer)")                                                     \
+  X(NumOrInst, "or instructions")                                                                 \
+  X(NumPHIInst, "phi instructions")                                                               \
+  X(NumRetInst, "ret instructions")                                                               \
+  X(NumSExtInst, "sext instructions")                                                             \
+  X(NumSelectInst, "select instructions")                                                         \
+  X(NumShlInst, "shl instructions")                                                               \
+  X(NumStoreInst, "store instructions")                                                           \
+  X(NumSubInst, "sub instructions (integer)")                                                     \
+  X(NumTruncInst, "trunc instructions")                                                           \
+  X(NumXorInst, "xor instructions")                                                               \
+  X(NumZExtInst, "zext instructions")                                                             \
+  X(TotalBlocks, "basic blocks")                                                                  \
+  X(TotalInsts, "instructions")                                                                   \
+  X(TotalMemInst,                                                                                 \
+    "memory instructions, LLVM's memory opcode group: alloca load store getelementptr "           \
+    "fence cmpxchg atomicrmw")                                                                    \
+  X(TotalFuncs, "defined (non-external) functions")                                               \
+  X(ArgsPhi, "phi incoming values, summed over all phis")                                         \
+  X(testUnary,                                                                                    \
+    "unary instructions (llvm::UnaryInstruction: alloca load casts va_arg extractvalue "          \
     "fneg freeze)")
 
 enum class AutophaseFeature {

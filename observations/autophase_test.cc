@@ -41,30 +41,36 @@ TEST(Autophase, TableHas56NamedFeaturesInOrder) {
 // Critical edges: f.entry->join and f.a->join (source has 2 succs, join has 3 preds).
 // Constants: i64 1 (add), 0 5 (p1), 1 2 3 (p2); i32 0 (phi), 1 (add).
 TEST(Autophase, CfgAndPhiFixture) {
-  ExpectAll(Compute("autophase.ll"),
-            {{"BBNumArgsHi", 1}, {"BBNumArgsLo", 1}, {"onePred", 4}, {"onePredOneSuc", 2},
-             {"onePredTwoSuc", 1}, {"oneSuccessor", 3}, {"twoPred", 1}, {"twoEach", 1},
-             {"twoSuccessor", 3}, {"morePreds", 1}, {"BB03Phi", 1}, {"BBHiPhi", 1},
-             {"BBNoPhi", 6}, {"BeginPhi", 5}, {"BranchCount", 6}, {"CriticalCount", 2},
-             {"NumEdges", 9}, {"const32Bit", 2}, {"const64Bit", 6}, {"numConstZeroes", 2},
-             {"numConstOnes", 3}, {"UncondBranches", 3}, {"binaryConstArg", 2},
-             {"NumAddInst", 3}, {"BlockLow", 8}, {"NumBrInst", 6}, {"NumICmpInst", 1},
-             {"NumPHIInst", 5}, {"NumRetInst", 2}, {"TotalBlocks", 8}, {"TotalInsts", 17},
-             {"TotalFuncs", 2}, {"ArgsPhi", 14}});
+  ExpectAll(
+      Compute("autophase.ll"),
+      {{"BBNumArgsHi", 1},   {"BBNumArgsLo", 1},    {"onePred", 4},        {"onePredOneSuc", 2},
+       {"onePredTwoSuc", 1}, {"oneSuccessor", 3},   {"twoPred", 1},        {"twoEach", 1},
+       {"twoSuccessor", 3},  {"morePreds", 1},      {"BB03Phi", 1},        {"BBHiPhi", 1},
+       {"BBNoPhi", 6},       {"BeginPhi", 5},       {"BranchCount", 6},    {"CriticalCount", 2},
+       {"NumEdges", 9},      {"const32Bit", 2},     {"const64Bit", 6},     {"numConstZeroes", 2},
+       {"numConstOnes", 3},  {"UncondBranches", 3}, {"binaryConstArg", 2}, {"NumAddInst", 3},
+       {"BlockLow", 8},      {"NumBrInst", 6},      {"NumICmpInst", 1},    {"NumPHIInst", 5},
+       {"NumRetInst", 2},    {"TotalBlocks", 8},    {"TotalInsts", 17},    {"TotalFuncs", 2},
+       {"ArgsPhi", 14}});
 }
 
 // tests/data/autophase_mid.ll: one block of 15 instructions. Binary ops with a constant: xor 7,
 // shl 2, lshr 1, ashr 1, and 255, or 16. Unary instructions: trunc zext sext bitcast. Memory
 // opcode group: getelementptr. Ones: lshr 1, ashr 1, select's i1 true.
 TEST(Autophase, OpcodeAndBlockSizeFixture) {
-  ExpectAll(Compute("autophase_mid.ll"),
-            {{"onePred", 0}, {"BBNoPhi", 1}, {"const32Bit", 6}, {"numConstOnes", 3},
-             {"binaryConstArg", 6}, {"NumAShrInst", 1}, {"NumAndInst", 1}, {"BlockMid", 1},
-             {"NumBitCastInst", 1}, {"NumGetElementPtrInst", 1}, {"NumLShrInst", 1},
-             {"NumMulInst", 1}, {"NumOrInst", 1}, {"NumRetInst", 1}, {"NumSExtInst", 1},
-             {"NumSelectInst", 1}, {"NumShlInst", 1}, {"NumSubInst", 1}, {"NumTruncInst", 1},
-             {"NumXorInst", 1}, {"NumZExtInst", 1}, {"TotalBlocks", 1}, {"TotalInsts", 15},
-             {"TotalMemInst", 1}, {"TotalFuncs", 1}, {"testUnary", 4}});
+  ExpectAll(Compute("autophase_mid.ll"), {{"onePred", 0},        {"BBNoPhi", 1},
+                                          {"const32Bit", 6},     {"numConstOnes", 3},
+                                          {"binaryConstArg", 6}, {"NumAShrInst", 1},
+                                          {"NumAndInst", 1},     {"BlockMid", 1},
+                                          {"NumBitCastInst", 1}, {"NumGetElementPtrInst", 1},
+                                          {"NumLShrInst", 1},    {"NumMulInst", 1},
+                                          {"NumOrInst", 1},      {"NumRetInst", 1},
+                                          {"NumSExtInst", 1},    {"NumSelectInst", 1},
+                                          {"NumShlInst", 1},     {"NumSubInst", 1},
+                                          {"NumTruncInst", 1},   {"NumXorInst", 1},
+                                          {"NumZExtInst", 1},    {"TotalBlocks", 1},
+                                          {"TotalInsts", 15},    {"TotalMemInst", 1},
+                                          {"TotalFuncs", 1},     {"testUnary", 4}});
 }
 
 // tests/data/instcount.ll: calls returning an int, memory instructions, alloca's implicit
@@ -72,12 +78,12 @@ TEST(Autophase, OpcodeAndBlockSizeFixture) {
 TEST(Autophase, MemoryAndCallFixture) {
   const auto v = Compute("instcount.ll");
   EXPECT_EQ(v.at("returnInt"), 1);
-  EXPECT_EQ(v.at("TotalMemInst"), 4);   // alloca store load store
-  EXPECT_EQ(v.at("testUnary"), 2);      // alloca load
-  EXPECT_EQ(v.at("const32Bit"), 5);     // icmp 0, mul 2, sub 0, alloca 1, store 1
+  EXPECT_EQ(v.at("TotalMemInst"), 4);  // alloca store load store
+  EXPECT_EQ(v.at("testUnary"), 2);     // alloca load
+  EXPECT_EQ(v.at("const32Bit"), 5);    // icmp 0, mul 2, sub 0, alloca 1, store 1
   EXPECT_EQ(v.at("numConstZeroes"), 2);
   EXPECT_EQ(v.at("numConstOnes"), 2);
-  EXPECT_EQ(v.at("binaryConstArg"), 2); // mul, sub
+  EXPECT_EQ(v.at("binaryConstArg"), 2);  // mul, sub
   EXPECT_EQ(v.at("CriticalCount"), 0);
   EXPECT_EQ(v.at("NumEdges"), 4);
 }

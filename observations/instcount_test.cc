@@ -39,7 +39,7 @@ TEST(InstCount, HandWrittenFixture) {
   EXPECT_EQ(counts[1], 5);
   EXPECT_EQ(counts[2], 2);
   const std::map<std::string, int64_t> expected = {
-      {"Ret", 2}, {"Br", 3},     {"Add", 1},   {"Sub", 1}, {"Mul", 1}, {"Alloca", 1},
+      {"Ret", 2},  {"Br", 3},    {"Add", 1},  {"Sub", 1}, {"Mul", 1}, {"Alloca", 1},
       {"Load", 1}, {"Store", 2}, {"ICmp", 1}, {"PHI", 1}, {"Call", 1}};
   for (int i = 3; i < kInstCountNumFeatures; ++i) {
     const std::string& name = InstCountFeatureNames()[i];
@@ -57,7 +57,7 @@ TEST(InstCount, NormDividesByTotalInsts) {
   const auto counts = ComputeInstCount(*module);
   const auto norm = InstCountNorm(counts);
   ASSERT_EQ(norm.size(), 69u);
-  EXPECT_FLOAT_EQ(norm[0], 5.0f / 15);             // TotalBlocks
+  EXPECT_FLOAT_EQ(norm[0], 5.0f / 15);  // TotalBlocks
   EXPECT_FLOAT_EQ(norm[Index("Br") - 1], 3.0f / 15);
 }
 

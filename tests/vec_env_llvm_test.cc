@@ -61,8 +61,8 @@ std::vector<std::string> RunTrace(int threads, bool async) {
     }
     for (int j = 0; j < batch->rows(); ++j) {
       EXPECT_TRUE(batch->errors[j].ok()) << batch->errors[j].ToString();
-      trace[batch->env_ids[j]] += batch->slabs->slab(0).RowBytes(j) + " " +
-                                  std::to_string(batch->rewards[j]) + "\n";
+      trace[batch->env_ids[j]] +=
+          batch->slabs->slab(0).RowBytes(j) + " " + std::to_string(batch->rewards[j]) + "\n";
     }
   }
   return trace;

@@ -6,16 +6,26 @@ namespace py = pybind11;
 
 const char* ExceptionNameFor(StatusCode code) {
   switch (code) {
-    case StatusCode::kInvalidArgument: return "ValueError";
-    case StatusCode::kOutOfRange: return "ValueError";
-    case StatusCode::kNotFound: return "FileNotFoundError";
-    case StatusCode::kDeadlineExceeded: return "TimeoutError";
-    case StatusCode::kBenchmarkInit: return "BenchmarkInitError";
-    case StatusCode::kUnimplemented: return "NotImplementedError";
-    case StatusCode::kFailedPrecondition: return "SessionNotFound";
-    case StatusCode::kResourceExhausted: return "ServiceError";
-    case StatusCode::kInternal: return "ServiceError";
-    case StatusCode::kOk: return "";
+    case StatusCode::kInvalidArgument:
+      return "ValueError";
+    case StatusCode::kOutOfRange:
+      return "ValueError";
+    case StatusCode::kNotFound:
+      return "FileNotFoundError";
+    case StatusCode::kDeadlineExceeded:
+      return "TimeoutError";
+    case StatusCode::kBenchmarkInit:
+      return "BenchmarkInitError";
+    case StatusCode::kUnimplemented:
+      return "NotImplementedError";
+    case StatusCode::kFailedPrecondition:
+      return "SessionNotFound";
+    case StatusCode::kResourceExhausted:
+      return "ServiceError";
+    case StatusCode::kInternal:
+      return "ServiceError";
+    case StatusCode::kOk:
+      return "";
   }
   return "ServiceError";
 }
@@ -26,8 +36,8 @@ void RaiseStatus(const Status& status) {
   // without importing the extension); the rest are builtins.
   const char* name = ExceptionNameFor(status.code());
   py::module_ errors = py::module_::import("compiler_gym.errors");
-  py::object type = py::hasattr(errors, name) ? errors.attr(name)
-                                              : py::module_::import("builtins").attr(name);
+  py::object type =
+      py::hasattr(errors, name) ? errors.attr(name) : py::module_::import("builtins").attr(name);
   PyErr_SetString(type.ptr(), status.message().c_str());
   throw py::error_already_set();
 }

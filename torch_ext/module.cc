@@ -125,7 +125,9 @@ class PyEnv {
     return py::make_tuple(out.done, out.error.message());
   }
 
-  PyEnv Fork() { return PyEnv(ValueOrThrow(WithoutGil([&] { return env_->Fork(); }))); }
+  PyEnv Fork() {
+    return PyEnv(ValueOrThrow(WithoutGil([&] { return env_->Fork(); })));
+  }
 
   bool in_episode() const { return env_->in_episode(); }
   bool episode_over() const { return env_->episode_over(); }
@@ -168,9 +170,9 @@ PYBIND11_MODULE(_C, m) {
 
   BindVecEnv(m);
 
-  m.def("make_env", [](const std::string& id) {
-    return PyEnv(ValueOrThrow(AllEnvs().Make(id)));
-  }, py::arg("id"));
+  m.def(
+      "make_env", [](const std::string& id) { return PyEnv(ValueOrThrow(AllEnvs().Make(id))); },
+      py::arg("id"));
 
   m.def("env_ids", [] {
     py::list out;
@@ -187,12 +189,15 @@ PYBIND11_MODULE(_C, m) {
     return out;
   });
 
-  m.def("env_spec", [](const std::string& id) {
-    const EnvEntry* entry = AllEnvs().Find(id);
-    if (entry == nullptr) RaiseStatus(NotFound("unknown environment id " + id));
-    auto env = entry->factory();
-    return SpecToDict(env->Spec());
-  }, py::arg("id"));
+  m.def(
+      "env_spec",
+      [](const std::string& id) {
+        const EnvEntry* entry = AllEnvs().Find(id);
+        if (entry == nullptr) RaiseStatus(NotFound("unknown environment id " + id));
+        auto env = entry->factory();
+        return SpecToDict(env->Spec());
+      },
+      py::arg("id"));
 
   m.def("llvm_pass_table", [] {
     py::list out;

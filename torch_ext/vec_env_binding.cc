@@ -24,11 +24,16 @@ py::array_t<T> Own(std::vector<T> values, std::vector<py::ssize_t> shape) {
 
 py::dtype NumpyDtype(DType dtype) {
   switch (dtype) {
-    case DType::kInt64: return py::dtype::of<int64_t>();
-    case DType::kFloat32: return py::dtype::of<float>();
-    case DType::kFloat64: return py::dtype::of<double>();
-    case DType::kBool: return py::dtype::of<bool>();
-    default: return py::dtype::of<uint8_t>();
+    case DType::kInt64:
+      return py::dtype::of<int64_t>();
+    case DType::kFloat32:
+      return py::dtype::of<float>();
+    case DType::kFloat64:
+      return py::dtype::of<double>();
+    case DType::kBool:
+      return py::dtype::of<bool>();
+    default:
+      return py::dtype::of<uint8_t>();
   }
 }
 
@@ -166,17 +171,16 @@ void BindVecEnv(py::module_& m) {
              if (autoreset != "next_step" && autoreset != "same_step") {
                RaiseStatus(InvalidArgument("autoreset must be 'next_step' or 'same_step'"));
              }
-             VecEnvConfig config{
-                 .num_envs = num_envs,
-                 .batch_size = batch_size,
-                 .num_threads = num_threads,
-                 .max_episode_steps = max_episode_steps,
-                 .actions_per_step = actions_per_step,
-                 .autoreset = autoreset == "same_step" ? AutoReset::kSameStep
-                                                       : AutoReset::kNextStep,
-                 .seed = seed,
-                 .observation_spaces = std::move(observation_spaces),
-                 .reward_spaces = std::move(reward_spaces)};
+             VecEnvConfig config{.num_envs = num_envs,
+                                 .batch_size = batch_size,
+                                 .num_threads = num_threads,
+                                 .max_episode_steps = max_episode_steps,
+                                 .actions_per_step = actions_per_step,
+                                 .autoreset = autoreset == "same_step" ? AutoReset::kSameStep
+                                                                       : AutoReset::kNextStep,
+                                 .seed = seed,
+                                 .observation_spaces = std::move(observation_spaces),
+                                 .reward_spaces = std::move(reward_spaces)};
              return std::make_unique<PyVecEnv>(env_id, std::move(benchmarks), random_benchmarks,
                                                std::move(config));
            }),

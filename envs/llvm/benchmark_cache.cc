@@ -14,9 +14,12 @@ namespace {
 
 const char* PipelineFor(OptLevel level) {
   switch (level) {
-    case OptLevel::kO0: return "default<O0>";
-    case OptLevel::kO3: return "default<O3>";
-    case OptLevel::kOz: return "default<Oz>";
+    case OptLevel::kO0:
+      return "default<O0>";
+    case OptLevel::kO3:
+      return "default<O3>";
+    case OptLevel::kOz:
+      return "default<Oz>";
   }
   return "";
 }

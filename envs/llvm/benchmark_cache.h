@@ -33,8 +33,8 @@ class CachedBenchmark {
     std::optional<StatusOr<std::string>> object;
     std::optional<StatusOr<int64_t>> costs[3];
   };
-  StatusOr<std::string> OptimizedBitcode(OptLevel level);   // requires mu_
-  StatusOr<std::string> OptimizedObject(OptLevel level);    // requires mu_
+  StatusOr<std::string> OptimizedBitcode(OptLevel level);  // requires mu_
+  StatusOr<std::string> OptimizedObject(OptLevel level);   // requires mu_
 
   const Benchmark benchmark_;
   const std::string bitcode_;

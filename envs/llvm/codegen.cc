@@ -35,9 +35,9 @@ StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const llvm::M
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (target == nullptr) return Unimplemented("no code generator for " + triple + ": " + error);
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, /*CPU=*/"", /*Features=*/"", options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Default));
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, /*CPU=*/"", /*Features=*/"", options, llvm::Reloc::PIC_,
+                                  std::nullopt, llvm::CodeGenOptLevel::Default));
   if (!tm) return Unimplemented("cannot create a target machine for " + triple);
   return tm;
 }
@@ -92,7 +92,8 @@ StatusOr<int64_t> LinkedTextSize(const std::string& object, const Benchmark& ben
   args.insert(args.end(), benchmark.link_args.begin(), benchmark.link_args.end());
   std::string log;
   Status linked = RunProgram(clang, args, /*timeout_seconds=*/120, &log);
-  if (!linked.ok()) return Internal("cannot link " + benchmark.uri + ": " + linked.message() + "\n" + log);
+  if (!linked.ok())
+    return Internal("cannot link " + benchmark.uri + ": " + linked.message() + "\n" + log);
   auto exe = llvm::MemoryBuffer::getFile(exe_path);
   if (!exe) return Internal("cannot read the linked binary");
   return TextSectionSize((*exe)->getBuffer());

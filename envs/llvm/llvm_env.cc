@@ -1,8 +1,8 @@
 #include "envs/llvm/llvm_env.h"
 
-#include <nlohmann/json.hpp>
 #include <chrono>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "envs/llvm/benchmark_cache.h"
@@ -133,19 +133,18 @@ struct LlvmEnv::Impl {
     pb->registerLoopAnalyses(lam);
     pb->crossRegisterProxies(lam, fam, cgam, mam);
     fam.registerPass([] { return UnchangedMarker(); });
-    pb->registerPipelineParsingCallback(
-        [](llvm::StringRef name, llvm::ModulePassManager& mpm,
-           llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-          if (name == "compiler-gym-test-fatal-error") {
-            mpm.addPass(FatalErrorPass());
-            return true;
-          }
-          if (name == "compiler-gym-test-segfault") {
-            mpm.addPass(SegfaultPass());
-            return true;
-          }
-          return false;
-        });
+    pb->registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& mpm,
+                                           llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+      if (name == "compiler-gym-test-fatal-error") {
+        mpm.addPass(FatalErrorPass());
+        return true;
+      }
+      if (name == "compiler-gym-test-segfault") {
+        mpm.addPass(SegfaultPass());
+        return true;
+      }
+      return false;
+    });
     return Status::Ok();
   }
 
@@ -212,8 +211,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 SpaceSpec Scalar(std::string name, DType dtype, double low, double high, bool deterministic,
                  bool platform_dependent, std::string doc) {
-  return SpaceSpec{std::move(name), SpaceKind::kScalar, dtype, {}, low, high, deterministic,
-                   platform_dependent, std::move(doc)};
+  return SpaceSpec{std::move(name), SpaceKind::kScalar, dtype,         {}, low, high,
+                   deterministic,   platform_dependent, std::move(doc)};
 }
 
 template <size_t N>
@@ -246,12 +245,13 @@ nlohmann::ordered_json CpuInfoJson() {
   info["name"] = llvm::sys::getHostCPUName().str();
   info["cores_count"] = std::thread::hardware_concurrency();
   // Cache sizes from sysfs (bytes); absent levels are -1, as CompilerGym reports them.
-  for (const char* key : {"l1i_cache_size", "l1d_cache_size", "l2_cache_size", "l3_cache_size",
-                          "l4_cache_size"}) {
+  for (const char* key :
+       {"l1i_cache_size", "l1d_cache_size", "l2_cache_size", "l3_cache_size", "l4_cache_size"}) {
     info[key] = -1;
   }
   for (int index = 0; index < 8; ++index) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    const std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
     auto read = [&](const char* file) -> std::string {
       // sysfs reports a size of 4096 for every file: read it as a stream.
       auto buffer = llvm::MemoryBuffer::getFileAsStream(dir + file);
@@ -270,7 +270,7 @@ nlohmann::ordered_json CpuInfoJson() {
 }
 
 nlohmann::ordered_json NamedCounts(const std::vector<std::string>& names, const std::string& suffix,
-                           const auto& values, size_t offset = 0) {
+                                   const auto& values, size_t offset = 0) {
   nlohmann::ordered_json dict = nlohmann::ordered_json::object();
   for (size_t i = 0; i < values.size(); ++i) dict[names[i + offset] + suffix] = values[i];
   return dict;
@@ -280,21 +280,49 @@ const std::vector<ObservationRow>& ObservationTable() {
   using observations::kAutophaseNumFeatures;
   using observations::kInstCountNumFeatures;
   static const std::vector<ObservationRow> rows = {
-      {{"Ir", SpaceKind::kText, DType::kNone, {-1}, 0, kInf, true, false,
+      {{"Ir",
+        SpaceKind::kText,
+        DType::kNone,
+        {-1},
+        0,
+        kInf,
+        true,
+        false,
         "The module as LLVM text IR."},
        [](Impl& s) -> StatusOr<Observation> { return Observation(Text{ModuleToText(*s.module)}); },
        true},
-      {{"IrSha1", SpaceKind::kText, DType::kNone, {40}, 0, kInf, true, false,
+      {{"IrSha1",
+        SpaceKind::kText,
+        DType::kNone,
+        {40},
+        0,
+        kInf,
+        true,
+        false,
         "40 hex digits: SHA-1 of the module's bitcode; changes iff the module changes."},
        [](Impl& s) -> StatusOr<Observation> { return Observation(Text{ModuleSha1(*s.module)}); },
        true},
-      {{"Bitcode", SpaceKind::kBytes, DType::kUint8, {-1}, 0, 255, true, false,
+      {{"Bitcode",
+        SpaceKind::kBytes,
+        DType::kUint8,
+        {-1},
+        0,
+        255,
+        true,
+        false,
         "The module as LLVM bitcode."},
        [](Impl& s) -> StatusOr<Observation> {
          return Observation(Bytes{ModuleToBitcode(*s.module)});
        },
        true},
-      {{"BitcodeFile", SpaceKind::kText, DType::kNone, {-1}, 0, kInf, false, false,
+      {{"BitcodeFile",
+        SpaceKind::kText,
+        DType::kNone,
+        {-1},
+        0,
+        kInf,
+        false,
+        false,
         "Path of a bitcode file holding the module, valid until the next step or reset."},
        [](Impl& s) -> StatusOr<Observation> {
          ASSIGN_OR_RETURN(std::string dir, s.Workdir());
@@ -309,43 +337,84 @@ const std::vector<ObservationRow>& ObservationTable() {
          return Observation(Text{std::string(path.str())});
        },
        false},
-      {{"InstCount", SpaceKind::kVector, DType::kInt64, {kInstCountNumFeatures}, 0, kInf, true,
-        false, "70 counts: TotalInsts, TotalBlocks, TotalFuncs, then one per opcode."},
+      {{"InstCount",
+        SpaceKind::kVector,
+        DType::kInt64,
+        {kInstCountNumFeatures},
+        0,
+        kInf,
+        true,
+        false,
+        "70 counts: TotalInsts, TotalBlocks, TotalFuncs, then one per opcode."},
        [](Impl& s) -> StatusOr<Observation> {
          return Observation(ToVector(observations::ComputeInstCount(*s.module)));
        },
        true},
-      {{"InstCountDict", SpaceKind::kDict, DType::kInt64, {kInstCountNumFeatures}, 0, kInf, true,
-        false, "InstCount as a dict keyed <feature>Count."},
+      {{"InstCountDict",
+        SpaceKind::kDict,
+        DType::kInt64,
+        {kInstCountNumFeatures},
+        0,
+        kInf,
+        true,
+        false,
+        "InstCount as a dict keyed <feature>Count."},
        [](Impl& s) -> StatusOr<Observation> {
          const auto counts = observations::ComputeInstCount(*s.module);
          return Observation(
              Json{NamedCounts(observations::InstCountFeatureNames(), "Count", counts).dump()});
        },
        true},
-      {{"InstCountNorm", SpaceKind::kVector, DType::kFloat32, {kInstCountNumFeatures - 1}, 0, 1,
-        true, false, "InstCount[1:] / max(InstCount[0], 1)."},
+      {{"InstCountNorm",
+        SpaceKind::kVector,
+        DType::kFloat32,
+        {kInstCountNumFeatures - 1},
+        0,
+        1,
+        true,
+        false,
+        "InstCount[1:] / max(InstCount[0], 1)."},
        [](Impl& s) -> StatusOr<Observation> {
-         return Observation(
-             observations::InstCountNorm(observations::ComputeInstCount(*s.module)));
+         return Observation(observations::InstCountNorm(observations::ComputeInstCount(*s.module)));
        },
        true},
-      {{"InstCountNormDict", SpaceKind::kDict, DType::kFloat32, {kInstCountNumFeatures - 1}, 0, 1,
-        true, false, "InstCountNorm as a dict keyed <feature>Density."},
+      {{"InstCountNormDict",
+        SpaceKind::kDict,
+        DType::kFloat32,
+        {kInstCountNumFeatures - 1},
+        0,
+        1,
+        true,
+        false,
+        "InstCountNorm as a dict keyed <feature>Density."},
        [](Impl& s) -> StatusOr<Observation> {
          const auto norm = observations::InstCountNorm(observations::ComputeInstCount(*s.module));
-         return Observation(Json{
-             NamedCounts(observations::InstCountFeatureNames(), "Density", norm, 1).dump()});
+         return Observation(
+             Json{NamedCounts(observations::InstCountFeatureNames(), "Density", norm, 1).dump()});
        },
        true},
-      {{"Autophase", SpaceKind::kVector, DType::kInt64, {kAutophaseNumFeatures}, 0, kInf, true,
-        false, "56 Autophase features (Huang et al. 2019)."},
+      {{"Autophase",
+        SpaceKind::kVector,
+        DType::kInt64,
+        {kAutophaseNumFeatures},
+        0,
+        kInf,
+        true,
+        false,
+        "56 Autophase features (Huang et al. 2019)."},
        [](Impl& s) -> StatusOr<Observation> {
          return Observation(ToVector(observations::ComputeAutophase(*s.module)));
        },
        true},
-      {{"AutophaseDict", SpaceKind::kDict, DType::kInt64, {kAutophaseNumFeatures}, 0, kInf, true,
-        false, "Autophase as a dict keyed by feature name."},
+      {{"AutophaseDict",
+        SpaceKind::kDict,
+        DType::kInt64,
+        {kAutophaseNumFeatures},
+        0,
+        kInf,
+        true,
+        false,
+        "Autophase as a dict keyed by feature name."},
        [](Impl& s) -> StatusOr<Observation> {
          const auto values = observations::ComputeAutophase(*s.module);
          return Observation(
@@ -399,7 +468,14 @@ const std::vector<ObservationRow>& ObservationTable() {
          return Observation(s.benchmark->benchmark().runnable);
        },
        true},
-      {{"CpuInfo", SpaceKind::kDict, DType::kNone, {}, 0, kInf, true, true,
+      {{"CpuInfo",
+        SpaceKind::kDict,
+        DType::kNone,
+        {},
+        0,
+        kInf,
+        true,
+        true,
         "The host CPU: name, cores_count and cache sizes in bytes (-1 when absent)."},
        [](Impl&) -> StatusOr<Observation> {
          static const std::string info = CpuInfoJson().dump();
@@ -430,8 +506,8 @@ std::vector<RewardSpec> RewardTable() {
     const std::string o0 = std::string(c.baseline_prefix) + "O0";
     auto row = [&](std::string name, RewardKind kind, std::string baseline, double low,
                    std::string doc) {
-      rows.push_back(RewardSpec{std::move(name), c.observation, o0, std::move(baseline), kind,
-                                true, c.platform_dependent, low, kInf, std::move(doc)});
+      rows.push_back(RewardSpec{std::move(name), c.observation, o0, std::move(baseline), kind, true,
+                                c.platform_dependent, low, kInf, std::move(doc)});
     };
     row(c.delta_name, RewardKind::kDelta, "", -kInf, "prev - C, C = " + std::string(c.observation));
     row(std::string(c.reward_prefix) + "Norm", RewardKind::kNormByInitial, "", -kInf,
@@ -589,8 +665,9 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
   c.context = NewContext();
   // Modules cannot be cloned across contexts: go through bitcode, keeping use-list order so
   // that the copy steps exactly like the original.
-  ASSIGN_OR_RETURN(c.module, ParseModule(ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true),
-                                         "fork", *c.context));
+  ASSIGN_OR_RETURN(c.module,
+                   ParseModule(ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true), "fork",
+                               *c.context));
   RETURN_IF_ERROR(c.InitPassInfrastructure());
   c.cache = s.cache;
   return std::unique_ptr<Env>(std::move(copy));
@@ -613,8 +690,7 @@ Status RegisterLlvmEnvs(Registry& registry) {
   };
   for (const Row& row : kIds) {
     RETURN_IF_ERROR(registry.Add(EnvEntry{row.id, "llvm", row.observation, row.reward,
-                                          "benchmark://builtin-v0/qsort",
-                                          "LLVM 19 phase ordering",
+                                          "benchmark://builtin-v0/qsort", "LLVM 19 phase ordering",
                                           [] { return std::make_unique<LlvmEnv>(); }}));
   }
   return Status::Ok();

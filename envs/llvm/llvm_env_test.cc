@@ -113,11 +113,12 @@ TEST(LlvmEnv, BaselinesMatchAFreshPipelineRun) {
 TEST(LlvmEnv, ResetAfterContextMutatingPass) {
   LlvmEnv env;
   const Benchmark b{.uri = "benchmark://test/struct",
-                    .data = "%struct.S = type { i32, i64 }\n"
-                            "define ptr @f(ptr %p) {\n"
-                            "  %x = getelementptr %struct.S, ptr %p, i64 0, i32 1\n"
-                            "  ret ptr %x\n"
-                            "}\n"};
+                    .data =
+                        "%struct.S = type { i32, i64 }\n"
+                        "define ptr @f(ptr %p) {\n"
+                        "  %x = getelementptr %struct.S, ptr %p, i64 0, i32 1\n"
+                        "  ret ptr %x\n"
+                        "}\n"};
   ASSERT_TRUE(env.Reset(b).ok());
   const std::string initial = ObserveText(env, "Ir");
   ASSERT_NE(initial.find("%struct.S = type"), std::string::npos);

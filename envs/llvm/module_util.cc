@@ -1,5 +1,6 @@
 #include "envs/llvm/module_util.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -12,7 +13,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA1.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,7 +53,8 @@ StatusOr<std::string> ClangPath() {
     return std::string(env);
   }
   if (auto found = llvm::sys::findProgramByName("clang-19")) return *found;
-  if (llvm::sys::fs::exists("/usr/lib/llvm-19/bin/clang")) return std::string("/usr/lib/llvm-19/bin/clang");
+  if (llvm::sys::fs::exists("/usr/lib/llvm-19/bin/clang"))
+    return std::string("/usr/lib/llvm-19/bin/clang");
   return NotFound("clang-19 not found: install Debian's clang-19 or set COMPILER_GYM_CLANG");
 }
 
@@ -72,9 +73,8 @@ Status RunProgram(const std::string& program, const std::vector<std::string>& ar
                                                 llvm::StringRef(log_path)};
   std::string message;
   bool failed_to_execute = false;
-  const int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
-                                           timeout_seconds, /*MemoryLimit=*/0, &message,
-                                           &failed_to_execute);
+  const int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, timeout_seconds,
+                                           /*MemoryLimit=*/0, &message, &failed_to_execute);
   auto read_log = [&] {
     if (error_output == nullptr) return;
     if (auto buffer = llvm::MemoryBuffer::getFile(log_path)) {
@@ -104,7 +104,8 @@ StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::
                                                     llvm::LLVMContext& context) {
   llvm::SMDiagnostic diagnostic;
   auto buffer = llvm::MemoryBuffer::getMemBuffer(data, name, /*RequiresNullTerminator=*/false);
-  std::unique_ptr<llvm::Module> module = llvm::parseIR(buffer->getMemBufferRef(), diagnostic, context);
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseIR(buffer->getMemBufferRef(), diagnostic, context);
   if (!module) {
     std::string message;
     llvm::raw_string_ostream os(message);
@@ -173,7 +174,8 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
   };
 
   if (benchmark.files.empty()) {
-    if (benchmark.data.empty()) return InvalidArgument("benchmark " + benchmark.uri + " has no program");
+    if (benchmark.data.empty())
+      return InvalidArgument("benchmark " + benchmark.uri + " has no program");
     ASSIGN_OR_RETURN(auto module, ParseModule(benchmark.data, benchmark.uri, context));
     RETURN_IF_ERROR(add_module(std::move(module)));
   }
@@ -194,14 +196,22 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
       llvm::sys::path::append(output, std::to_string(&file - benchmark.files.data()) + ".bc");
       ASSIGN_OR_RETURN(const std::string clang, ClangPath());
       // -O1 with LLVM's passes disabled keeps functions optimizable (no optnone), unlike -O0.
-      std::vector<std::string> args = {"-O1", "-Xclang", "-disable-llvm-passes", "-Xclang",
-                                       "-disable-llvm-optzns", "-emit-llvm", "-c", file, "-o",
+      std::vector<std::string> args = {"-O1",
+                                       "-Xclang",
+                                       "-disable-llvm-passes",
+                                       "-Xclang",
+                                       "-disable-llvm-optzns",
+                                       "-emit-llvm",
+                                       "-c",
+                                       file,
+                                       "-o",
                                        std::string(output.str())};
       args.insert(args.end(), benchmark.compile_args.begin(), benchmark.compile_args.end());
       std::string log;
       Status compiled = RunProgram(clang, args, /*timeout_seconds=*/300, &log);
       if (!compiled.ok()) {
-        return BenchmarkInitError("cannot compile " + file + ": " + compiled.message() + "\n" + log);
+        return BenchmarkInitError("cannot compile " + file + ": " + compiled.message() + "\n" +
+                                  log);
       }
       input = std::string(output.str());
     }

@@ -29,7 +29,8 @@ Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::str
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm;
   if (auto err = pb.parsePassPipeline(mpm, pipeline)) {
-    return InvalidArgument("invalid pipeline '" + pipeline + "': " + llvm::toString(std::move(err)));
+    return InvalidArgument("invalid pipeline '" + pipeline +
+                           "': " + llvm::toString(std::move(err)));
   }
   mpm.run(module, mam);
   return Status::Ok();
