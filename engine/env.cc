@@ -47,6 +47,14 @@ StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
   return outcome;
 }
 
+Status Env::SetParameter(const std::string& name, const std::string&) {
+  return InvalidArgument("unknown parameter " + name);
+}
+
+StatusOr<std::string> Env::GetParameter(const std::string& name) const {
+  return InvalidArgument("unknown parameter " + name);
+}
+
 StatusOr<double> Env::ScalarObservation(const std::string& name) {
   const int index = Spec().ObservationIndex(name);
   if (index < 0) return Internal("reward refers to unknown observation " + name);

@@ -31,6 +31,7 @@ struct Benchmark {
   std::vector<std::string> run_args;      // arguments the built program runs with
   bool buildable = false;                 // can be linked into an executable
   bool runnable = false;                  // the executable runs and checks itself
+  std::string expected_output;            // when set: what a correct run prints (compared trimmed)
 };
 
 // The spaces of an environment family. Indices into these vectors are the space ids used by
@@ -82,6 +83,11 @@ class Env {
 
   // An independent deep copy: same program state, episode, and reward bookkeeping.
   StatusOr<std::unique_ptr<Env>> Fork();
+
+  // Named settings of an environment family (e.g. how many runs a Runtime observation
+  // measures), as text. Unknown names are kInvalidArgument; bad values too. Forks copy them.
+  virtual Status SetParameter(const std::string& name, const std::string& value);
+  virtual StatusOr<std::string> GetParameter(const std::string& name) const;
 
   Status SetActionSpace(int action_space_index);
   int action_space() const { return action_space_; }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "engine/registry.h"
 #include "engine/test_envs.h"
 
@@ -93,6 +95,29 @@ TEST(Registry, TableLookupAndDuplicates) {
   for (const EnvEntry& entry : registry.entries()) {
     EXPECT_EQ(entry.factory()->Spec().family, entry.family);
   }
+}
+
+}  // namespace
+}  // namespace compiler_gym
+
+namespace compiler_gym {
+namespace {
+
+TEST(Space, MedianOfRepeatedMeasurements) {
+  EXPECT_EQ(Median({3.0}), 3.0);
+  EXPECT_EQ(Median({5.0, 1.0, 3.0}), 3.0);
+  EXPECT_EQ(Median({4.0, 1.0, 2.0, 3.0}), 2.5);
+  EXPECT_TRUE(std::isnan(Median({})));
+}
+
+TEST(Space, VectorOfDoublesIsACostThroughItsMedian) {
+  double out = 0;
+  EXPECT_TRUE(ObservationAsDouble(Observation(std::vector<double>{0.3, 0.1, 0.2}), &out));
+  EXPECT_EQ(out, 0.2);
+  EXPECT_FALSE(ObservationAsDouble(Observation(std::vector<double>{}), &out));
+  EXPECT_FALSE(ObservationAsDouble(Observation(std::vector<int64_t>{1}), &out));
+  EXPECT_TRUE(ObservationAsDouble(Observation(int64_t{7}), &out));
+  EXPECT_EQ(out, 7.0);
 }
 
 }  // namespace

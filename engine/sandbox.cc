@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -85,7 +86,8 @@ void RemoveTree(const std::string& path) {
 }
 
 StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
-                                     const SandboxLimits& limits, const std::string& workdir) {
+                                     const SandboxLimits& limits, const std::string& workdir,
+                                     const std::vector<std::string>& extra_env) {
   if (argv.empty()) return InvalidArgument("no program to run");
   struct stat st;
   if (::stat(argv[0].c_str(), &st) != 0) return NotFound("no such program: " + argv[0]);
@@ -120,6 +122,18 @@ StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The environment: the caller's, minus the names that extra_env sets, plus extra_env.
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const bool overridden = std::any_of(extra_env.begin(), extra_env.end(), [&](const auto& x) {
+      const size_t eq = x.find('=');
+      return entry.substr(0, entry.find('=')) == std::string_view(x).substr(0, eq);
+    });
+    if (!overridden) envp.push_back(*e);
+  }
+  for (const std::string& e : extra_env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   const rlim_t memory = static_cast<rlim_t>(limits.memory_bytes);
   const char* path = argv[0].c_str();
   const char* cwd = dir.c_str();
@@ -140,7 +154,7 @@ StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
       failed_errno = errno;
     }
     if (failed_errno == 0) {
-      ::execv(path, args.data());
+      ::execve(path, args.data(), envp.data());
       failed_errno = errno;
     }
     (void)!::write(exec_pipe[1], &failed_errno, sizeof(failed_errno));

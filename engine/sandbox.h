@@ -43,8 +43,10 @@ struct ProcessResult {
 // everything the program wrote there. The child leads its own process group, so a time-out
 // also kills anything it started. An error Status means the program could not be started
 // (kNotFound for a missing executable); how the program itself ended is in the result.
+// `extra_env` entries ("NAME=value") are added to, and override, the caller's environment.
 StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
-                                     const SandboxLimits& limits, const std::string& workdir = "");
+                                     const SandboxLimits& limits, const std::string& workdir = "",
+                                     const std::vector<std::string>& extra_env = {});
 
 // A new empty directory under the system's temporary directory, named after `prefix`.
 StatusOr<std::string> MakeTempDir(const std::string& prefix);

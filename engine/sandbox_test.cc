@@ -35,6 +35,15 @@ TEST(SandboxTest, ReportsTheSignal) {
   EXPECT_NE(r.Describe({}).find("signal 11"), std::string::npos);
 }
 
+TEST(SandboxTest, ExtraEnvironmentOverrides) {
+  ::setenv("SANDBOX_TEST_A", "parent", 1);
+  ::setenv("SANDBOX_TEST_B", "parent", 1);
+  auto r = RunSandboxed({"/bin/sh", "-c", "echo $SANDBOX_TEST_A $SANDBOX_TEST_B $SANDBOX_TEST_C"},
+                        {}, "", {"SANDBOX_TEST_B=child", "SANDBOX_TEST_C=new"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stdout_text, "parent child new\n");
+}
+
 TEST(SandboxTest, StdinIsEmpty) {
   // cat would wait forever on an inherited terminal or pipe.
   ProcessResult r = Sh("cat; echo done", {.timeout_seconds = 5});

@@ -1,5 +1,8 @@
 #include "engine/space.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace compiler_gym {
 
 const char* SpaceKindName(SpaceKind kind) {
@@ -53,7 +56,21 @@ bool ObservationAsDouble(const Observation& observation, double* out) {
     *out = *b ? 1.0 : 0.0;
     return true;
   }
+  if (const auto* v = std::get_if<std::vector<double>>(&observation); v && !v->empty()) {
+    *out = Median(*v);
+    return true;
+  }
   return false;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  if (values.size() % 2 == 1) return values[mid];
+  const double upper = values[mid];
+  const double lower = *std::max_element(values.begin(), values.begin() + mid);
+  return (lower + upper) / 2;
 }
 
 }  // namespace compiler_gym

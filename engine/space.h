@@ -86,7 +86,11 @@ struct Json {
 using Observation = std::variant<std::monostate, int64_t, double, bool, Text, Bytes, Json,
                                  std::vector<int64_t>, std::vector<float>, std::vector<double>>;
 
-// Scalar view of an observation, for costs. Returns false if it is not a number.
+// Scalar view of an observation, for costs. A vector of doubles (repeated measurements, such as
+// Runtime) gives its median. Returns false if there is no number: another type, or no values.
 bool ObservationAsDouble(const Observation& observation, double* out);
+
+// The median of `values` (the mean of the middle two for an even count); NaN when empty.
+double Median(std::vector<double> values);
 
 }  // namespace compiler_gym

@@ -6,10 +6,12 @@
 #include <pybind11/stl.h>
 
 #include "engine/env.h"
+#include "engine/sandbox.h"
 #include "envs/all_envs.h"
 #include "envs/llvm/benchmark_cache.h"
 #include "envs/llvm/llvm_env.h"
 #include "envs/llvm/module_prefetch.h"
+#include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
 #include "observations/autophase.h"
 #include "observations/instcount.h"
@@ -125,6 +127,23 @@ class PyEnv {
     return py::make_tuple(out.done, out.error.message());
   }
 
+  void SetParameter(const std::string& name, const std::string& value) {
+    ThrowIfError(env_->SetParameter(name, value));
+  }
+
+  std::string GetParameter(const std::string& name) const {
+    return ValueOrThrow(env_->GetParameter(name));
+  }
+
+  // LLVM only: the differential test behind validate(); returns the problems found.
+  std::vector<std::string> CheckSemantics(bool address_sanitizer, bool undefined_sanitizer) {
+    auto* llvm_env = dynamic_cast<llvm_env::LlvmEnv*>(env_.get());
+    if (llvm_env == nullptr) RaiseStatus(Unimplemented("not an LLVM environment"));
+    const llvm_env::SemanticsOptions options{.address_sanitizer = address_sanitizer,
+                                             .undefined_sanitizer = undefined_sanitizer};
+    return ValueOrThrow(WithoutGil([&] { return llvm_env->CheckSemantics(options); }));
+  }
+
   PyEnv Fork() {
     return PyEnv(ValueOrThrow(WithoutGil([&] { return env_->Fork(); })));
   }
@@ -155,6 +174,7 @@ PYBIND11_MODULE(_C, m) {
       .def_readwrite("compile_args", &Benchmark::compile_args)
       .def_readwrite("link_args", &Benchmark::link_args)
       .def_readwrite("run_args", &Benchmark::run_args)
+      .def_readwrite("expected_output", &Benchmark::expected_output)
       .def_readwrite("buildable", &Benchmark::buildable)
       .def_readwrite("runnable", &Benchmark::runnable);
 
@@ -164,6 +184,10 @@ PYBIND11_MODULE(_C, m) {
       .def("observe", &PyEnv::Observe, py::arg("index"))
       .def("reward", &PyEnv::Reward, py::arg("index"))
       .def("fork", &PyEnv::Fork)
+      .def("set_parameter", &PyEnv::SetParameter, py::arg("name"), py::arg("value"))
+      .def("get_parameter", &PyEnv::GetParameter, py::arg("name"))
+      .def("check_semantics", &PyEnv::CheckSemantics, py::arg("address_sanitizer") = false,
+           py::arg("undefined_sanitizer") = false)
       .def("_step_pipeline_for_testing", &PyEnv::StepPipelineForTesting, py::arg("pipeline"))
       .def_property_readonly("in_episode", &PyEnv::in_episode)
       .def_property_readonly("episode_over", &PyEnv::episode_over);
@@ -209,6 +233,36 @@ PYBIND11_MODULE(_C, m) {
   m.def("instcount_feature_names", &observations::InstCountFeatureNames);
   m.def("autophase_feature_names", &observations::AutophaseFeatureNames);
   m.def("clear_benchmark_cache", &llvm_env::ClearBenchmarkCache);
+  m.def(
+      "clang_path", [] { return ValueOrThrow(llvm_env::ClangPath()); },
+      "The clang-19 the engine compiles with ($COMPILER_GYM_CLANG overrides).");
+
+  // The engine's sandbox, so that Python code that runs programs (dataset generators and
+  // checks) gets the same limits and clean-up as the environments.
+  m.def(
+      "run_sandboxed",
+      [](const std::vector<std::string>& argv, double timeout_seconds, int64_t memory_bytes,
+         const std::string& workdir, const std::vector<std::string>& extra_env) {
+        const SandboxLimits limits{.timeout_seconds = timeout_seconds,
+                                   .memory_bytes = memory_bytes};
+        const ProcessResult r = ValueOrThrow(
+            WithoutGil([&] { return RunSandboxed(argv, limits, workdir, extra_env); }));
+        py::dict out;
+        out["exit_code"] = r.exit_code;
+        out["signal"] = r.signal;
+        out["timed_out"] = r.timed_out;
+        out["ok"] = r.ok();
+        out["description"] = r.Describe(limits);
+        out["stdout"] = py::bytes(r.stdout_text);
+        out["stderr"] = py::bytes(r.stderr_text);
+        out["wall_seconds"] = r.wall_seconds;
+        out["cpu_seconds"] = r.cpu_seconds;
+        return out;
+      },
+      py::arg("argv"), py::arg("timeout_seconds") = 60.0, py::arg("memory_bytes") = 0,
+      py::arg("workdir") = "", py::arg("extra_env") = std::vector<std::string>{},
+      "Runs argv in a sandbox (fresh temporary workdir unless given, wall-clock and "
+      "address-space limits, stdin from /dev/null); returns how it ended and its output.");
   // Join the background worker while the interpreter is still whole, before C++ static
   // destructors run.
   py::module_::import("atexit").attr("register")(

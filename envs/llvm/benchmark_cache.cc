@@ -5,6 +5,7 @@
 #include "envs/llvm/codegen.h"
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
+#include "envs/llvm/runtime.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA1.h"
 
@@ -30,6 +31,8 @@ std::string CacheKey(const Benchmark& b) {
   std::string key = b.uri;
   for (const std::string& f : b.files) key += "\n" + f;
   for (const std::string& a : b.compile_args) key += "\n-" + a;
+  for (const std::string& a : b.link_args) key += "\nl" + a;
+  for (const std::string& a : b.run_args) key += "\nr" + a;
   if (!b.data.empty()) {
     llvm::SHA1 sha1;
     sha1.update(llvm::StringRef(b.data));
@@ -47,6 +50,12 @@ std::mutex cache_mu;
 std::map<std::string, std::shared_ptr<Entry>>& Cache() {
   static auto* cache = new std::map<std::string, std::shared_ptr<Entry>>();
   return *cache;
+}
+
+std::string_view Trim(std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
 }  // namespace
@@ -98,13 +107,38 @@ StatusOr<int64_t> CachedBenchmark::Baseline(OptLevel level, CostKind cost) {
         case CostKind::kTextSize: {
           ASSIGN_OR_RETURN(std::string object, OptimizedObject(level));
           if (!benchmark_.buildable) return TextSectionSize(object);
-          return LinkedTextSize(object, benchmark_);
+          ASSIGN_OR_RETURN(auto executable, LinkExecutable(object, benchmark_));
+          return ExecutableTextSize(*executable);
         }
       }
       return Internal("unknown cost");
     }();
   }
   return *slot;
+}
+
+StatusOr<ProgramRuns> CachedBenchmark::ReferenceRun(const RunConfig& config) {
+  std::lock_guard<std::mutex> reference_lock(reference_mu_);
+  if (!reference_) {
+    reference_ = [&]() -> StatusOr<ProgramRuns> {
+      if (!benchmark_.runnable) return FailedPrecondition(benchmark_.uri + " is not runnable");
+      std::string object;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ASSIGN_OR_RETURN(object, OptimizedObject(OptLevel::kO0));
+      }
+      ASSIGN_OR_RETURN(auto executable, LinkExecutable(object, benchmark_));
+      ASSIGN_OR_RETURN(ProgramRuns runs, RunExecutable(*executable, benchmark_, config));
+      if (!benchmark_.expected_output.empty() &&
+          Trim(runs.last.stdout_text) != Trim(benchmark_.expected_output)) {
+        return FailedPrecondition(benchmark_.uri +
+                                  ": the unoptimized program's output differs from the "
+                                  "benchmark's expected output");
+      }
+      return runs;
+    }();
+  }
+  return *reference_;
 }
 
 StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& benchmark) {

@@ -10,6 +10,7 @@
 
 #include "engine/env.h"
 #include "engine/status.h"
+#include "envs/llvm/runtime.h"
 
 namespace compiler_gym::llvm_env {
 
@@ -27,6 +28,12 @@ class CachedBenchmark {
   // The cost of the program after LLVM's default<level> pipeline.
   StatusOr<int64_t> Baseline(OptLevel level, CostKind cost);
 
+  // The benchmark's program after default<O0>, built and run once (with the first caller's
+  // config; later callers share the result): the reference of differential tests, and C0 of
+  // the Runtime reward. An error when the benchmark is not runnable, when the program fails,
+  // or when its output differs from the benchmark's expected_output.
+  StatusOr<ProgramRuns> ReferenceRun(const RunConfig& config);
+
  private:
   struct LevelState {
     std::optional<StatusOr<std::string>> bitcode;  // after the pipeline
@@ -40,6 +47,8 @@ class CachedBenchmark {
   const std::string bitcode_;
   std::mutex mu_;
   LevelState levels_[3];
+  std::mutex reference_mu_;  // held for the (slow) reference run, without blocking baselines
+  std::optional<StatusOr<ProgramRuns>> reference_;
 };
 
 // Returns the cached benchmark, loading it on first use. Concurrent callers asking for the same

@@ -72,31 +72,4 @@ StatusOr<int64_t> TextSectionSize(llvm::StringRef binary) {
   return size;
 }
 
-StatusOr<int64_t> LinkedTextSize(const std::string& object, const Benchmark& benchmark) {
-  llvm::SmallString<128> dir;
-  if (llvm::sys::fs::createUniqueDirectory("compiler_gym-link", dir)) {
-    return Internal("cannot create a temporary directory");
-  }
-  const ScopedPath cleanup{std::string(dir.str())};
-  llvm::SmallString<256> obj_path(dir), exe_path(dir);
-  llvm::sys::path::append(obj_path, "a.o");
-  llvm::sys::path::append(exe_path, "a.out");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(obj_path, ec);
-    if (ec) return Internal("cannot write " + std::string(obj_path.str()) + ": " + ec.message());
-    os << object;
-  }
-  ASSIGN_OR_RETURN(const std::string clang, ClangPath());
-  std::vector<std::string> args = {std::string(obj_path.str()), "-o", std::string(exe_path.str())};
-  args.insert(args.end(), benchmark.link_args.begin(), benchmark.link_args.end());
-  std::string log;
-  Status linked = RunProgram(clang, args, /*timeout_seconds=*/120, &log);
-  if (!linked.ok())
-    return Internal("cannot link " + benchmark.uri + ": " + linked.message() + "\n" + log);
-  auto exe = llvm::MemoryBuffer::getFile(exe_path);
-  if (!exe) return Internal("cannot read the linked binary");
-  return TextSectionSize((*exe)->getBuffer());
-}
-
 }  // namespace compiler_gym::llvm_env

@@ -1,5 +1,5 @@
-// In-process code generation for the host target: object files and their .text size, and
-// linked executables (through clang-19, which drives the system linker).
+// In-process code generation for the host target: object files and their .text size.
+// Linking and running live in runtime.h.
 #pragma once
 
 #include <memory>
@@ -21,8 +21,5 @@ StatusOr<std::string> EmitObject(const llvm::Module& module);
 
 // Size in bytes of the sections named .text (and .text.*) of an object or executable.
 StatusOr<int64_t> TextSectionSize(llvm::StringRef binary);
-
-// Object file → executable via clang-19 with the benchmark's link flags; returns its .text size.
-StatusOr<int64_t> LinkedTextSize(const std::string& object, const Benchmark& benchmark);
 
 }  // namespace compiler_gym::llvm_env

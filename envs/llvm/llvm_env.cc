@@ -10,6 +10,8 @@
 #include "envs/llvm/module_prefetch.h"
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
+#include "envs/llvm/runtime.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -48,6 +50,26 @@ struct FatalErrorPass : llvm::PassInfoMixin<FatalErrorPass> {
     llvm::report_fatal_error("compiler-gym-test-fatal-error: injected failure");
   }
 };
+// Miscompiles on purpose, to test that validate() notices: flips the lowest bit of the constant
+// operand of the first xor in the module (or else of the first add) that has one.
+struct MiscompilePass : llvm::PassInfoMixin<MiscompilePass> {
+  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
+    for (unsigned opcode : {llvm::Instruction::Xor, llvm::Instruction::Add}) {
+      for (llvm::Function& function : module) {
+        for (llvm::Instruction& inst : llvm::instructions(function)) {
+          if (inst.getOpcode() != opcode) continue;
+          for (llvm::Use& operand : inst.operands()) {
+            auto* constant = llvm::dyn_cast<llvm::ConstantInt>(operand.get());
+            if (constant == nullptr) continue;
+            operand.set(llvm::ConstantInt::get(constant->getType(), constant->getValue() ^ 1));
+            return llvm::PreservedAnalyses::none();
+          }
+        }
+      }
+    }
+    return llvm::PreservedAnalyses::all();
+  }
+};
 struct SegfaultPass : llvm::PassInfoMixin<SegfaultPass> {
   llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
     volatile int* null_pointer = nullptr;
@@ -79,8 +101,12 @@ struct LlvmEnv::Impl {
 
   // Observations of the current module, dropped whenever the module changes.
   std::vector<std::optional<Observation>> cache;
-  // Its object file, shared by ObjectTextSizeBytes and TextSizeBytes; dropped likewise.
+  // Its object file (with the seconds code generation took) and linked executable, shared by
+  // the size, build and run observations; dropped likewise.
   std::optional<std::string> object;
+  double object_seconds = 0;
+  std::unique_ptr<Executable> executable;
+  RunConfig run_config;
   std::string workdir;  // for BitcodeFile; removed with the env
 
   ~Impl() {
@@ -109,14 +135,29 @@ struct LlvmEnv::Impl {
   void Invalidate() {
     cache.assign(LlvmEnvSpec().observation_spaces.size(), std::nullopt);
     object.reset();
+    executable.reset();
   }
 
   StatusOr<const std::string*> ObjectFile() {
     if (!object) {
+      const auto start = std::chrono::steady_clock::now();
       ASSIGN_OR_RETURN(std::string bytes, EmitObject(*module));
+      object_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       object = std::move(bytes);
     }
     return &*object;
+  }
+
+  StatusOr<const Executable*> GetExecutable() {
+    if (!benchmark->benchmark().buildable) {
+      return FailedPrecondition(benchmark->benchmark().uri + " is not buildable");
+    }
+    if (!executable) {
+      ASSIGN_OR_RETURN(const std::string* bytes, ObjectFile());
+      ASSIGN_OR_RETURN(executable, LinkExecutable(*bytes, benchmark->benchmark(), object_seconds));
+    }
+    return executable.get();
   }
 
   Status InitPassInfrastructure() {
@@ -137,6 +178,10 @@ struct LlvmEnv::Impl {
                                            llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
       if (name == "compiler-gym-test-fatal-error") {
         mpm.addPass(FatalErrorPass());
+        return true;
+      }
+      if (name == "compiler-gym-test-miscompile") {
+        mpm.addPass(MiscompilePass());
         return true;
       }
       if (name == "compiler-gym-test-segfault") {
@@ -235,9 +280,28 @@ StatusOr<Observation> ObjectTextSize(Impl& s) {
 
 StatusOr<Observation> TextSize(Impl& s) {
   if (!s.benchmark->benchmark().buildable) return ObjectTextSize(s);
-  ASSIGN_OR_RETURN(const std::string* object, s.ObjectFile());
-  ASSIGN_OR_RETURN(int64_t size, LinkedTextSize(*object, s.benchmark->benchmark()));
+  ASSIGN_OR_RETURN(const Executable* executable, s.GetExecutable());
+  ASSIGN_OR_RETURN(int64_t size, ExecutableTextSize(*executable));
   return Observation(size);
+}
+
+StatusOr<Observation> Buildtime(Impl& s) {
+  if (!s.benchmark->benchmark().buildable) return Observation(std::vector<double>{});
+  ASSIGN_OR_RETURN(const Executable* executable, s.GetExecutable());
+  return Observation(std::vector<double>{executable->build_seconds()});
+}
+
+StatusOr<Observation> Runtime(Impl& s) {
+  if (!s.benchmark->benchmark().runnable) return Observation(std::vector<double>{});
+  ASSIGN_OR_RETURN(const Executable* executable, s.GetExecutable());
+  ASSIGN_OR_RETURN(ProgramRuns runs,
+                   RunExecutable(*executable, s.benchmark->benchmark(), s.run_config));
+  return Observation(std::move(runs.runtimes));
+}
+
+StatusOr<Observation> RuntimeO0(Impl& s) {
+  ASSIGN_OR_RETURN(ProgramRuns runs, s.benchmark->ReferenceRun(s.run_config));
+  return Observation(Median(runs.runtimes));
 }
 
 nlohmann::ordered_json CpuInfoJson() {
@@ -456,6 +520,34 @@ const std::vector<ObservationRow>& ObservationTable() {
        [](Impl& s) { return Baseline(s, OptLevel::kO3, CostKind::kTextSize); }, true},
       {Scalar("TextSizeOz", DType::kInt64, 0, kInf, true, true, "TextSizeBytes after default<Oz>."),
        [](Impl& s) { return Baseline(s, OptLevel::kOz, CostKind::kTextSize); }, true},
+      {{"Buildtime",
+        SpaceKind::kVector,
+        DType::kFloat64,
+        {-1},
+        0,
+        kInf,
+        false,
+        true,
+        "Seconds to build the executable from the module (code generation and linking): one "
+        "value, or none when the benchmark is not buildable."},
+       Buildtime,
+       true},
+      {{"Runtime",
+        SpaceKind::kVector,
+        DType::kFloat64,
+        {-1},
+        0,
+        kInf,
+        false,
+        true,
+        "Wall-clock seconds of each measured run of the executable (after the warm-up runs), "
+        "measured once per module state; empty when the benchmark is not runnable."},
+       Runtime,
+       true},
+      {Scalar("RuntimeO0", DType::kFloat64, 0, kInf, false, true,
+              "Median seconds of the benchmark's program after default<O0>, measured once per "
+              "benchmark: C0 of the Runtime reward."),
+       RuntimeO0, true},
       {Scalar("IsBuildable", DType::kBool, 0, 1, true, false,
               "Whether the benchmark can be linked into an executable."),
        [](Impl& s) -> StatusOr<Observation> {
@@ -517,6 +609,10 @@ std::vector<RewardSpec> RewardTable() {
     row(std::string(c.reward_prefix) + "Oz", RewardKind::kNormByBaseline,
         std::string(c.baseline_prefix) + "Oz", -kInf, "(prev - C) / max(C0 - C_Oz, 1)");
   }
+  // Runtime is a vector of runs; as a cost it is their median (Env::ScalarObservation).
+  rows.push_back(RewardSpec{"Runtime", "Runtime", "RuntimeO0", "", RewardKind::kDelta, false, true,
+                            -kInf, kInf,
+                            "previous median runtime - current median runtime, in seconds"});
   return rows;
 }
 
@@ -670,7 +766,130 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
                                *c.context));
   RETURN_IF_ERROR(c.InitPassInfrastructure());
   c.cache = s.cache;
+  c.run_config = s.run_config;
   return std::unique_ptr<Env>(std::move(copy));
+}
+
+namespace {
+
+// The parameters: each reads and writes one field of RunConfig.
+struct ParameterRow {
+  const char* name;
+  std::string (*get)(const RunConfig&);
+  Status (*set)(RunConfig&, double);
+};
+
+const ParameterRow kParameters[] = {
+    {"runtime_observation_count", [](const RunConfig& c) { return std::to_string(c.runs); },
+     [](RunConfig& c, double v) -> Status {
+       if (v < 1 || v != static_cast<int>(v)) return InvalidArgument("must be an integer >= 1");
+       c.runs = static_cast<int>(v);
+       return Status::Ok();
+     }},
+    {"runtime_warmup_runs_count", [](const RunConfig& c) { return std::to_string(c.warmup_runs); },
+     [](RunConfig& c, double v) -> Status {
+       if (v < 0 || v != static_cast<int>(v)) return InvalidArgument("must be an integer >= 0");
+       c.warmup_runs = static_cast<int>(v);
+       return Status::Ok();
+     }},
+    {"runtime_timeout_seconds",
+     [](const RunConfig& c) { return std::to_string(c.timeout_seconds); },
+     [](RunConfig& c, double v) -> Status {
+       if (!(v > 0)) return InvalidArgument("must be > 0");
+       c.timeout_seconds = v;
+       return Status::Ok();
+     }},
+    {"runtime_memory_bytes", [](const RunConfig& c) { return std::to_string(c.memory_bytes); },
+     [](RunConfig& c, double v) -> Status {
+       if (v < 0) return InvalidArgument("must be >= 0");
+       c.memory_bytes = static_cast<int64_t>(v);
+       return Status::Ok();
+     }},
+};
+
+const ParameterRow* FindParameter(const std::string& name) {
+  for (const ParameterRow& row : kParameters) {
+    if (name == row.name) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status LlvmEnv::SetParameter(const std::string& name, const std::string& value) {
+  const ParameterRow* row = FindParameter(name);
+  if (row == nullptr) return InvalidArgument("unknown parameter " + name);
+  char* end = nullptr;
+  const double number = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size()) {
+    return InvalidArgument(name + ": not a number: " + value);
+  }
+  Status set = row->set(impl_->run_config, number);
+  if (!set.ok()) return InvalidArgument(name + " " + set.message() + ", got " + value);
+  // Runtime measurements depend on the run settings.
+  const int runtime = LlvmEnvSpec().ObservationIndex("Runtime");
+  if (!impl_->cache.empty()) impl_->cache[runtime].reset();
+  return Status::Ok();
+}
+
+StatusOr<std::string> LlvmEnv::GetParameter(const std::string& name) const {
+  const ParameterRow* row = FindParameter(name);
+  if (row == nullptr) return InvalidArgument("unknown parameter " + name);
+  return row->get(impl_->run_config);
+}
+
+StatusOr<std::vector<std::string>> LlvmEnv::CheckSemantics(const SemanticsOptions& options) {
+  Impl& s = *impl_;
+  if (!in_episode() || !s.module) return FailedPrecondition("no module to check: call reset()");
+  const Benchmark& benchmark = s.benchmark->benchmark();
+  if (!benchmark.runnable) return FailedPrecondition(benchmark.uri + " is not runnable");
+  // One run each is enough to compare behaviour; timing does not matter here.
+  RunConfig config = s.run_config;
+  config.runs = 1;
+  config.warmup_runs = 0;
+  const SandboxLimits limits{.timeout_seconds = config.timeout_seconds};
+  ASSIGN_OR_RETURN(ProgramRuns reference, s.benchmark->ReferenceRun(config));
+
+  std::vector<std::string> problems;
+  auto check = [&](const std::string& label, const Executable& executable, const RunConfig& run,
+                   const std::vector<std::string>& env) -> Status {
+    ASSIGN_OR_RETURN(ProcessResult result, RunOnce(executable, benchmark, run, env));
+    for (std::string& problem : CompareRuns(reference.last, result, limits)) {
+      problems.push_back(label + problem);
+    }
+    return Status::Ok();
+  };
+  ASSIGN_OR_RETURN(const Executable* executable, s.GetExecutable());
+  RETURN_IF_ERROR(check("", *executable, config, {}));
+
+  struct Sanitizer {
+    bool enabled;
+    const char* label;
+    std::vector<std::string> flags;
+    std::vector<std::string> env;
+  };
+  const Sanitizer sanitizers[] = {
+      // Leaks are not miscompilations.
+      {options.address_sanitizer,
+       "AddressSanitizer build: ",
+       {"-fsanitize=address", "-fno-omit-frame-pointer"},
+       {"ASAN_OPTIONS=detect_leaks=0"}},
+      {options.undefined_sanitizer,
+       "UndefinedBehaviorSanitizer build: ",
+       {"-fsanitize=local-bounds", "-fsanitize-trap=local-bounds"},
+       {}},
+  };
+  // ASan reserves terabytes of shadow address space: no address-space limit for these runs.
+  RunConfig unlimited = config;
+  unlimited.memory_bytes = 0;
+  std::string bitcode;
+  for (const Sanitizer& sanitizer : sanitizers) {
+    if (!sanitizer.enabled) continue;
+    if (bitcode.empty()) bitcode = ModuleToBitcode(*s.module);
+    ASSIGN_OR_RETURN(auto instrumented, CompileExecutable(bitcode, benchmark, sanitizer.flags));
+    RETURN_IF_ERROR(check(sanitizer.label, *instrumented, unlimited, sanitizer.env));
+  }
+  return problems;
 }
 
 Status RegisterLlvmEnvs(Registry& registry) {

@@ -18,6 +18,14 @@ namespace compiler_gym::llvm_env {
 // The spaces: action space "PassesAll", the observation table, the reward table.
 const EnvSpec& LlvmEnvSpec();
 
+struct SemanticsOptions {
+  // Also build the optimized module with AddressSanitizer and run it.
+  bool address_sanitizer = false;
+  // Also build it with UBSan's IR-level check (local-bounds, trapping). The other UBSan checks
+  // are inserted by clang's frontend from source, so no build of a module can have them.
+  bool undefined_sanitizer = false;
+};
+
 class LlvmEnv final : public Env {
  public:
   LlvmEnv();
@@ -29,6 +37,18 @@ class LlvmEnv final : public Env {
   // Runs a textual pipeline as one step, for tests of failure containment: besides LLVM's
   // passes it accepts "compiler-gym-test-fatal-error" and "compiler-gym-test-segfault".
   StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);
+
+  // Parameters: runtime_observation_count (measured runs, >= 1), runtime_warmup_runs_count
+  // (>= 0), runtime_timeout_seconds (> 0), runtime_memory_bytes (>= 0; 0 = unlimited).
+  Status SetParameter(const std::string& name, const std::string& value) override;
+  StatusOr<std::string> GetParameter(const std::string& name) const override;
+
+  // Differential test of the current module: built and run with the benchmark's inputs, it
+  // must end like the unoptimized program (default<O0>; exit code and standard output), and
+  // like the benchmark's expected output when it has one. Returns the problems found, empty
+  // when there are none. kFailedPrecondition when the benchmark is not runnable or there is
+  // no module (no episode, or it ended in an error).
+  StatusOr<std::vector<std::string>> CheckSemantics(const SemanticsOptions& options);
 
   struct Impl;
 

@@ -224,7 +224,7 @@ TEST(LlvmEnv, RegistryTableBuildsLlvmEnvs) {
 
 TEST(LlvmEnv, EveryRewardRefersToKnownObservations) {
   const EnvSpec& spec = LlvmEnvSpec();
-  EXPECT_EQ(spec.reward_spaces.size(), 12u);
+  EXPECT_EQ(spec.reward_spaces.size(), 13u);  // 3 costs x 4 formulas, and Runtime
   for (const RewardSpec& r : spec.reward_spaces) {
     EXPECT_GE(spec.ObservationIndex(r.cost_observation), 0) << r.name;
     EXPECT_GE(spec.ObservationIndex(r.initial_observation), 0) << r.name;

@@ -1,5 +1,6 @@
 #include "envs/llvm/module_util.h"
 
+#include "engine/sandbox.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -56,42 +57,6 @@ StatusOr<std::string> ClangPath() {
   if (llvm::sys::fs::exists("/usr/lib/llvm-19/bin/clang"))
     return std::string("/usr/lib/llvm-19/bin/clang");
   return NotFound("clang-19 not found: install Debian's clang-19 or set COMPILER_GYM_CLANG");
-}
-
-Status RunProgram(const std::string& program, const std::vector<std::string>& args,
-                  int timeout_seconds, std::string* error_output) {
-  llvm::SmallString<128> log_path;
-  int fd = -1;
-  if (llvm::sys::fs::createTemporaryFile("compiler_gym", "log", fd, log_path)) {
-    return Internal("cannot create a temporary file");
-  }
-  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-  ScopedPath log_guard(std::string(log_path.str()));
-  std::vector<llvm::StringRef> argv = {program};
-  for (const std::string& a : args) argv.push_back(a);
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(log_path),
-                                                llvm::StringRef(log_path)};
-  std::string message;
-  bool failed_to_execute = false;
-  const int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, timeout_seconds,
-                                           /*MemoryLimit=*/0, &message, &failed_to_execute);
-  auto read_log = [&] {
-    if (error_output == nullptr) return;
-    if (auto buffer = llvm::MemoryBuffer::getFile(log_path)) {
-      *error_output = (*buffer)->getBuffer().take_front(4000).str();
-    }
-  };
-  if (failed_to_execute) return NotFound("cannot run " + program + ": " + message);
-  if (rc == -2) {
-    read_log();
-    return DeadlineExceeded(program + " timed out after " + std::to_string(timeout_seconds) + " s");
-  }
-  if (rc != 0) {
-    read_log();
-    return Internal(program + " failed with exit code " + std::to_string(rc) +
-                    (message.empty() ? "" : ": " + message));
-  }
-  return Status::Ok();
 }
 
 std::unique_ptr<llvm::LLVMContext> NewContext() {
@@ -196,7 +161,8 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
       llvm::sys::path::append(output, std::to_string(&file - benchmark.files.data()) + ".bc");
       ASSIGN_OR_RETURN(const std::string clang, ClangPath());
       // -O1 with LLVM's passes disabled keeps functions optimizable (no optnone), unlike -O0.
-      std::vector<std::string> args = {"-O1",
+      std::vector<std::string> args = {clang,
+                                       "-O1",
                                        "-Xclang",
                                        "-disable-llvm-passes",
                                        "-Xclang",
@@ -207,11 +173,15 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
                                        "-o",
                                        std::string(output.str())};
       args.insert(args.end(), benchmark.compile_args.begin(), benchmark.compile_args.end());
-      std::string log;
-      Status compiled = RunProgram(clang, args, /*timeout_seconds=*/300, &log);
+      // In the caller's directory: benchmark paths and include flags may be relative.
+      llvm::SmallString<256> cwd;
+      if (llvm::sys::fs::current_path(cwd)) return Internal("cannot read the current directory");
+      const SandboxLimits limits{.timeout_seconds = 300};
+      ASSIGN_OR_RETURN(ProcessResult compiled, RunSandboxed(args, limits, std::string(cwd.str())));
       if (!compiled.ok()) {
-        return BenchmarkInitError("cannot compile " + file + ": " + compiled.message() + "\n" +
-                                  log);
+        return BenchmarkInitError("cannot compile " + file + ": clang-19 " +
+                                  compiled.Describe(limits) + "\n" +
+                                  compiled.stderr_text.substr(0, 4000));
       }
       input = std::string(output.str());
     }

@@ -59,8 +59,4 @@ class ScopedPath {
 // Path to clang-19: $COMPILER_GYM_CLANG, else clang-19 on PATH, else LLVM 19's bin dir.
 StatusOr<std::string> ClangPath();
 
-// Runs a program with a time limit; captures stderr into `error_output` on failure.
-Status RunProgram(const std::string& program, const std::vector<std::string>& args,
-                  int timeout_seconds, std::string* error_output);
-
 }  // namespace compiler_gym::llvm_env

@@ -1,0 +1,148 @@
+#include "envs/llvm/runtime.h"
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+
+#include "envs/llvm/codegen.h"
+#include "envs/llvm/module_util.h"
+
+namespace compiler_gym::llvm_env {
+
+namespace {
+
+constexpr double kBuildTimeoutSeconds = 300;
+
+Status WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.close();
+  if (!out) return ResourceExhausted("cannot write " + path);
+  return Status::Ok();
+}
+
+// Runs clang-19 in `dir` with `args`; the error carries clang's diagnostics.
+Status RunClang(const std::string& dir, std::vector<std::string> args, const std::string& what) {
+  ASSIGN_OR_RETURN(const std::string clang, ClangPath());
+  args.insert(args.begin(), clang);
+  const SandboxLimits limits{.timeout_seconds = kBuildTimeoutSeconds};
+  ASSIGN_OR_RETURN(ProcessResult r, RunSandboxed(args, limits, dir));
+  if (r.timed_out) return DeadlineExceeded("building " + what + " " + r.Describe(limits));
+  if (!r.ok()) {
+    return FailedPrecondition("cannot build " + what + ": clang-19 " + r.Describe(limits) + "\n" +
+                              r.stderr_text.substr(0, 4000));
+  }
+  return Status::Ok();
+}
+
+std::string FirstLine(const std::string& text, size_t limit = 200) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() > limit) line = line.substr(0, limit) + "...";
+  return line;
+}
+
+}  // namespace
+
+Executable::Executable(std::string dir) : dir_(std::move(dir)), path_(dir_ + "/a.out") {}
+
+Executable::~Executable() { RemoveTree(dir_); }
+
+StatusOr<std::unique_ptr<Executable>> LinkExecutable(const std::string& object,
+                                                     const Benchmark& benchmark,
+                                                     double codegen_seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::string dir, MakeTempDir("compiler_gym-exe"));
+  auto executable = std::make_unique<Executable>(dir);  // removes dir on any error below
+  RETURN_IF_ERROR(WriteFile(dir + "/a.o", object));
+  std::vector<std::string> args = {"a.o", "-o", "a.out"};
+  args.insert(args.end(), benchmark.link_args.begin(), benchmark.link_args.end());
+  RETURN_IF_ERROR(RunClang(dir, args, benchmark.uri));
+  executable->set_build_seconds(
+      codegen_seconds +
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return executable;
+}
+
+StatusOr<int64_t> ExecutableTextSize(const Executable& executable) {
+  std::ifstream in(executable.path(), std::ios::binary);
+  const std::string binary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) return Internal("cannot read " + executable.path());
+  return TextSectionSize(binary);
+}
+
+StatusOr<std::unique_ptr<Executable>> CompileExecutable(const std::string& bitcode,
+                                                        const Benchmark& benchmark,
+                                                        const std::vector<std::string>& flags) {
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::string dir, MakeTempDir("compiler_gym-exe"));
+  auto executable = std::make_unique<Executable>(dir);
+  RETURN_IF_ERROR(WriteFile(dir + "/module.bc", bitcode));
+  std::vector<std::string> args = flags;
+  args.insert(args.end(), {"module.bc", "-o", "a.out"});
+  args.insert(args.end(), benchmark.link_args.begin(), benchmark.link_args.end());
+  RETURN_IF_ERROR(RunClang(dir, args, benchmark.uri));
+  executable->set_build_seconds(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return executable;
+}
+
+StatusOr<ProcessResult> RunOnce(const Executable& executable, const Benchmark& benchmark,
+                                const RunConfig& config,
+                                const std::vector<std::string>& extra_env) {
+  std::vector<std::string> argv = {executable.path()};
+  argv.insert(argv.end(), benchmark.run_args.begin(), benchmark.run_args.end());
+  const SandboxLimits limits{.timeout_seconds = config.timeout_seconds,
+                             .memory_bytes = config.memory_bytes};
+  return RunSandboxed(argv, limits, "", extra_env);
+}
+
+StatusOr<ProgramRuns> RunExecutable(const Executable& executable, const Benchmark& benchmark,
+                                    const RunConfig& config,
+                                    const std::vector<std::string>& extra_env) {
+  if (config.runs < 1 || config.warmup_runs < 0) {
+    return InvalidArgument("runs must be >= 1 and warm-up runs >= 0");
+  }
+  const SandboxLimits limits{.timeout_seconds = config.timeout_seconds,
+                             .memory_bytes = config.memory_bytes};
+  ProgramRuns out;
+  for (int i = 0; i < config.warmup_runs + config.runs; ++i) {
+    ASSIGN_OR_RETURN(out.last, RunOnce(executable, benchmark, config, extra_env));
+    if (out.last.timed_out) {
+      return DeadlineExceeded(benchmark.uri + ": the program " + out.last.Describe(limits));
+    }
+    if (!out.last.ok()) {
+      return FailedPrecondition(benchmark.uri + ": the program ended with " +
+                                out.last.Describe(limits) + ": " + FirstLine(out.last.stderr_text));
+    }
+    if (i >= config.warmup_runs) out.runtimes.push_back(out.last.wall_seconds);
+  }
+  return out;
+}
+
+std::vector<std::string> CompareRuns(const ProcessResult& reference, const ProcessResult& run,
+                                     const SandboxLimits& limits) {
+  std::vector<std::string> problems;
+  if (run.timed_out || run.signal != 0 || run.exit_code != reference.exit_code) {
+    problems.push_back("the program ended with " + run.Describe(limits) +
+                       " where the unoptimized one ended with " + reference.Describe(limits) +
+                       (run.stderr_text.empty() ? "" : ": " + FirstLine(run.stderr_text)));
+  }
+  if (run.stdout_text != reference.stdout_text) {
+    // Name the first line that differs: outputs can be long.
+    size_t line = 1, i = 0;
+    const std::string &a = reference.stdout_text, &b = run.stdout_text;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) {
+      if (a[i] == '\n') ++line;
+      ++i;
+    }
+    const size_t a_start = a.rfind('\n', i == 0 ? 0 : i - 1);
+    const size_t line_start = a_start == std::string::npos ? 0 : a_start + 1;
+    problems.push_back("standard output differs from the unoptimized program's at line " +
+                       std::to_string(line) + ": expected \"" +
+                       FirstLine(a.substr(std::min(line_start, a.size()))) + "\", got \"" +
+                       FirstLine(b.substr(std::min(line_start, b.size()))) + "\"");
+  }
+  return problems;
+}
+
+}  // namespace compiler_gym::llvm_env
