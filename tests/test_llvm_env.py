@@ -133,10 +133,14 @@ def test_observation_spaces_are_the_engine_table(env):
         "TextSizeOz",
         "IsBuildable",
         "IsRunnable",
+        "Buildtime",
+        "Runtime",
+        "RuntimeO0",
         "CpuInfo",
     ]:
         assert name in names
-    assert len(env.reward.spaces) == 12
+    # IrInstructionCount, ObjectTextSize and TextSize with 4 formulas each, and Runtime.
+    assert len(env.reward.spaces) == 13
 
 
 def test_observation_values(env):

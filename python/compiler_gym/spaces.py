@@ -119,6 +119,12 @@ def _gym_space(spec: dict) -> gymnasium.spaces.Space:
         shape = tuple(spec["shape"])
         if dtype is np.bool_:
             return gymnasium.spaces.Box(0, 1, shape=shape, dtype=np.bool_)
+        if -1 in shape:
+            # A variable number of values (e.g. one per measured run): a stacked sequence.
+            element = gymnasium.spaces.Box(
+                _bound(spec["low"], dtype), _bound(spec["high"], dtype), shape=(), dtype=dtype
+            )
+            return gymnasium.spaces.Sequence(element, stack=True)
         return gymnasium.spaces.Box(
             _bound(spec["low"], dtype), _bound(spec["high"], dtype), shape=shape, dtype=dtype
         )
@@ -215,3 +221,49 @@ class Reward:
 
     def __repr__(self) -> str:
         return f"Reward({self.name})"
+
+
+class PythonReward:
+    """A reward computed in Python from observations, CompilerGym's reward interface.
+
+    Subclasses name the observations they need in ``observation_spaces`` and implement
+    ``reset`` (called at each episode start) and ``update`` (called when the reward is
+    requested, with those observations of the current state). ``configure(env)`` runs when the
+    reward is installed as an env's reward space, to set what the reward needs of the env.
+    Install one with ``env.reward_space = MyReward(...)``; afterwards ``env.reward[name]`` and
+    ``step(reward_spaces=[name])`` find it by name too.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        observation_spaces: Sequence[str],
+        deterministic: bool = False,
+        platform_dependent: bool = True,
+        reward_range: tuple = (-np.inf, np.inf),
+        doc: str = "",
+    ):
+        self.name = name
+        self.observation_spaces = list(observation_spaces)
+        self.deterministic = deterministic
+        self.platform_dependent = platform_dependent
+        self.reward_range = reward_range
+        self.doc = doc
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+    def configure(self, env: Any) -> None:
+        """Called once when installed on ``env``; the default does nothing."""
+
+    def reset(self, benchmark: Any, observation_view: Any) -> None:
+        """Called at the start of each episode."""
+
+    def update(self, actions: list[int], observations: list[Any], observation_view: Any) -> float:
+        """The reward for the steps since the last call; ``observations`` follow
+        ``observation_spaces``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name})"

@@ -14,6 +14,8 @@ class ValidationResult:
     state: CompilerEnvState
     walltime: float
     reward_validated: bool = False
+    # The replayed program was run and behaved like the unoptimized one (or errors say how not).
+    benchmark_semantics_validated: bool = False
     errors: list[str] = field(default_factory=list)
 
     def okay(self) -> bool:

@@ -101,6 +101,7 @@ class Benchmark:
         b.run_args = self.run_args
         b.buildable = self.buildable
         b.runnable = self.runnable
+        b.expected_output = self.expected_output or ""
         return b
 
     def __eq__(self, other) -> bool:

@@ -6,10 +6,13 @@ headers from Debian's ``libcsmith-dev``.
 
 from __future__ import annotations
 
+import json
+import tempfile
 from pathlib import Path
 
+from compiler_gym import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
-from compiler_gym.datasets.generator import SeededGeneratorDataset
+from compiler_gym.datasets.generator import SeededGeneratorDataset, write_atomically
 
 _INCLUDE_DIR = "/usr/include/csmith"
 
@@ -17,10 +20,13 @@ _INCLUDE_DIR = "/usr/include/csmith"
 class CsmithDataset(SeededGeneratorDataset):
     """Random C programs from ``csmith --seed N``.
 
-    Buildable. Not yet marked runnable: csmith sometimes emits programs that never terminate,
-    and telling those apart needs the sandboxed runner (time and memory limits) that the
-    runtime work brings.
+    Buildable. Runnable when the program, built once at -O1 when the seed is first used, ends
+    within ``probe_timeout_seconds`` (csmith sometimes emits programs that run for hours); its
+    checksum line is then the benchmark's expected output. The verdict is cached beside the
+    program.
     """
+
+    probe_timeout_seconds = 10
 
     suffix = ".c"
 
@@ -40,7 +46,30 @@ class CsmithDataset(SeededGeneratorDataset):
     def generator_args(self, seed: int) -> list[str]:
         return ["--seed", str(seed)]
 
+    def _probe(self, path: Path) -> dict:
+        """Builds and runs the program once: is it runnable, and what does it print?"""
+        with tempfile.TemporaryDirectory(prefix="compiler_gym-csmith-") as scratch:
+            build = _C.run_sandboxed(
+                [_C.clang_path(), "-O1", "-w", "-I", _INCLUDE_DIR, str(path), "-o", "a.out"],
+                timeout_seconds=300,
+                workdir=scratch,
+            )
+            if not build["ok"]:
+                return {"runnable": False, "reason": f"build: {build['description']}"}
+            run = _C.run_sandboxed(
+                [str(Path(scratch) / "a.out")],
+                timeout_seconds=self.probe_timeout_seconds,
+                memory_bytes=1 << 30,
+            )
+        if not run["ok"]:
+            return {"runnable": False, "reason": f"run: {run['description']}"}
+        return {"runnable": True, "expected_output": run["stdout"].decode(errors="replace")}
+
     def make_benchmark(self, uri: BenchmarkUri, path: Path) -> Benchmark:
+        verdict_path = path.with_suffix(".json")
+        if not verdict_path.is_file():
+            write_atomically(verdict_path, json.dumps(self._probe(path)).encode())
+        verdict = json.loads(verdict_path.read_text())
         return Benchmark(
             str(uri),
             files=[str(path)],
@@ -49,5 +78,6 @@ class CsmithDataset(SeededGeneratorDataset):
             link_args=[],
             run_args=[],
             buildable=True,
-            runnable=False,
+            runnable=verdict["runnable"],
+            expected_output=verdict.get("expected_output"),
         )

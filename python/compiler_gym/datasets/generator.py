@@ -7,7 +7,6 @@ written atomically, so concurrent envs never read half a file.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Optional
 
 import numpy as np
 
+from compiler_gym import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.errors import BenchmarkInitError
@@ -70,24 +70,24 @@ class SeededGeneratorDataset(Dataset):
         binary = shutil.which(self.binary)
         if binary is None:
             raise BenchmarkInitError(f"{self.binary} not found: install it with scripts/setup.sh")
-        try:
-            # In a scratch directory: generators may drop files in their working directory
-            # (csmith writes platform.info).
-            with tempfile.TemporaryDirectory(prefix="compiler_gym-gen-") as scratch:
-                proc = subprocess.run(
-                    [binary, *self.generator_args(seed)],
-                    capture_output=True,
-                    timeout=self.timeout_seconds,
-                    check=False,
-                    cwd=scratch,
-                )
-        except subprocess.TimeoutExpired:
-            raise BenchmarkInitError(f"{self.binary} timed out on seed {seed}") from None
-        if proc.returncode != 0 or not proc.stdout:
+        # In the engine's sandbox: a fresh scratch directory (generators may drop files in
+        # their working directory; csmith writes platform.info) and a time limit.
+        proc = _C.run_sandboxed(
+            [binary, *self.generator_args(seed)], timeout_seconds=self.timeout_seconds
+        )
+        if proc["timed_out"]:
+            raise BenchmarkInitError(f"{self.binary} timed out on seed {seed}")
+        if not proc["ok"] or not proc["stdout"]:
             raise BenchmarkInitError(
-                f"{self.binary} failed on seed {seed}: {proc.stderr.decode(errors='replace')}"
+                f"{self.binary} failed on seed {seed} ({proc['description']}): "
+                f"{proc['stderr'].decode(errors='replace')}"
             )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
-            f.write(proc.stdout)
-        Path(f.name).replace(path)
+        write_atomically(path, proc["stdout"])
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` so that readers see the whole file or none of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
+        f.write(data)
+    Path(f.name).replace(path)

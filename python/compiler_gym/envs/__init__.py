@@ -2,5 +2,6 @@
 
 from compiler_gym.envs.compiler_env import CompilerEnv
 from compiler_gym.envs.llvm_env import LlvmEnv
+from compiler_gym.envs.llvm_rewards import RuntimePointEstimateReward
 
-__all__ = ["CompilerEnv", "LlvmEnv"]
+__all__ = ["CompilerEnv", "LlvmEnv", "RuntimePointEstimateReward"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections.abc import Iterable, Sequence
@@ -12,12 +13,13 @@ import gymnasium
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, Datasets
-from compiler_gym.spaces import Commandline, ObservationSpaceSpec, Reward
+from compiler_gym.errors import ServiceError
+from compiler_gym.spaces import Commandline, ObservationSpaceSpec, PythonReward, Reward
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.views import ObservationView, RewardView
 
 ObservationSpaceArg = Optional[Union[str, ObservationSpaceSpec]]
-RewardSpaceArg = Optional[Union[str, Reward]]
+RewardSpaceArg = Optional[Union[str, Reward, PythonReward]]
 
 
 def _space_by_name(space: Any, spec_type: type, table: dict[str, Any], what: str) -> Any:
@@ -124,7 +126,13 @@ class CompilerEnv:
 
     @reward_space.setter
     def reward_space(self, space: RewardSpaceArg) -> None:
-        self._reward_space = _space_by_name(space, Reward, self.reward.spaces, "reward")
+        if isinstance(space, PythonReward):
+            # A reward defined in Python: known by name from now on, like the engine's.
+            self.reward.spaces[space.name] = space
+            space.configure(self)
+        self._reward_space = _space_by_name(
+            space, (Reward, PythonReward), self.reward.spaces, "reward"
+        )
         self.reward_range = (
             self._reward_space.reward_range if self._reward_space else (-math.inf, math.inf)
         )
@@ -171,7 +179,9 @@ class CompilerEnv:
         self.episode_reward = 0.0 if self._reward_space else None
         self._episode_start = time.time()
         self.episode_walltime = 0.0
-        if self._reward_space:
+        if isinstance(self._reward_space, PythonReward):
+            self._reward_space.reset(self.benchmark, self.observation)
+        elif self._reward_space:
             # Rewards count from the start of the episode; computing it here fixes "prev".
             self._env.reward(self._reward_space.index)
         return self._observe(self._observation_space) if self._observation_space else None
@@ -179,7 +189,10 @@ class CompilerEnv:
     def _observe(self, spec: ObservationSpaceSpec) -> Any:
         return spec.translate(self._env.observe(spec.index))
 
-    def _reward(self, reward: Reward) -> float:
+    def _reward(self, reward: Union[Reward, PythonReward]) -> float:
+        if isinstance(reward, PythonReward):
+            observations = [self.observation[name] for name in reward.observation_spaces]
+            return reward.update(self.actions, observations, self.observation)
         return self._env.reward(reward.index)
 
     def _resolve_observations(self, spaces) -> list[ObservationSpaceSpec]:
@@ -302,7 +315,11 @@ class CompilerEnv:
         new._env = self._env.fork()
         new.actions = list(self.actions)
         new.observation = ObservationView(new, self.observation.spaces)
-        new.reward = RewardView(new, self.reward.spaces)
+        new.reward = RewardView(new, dict(self.reward.spaces))
+        if isinstance(self._reward_space, PythonReward):
+            # Python rewards keep per-episode state: the fork continues from a copy.
+            new._reward_space = copy.deepcopy(self._reward_space)
+            new.reward.spaces[new._reward_space.name] = new._reward_space
         return new
 
     def apply(self, state: CompilerEnvState) -> None:
@@ -314,9 +331,22 @@ class CompilerEnv:
             if done:
                 raise ValueError(f"Replay of {state.benchmark} failed: {info.get('error_details')}")
 
-    def validate(self, state: Optional[CompilerEnvState] = None) -> ValidationResult:
-        """Replays a state (the current one by default) in a fresh env and checks that it
-        reproduces the recorded reward (relative tolerance 1e-5)."""
+    def validate(
+        self, state: Optional[CompilerEnvState] = None, sanitizers: Iterable[str] = ()
+    ) -> ValidationResult:
+        """Checks a state: the current one by default, or a recorded one.
+
+        The state is replayed in a fresh env, which must reproduce the recorded reward
+        (relative tolerance 1e-5; deterministic reward spaces only). For a runnable
+        benchmark, the program must also behave like the unoptimized one (same exit code and
+        output: a differential test), and with ``sanitizers`` (any of ``"address"``,
+        ``"undefined"``) also when built with those sanitizers. The program checked is this
+        env's current one when ``state`` is None, else the replay's.
+        """
+        sanitizers = set(sanitizers)
+        if not sanitizers <= {"address", "undefined"}:
+            raise ValueError(f"Unknown sanitizers: {sorted(sanitizers - {'address', 'undefined'})}")
+        in_place = state is None
         state = state or self.state
         start = time.time()
         errors: list[str] = []
@@ -324,31 +354,42 @@ class CompilerEnv:
             self.env_id,
             datasets=self.datasets,
             benchmark=state.benchmark,
-            reward_space=self.reward_space,
+            # A Python reward keeps per-episode state: the replay gets its own.
+            reward_space=copy.deepcopy(self.reward_space),
         )
         try:
             replay.apply(state)
             replayed = replay.state
-            reward_validated = state.reward is not None and replay.reward_space is not None
+            # A measured reward (Runtime) differs from run to run: only deterministic ones
+            # can be checked by replay.
+            reward_validated = (
+                state.reward is not None
+                and replay.reward_space is not None
+                and replay.reward_space.deterministic
+            )
             if reward_validated and not state.reward_equals(replayed):
                 errors.append(
                     f"Expected reward {state.reward} but received reward {replayed.reward}"
                 )
-            errors += replay._semantic_validation_errors()
-        except (ValueError, OSError) as e:
+            semantic_errors = (self if in_place else replay)._semantic_validation_errors(sanitizers)
+            semantics_validated = semantic_errors is not None
+            errors += semantic_errors or []
+        except (ValueError, OSError, ServiceError) as e:
             errors.append(str(e))
-            reward_validated = False
+            reward_validated = semantics_validated = False
         finally:
             replay.close()
         return ValidationResult(
             state=state,
             walltime=time.time() - start,
             reward_validated=reward_validated,
+            benchmark_semantics_validated=semantics_validated,
             errors=errors,
         )
 
-    def _semantic_validation_errors(self) -> list[str]:
-        return []
+    def _semantic_validation_errors(self, sanitizers: set[str]) -> Optional[list[str]]:
+        """Problems with the program's behaviour; None when it cannot be checked."""
+        return None
 
     def close(self) -> None:
         """Releases the environment's resources. Safe to call twice."""

@@ -27,6 +27,41 @@ class LlvmEnv(CompilerEnv):
     make_benchmark_from_source = staticmethod(make_benchmark_from_source)
 
     @property
+    def runtime_observation_count(self) -> int:
+        """How many measured runs a ``Runtime`` observation makes (default 1)."""
+        return int(self._env.get_parameter("runtime_observation_count"))
+
+    @runtime_observation_count.setter
+    def runtime_observation_count(self, n: int) -> None:
+        self._env.set_parameter("runtime_observation_count", str(n))
+
+    @property
+    def runtime_warmup_runs_count(self) -> int:
+        """How many unmeasured runs precede them (default 0)."""
+        return int(self._env.get_parameter("runtime_warmup_runs_count"))
+
+    @runtime_warmup_runs_count.setter
+    def runtime_warmup_runs_count(self, n: int) -> None:
+        self._env.set_parameter("runtime_warmup_runs_count", str(n))
+
+    @property
+    def runtime_timeout_seconds(self) -> float:
+        """Wall-clock limit of each run of the program (default 60)."""
+        return float(self._env.get_parameter("runtime_timeout_seconds"))
+
+    @runtime_timeout_seconds.setter
+    def runtime_timeout_seconds(self, seconds: float) -> None:
+        self._env.set_parameter("runtime_timeout_seconds", repr(float(seconds)))
+
+    def _semantic_validation_errors(self, sanitizers: set[str]) -> Optional[list[str]]:
+        if not self.benchmark.runnable:
+            return None
+        return self._env.check_semantics(
+            address_sanitizer="address" in sanitizers,
+            undefined_sanitizer="undefined" in sanitizers,
+        )
+
+    @property
     def ir(self) -> str:
         """The current module as text IR."""
         return self.observation["Ir"]
