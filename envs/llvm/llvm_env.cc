@@ -867,25 +867,40 @@ StatusOr<std::vector<std::string>> LlvmEnv::CheckSemantics(const SemanticsOption
     const char* label;
     std::vector<std::string> flags;
     std::vector<std::string> env;
+    // The frontend marks the functions a sanitizer instruments; a module built from IR needs
+    // the mark added, or the sanitizer's pass skips every function.
+    llvm::Attribute::AttrKind function_attribute;
   };
   const Sanitizer sanitizers[] = {
       // Leaks are not miscompilations.
       {options.address_sanitizer,
        "AddressSanitizer build: ",
        {"-fsanitize=address", "-fno-omit-frame-pointer"},
-       {"ASAN_OPTIONS=detect_leaks=0"}},
+       {"ASAN_OPTIONS=detect_leaks=0"},
+       llvm::Attribute::SanitizeAddress},
       {options.undefined_sanitizer,
        "UndefinedBehaviorSanitizer build: ",
        {"-fsanitize=local-bounds", "-fsanitize-trap=local-bounds"},
-       {}},
+       {},
+       llvm::Attribute::None},
   };
   // ASan reserves terabytes of shadow address space: no address-space limit for these runs.
   RunConfig unlimited = config;
   unlimited.memory_bytes = 0;
-  std::string bitcode;
   for (const Sanitizer& sanitizer : sanitizers) {
     if (!sanitizer.enabled) continue;
-    if (bitcode.empty()) bitcode = ModuleToBitcode(*s.module);
+    std::string bitcode;
+    if (sanitizer.function_attribute == llvm::Attribute::None) {
+      bitcode = ModuleToBitcode(*s.module);
+    } else {
+      // Marked on a copy: the episode's module stays as the actions left it.
+      auto context = NewContext();
+      ASSIGN_OR_RETURN(auto copy, ParseModule(ModuleToBitcode(*s.module), "copy", *context));
+      for (llvm::Function& function : *copy) {
+        if (!function.isDeclaration()) function.addFnAttr(sanitizer.function_attribute);
+      }
+      bitcode = ModuleToBitcode(*copy);
+    }
     ASSIGN_OR_RETURN(auto instrumented, CompileExecutable(bitcode, benchmark, sanitizer.flags));
     RETURN_IF_ERROR(check(sanitizer.label, *instrumented, unlimited, sanitizer.env));
   }

@@ -1,5 +1,7 @@
 #include "envs/llvm/runtime.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -33,6 +35,21 @@ Status RunClang(const std::string& dir, std::vector<std::string> args, const std
                               r.stderr_text.substr(0, 4000));
   }
   return Status::Ok();
+}
+
+// The first line of a program's error output that says something (sanitizers open their
+// reports with a rule of '=' signs).
+std::string FirstMessage(const std::string& text) {
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    if (std::any_of(line.begin(), line.end(), [](unsigned char c) { return std::isalpha(c); })) {
+      return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+    }
+    start = end + 1;
+  }
+  return "";
 }
 
 std::string FirstLine(const std::string& text, size_t limit = 200) {
@@ -112,7 +129,8 @@ StatusOr<ProgramRuns> RunExecutable(const Executable& executable, const Benchmar
     }
     if (!out.last.ok()) {
       return FailedPrecondition(benchmark.uri + ": the program ended with " +
-                                out.last.Describe(limits) + ": " + FirstLine(out.last.stderr_text));
+                                out.last.Describe(limits) + ": " +
+                                FirstMessage(out.last.stderr_text));
     }
     if (i >= config.warmup_runs) out.runtimes.push_back(out.last.wall_seconds);
   }
@@ -125,7 +143,7 @@ std::vector<std::string> CompareRuns(const ProcessResult& reference, const Proce
   if (run.timed_out || run.signal != 0 || run.exit_code != reference.exit_code) {
     problems.push_back("the program ended with " + run.Describe(limits) +
                        " where the unoptimized one ended with " + reference.Describe(limits) +
-                       (run.stderr_text.empty() ? "" : ": " + FirstLine(run.stderr_text)));
+                       (run.stderr_text.empty() ? "" : ": " + FirstMessage(run.stderr_text)));
   }
   if (run.stdout_text != reference.stdout_text) {
     // Name the first line that differs: outputs can be long.

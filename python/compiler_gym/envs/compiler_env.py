@@ -145,7 +145,12 @@ class CompilerEnv:
     @benchmark.setter
     def benchmark(self, benchmark: Union[str, Benchmark]) -> None:
         if not isinstance(benchmark, Benchmark):
-            benchmark = self.datasets.benchmark(str(benchmark))
+            current = self._next_benchmark or self._benchmark_in_use
+            if current is not None and str(current.uri) == str(benchmark):
+                # The URI of the benchmark in use: keep it (a user benchmark is in no dataset).
+                benchmark = current
+            else:
+                benchmark = self.datasets.benchmark(str(benchmark))
         self._next_benchmark = benchmark
 
     @property
@@ -353,7 +358,9 @@ class CompilerEnv:
         replay = type(self)(
             self.env_id,
             datasets=self.datasets,
-            benchmark=state.benchmark,
+            # The Benchmark itself when it is this env's: a user benchmark (from files or
+            # source) is in no dataset, so its URI alone cannot be resolved.
+            benchmark=self.benchmark if str(self.benchmark) == state.benchmark else state.benchmark,
             # A Python reward keeps per-episode state: the replay gets its own.
             reward_space=copy.deepcopy(self.reward_space),
         )

@@ -1,0 +1,169 @@
+"""validate(): replay, reward check and the differential test of the program's behaviour,
+with sanitizer builds; and the validate command line."""
+
+import io
+from dataclasses import replace
+
+import pytest
+
+import compiler_gym
+from compiler_gym.bin import validate as validate_cli
+from compiler_gym.compiler_env_state import CompilerEnvStateWriter
+from compiler_gym.datasets import Benchmark
+from compiler_gym.datasets.make_benchmark import make_benchmark_from_source
+
+FLAGS = ("-sroa", "-instcombine", "-gvn", "-simplifycfg")
+
+
+def run_flags(env, flags=FLAGS):
+    _, _, done, info = env.multistep([env.action_space.flags.index(f) for f in flags])
+    assert not done, info
+
+
+def test_optimized_program_validates():
+    with compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/crc32") as env:
+        env.reset()
+        run_flags(env)
+        result = env.validate()
+        assert result.okay(), result.errors
+        assert result.reward_validated and result.benchmark_semantics_validated
+
+
+def test_injected_miscompilation_is_caught():
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        env.reset()
+        run_flags(env)
+        # Flips a bit of the first xor constant (the CRC polynomial) in the module.
+        done, details = env._env._step_pipeline_for_testing("compiler-gym-test-miscompile")
+        assert not done, details
+        result = env.validate()
+        assert not result.okay()
+        assert result.benchmark_semantics_validated is True
+        text = result.error_details()
+        assert "exit code 1 where the unoptimized one ended with exit code 0" in text
+        assert "standard output differs" in text
+        assert 'expected "checksum: ' in text
+
+
+def test_not_runnable_benchmark_is_not_checked_for_semantics():
+    with compiler_gym.make("llvm-v0", benchmark="generator://llvm-stress-v0/2") as env:
+        env.reset()
+        run_flags(env)
+        result = env.validate()
+        assert result.okay(), result.errors
+        assert not result.benchmark_semantics_validated
+
+
+def _runnable_from_source(source: str, name: str) -> Benchmark:
+    benchmark = make_benchmark_from_source(source, runnable=True)
+    benchmark.buildable = True
+    return benchmark
+
+
+HEAP_OVERFLOW = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  /* 44 bytes: glibc's chunk has room past the end, so only AddressSanitizer notices */
+  volatile int *p = malloc(11 * sizeof(int));
+  p[11] = 7;
+  printf("%d\n", p[11] == 7);
+  return 0;
+}
+"""
+
+STACK_OVERFLOW = r"""
+#include <stdio.h>
+int main(int argc, char **argv) {
+  int a[4] = {0, 1, 2, 3};
+  int i = argc + 3; /* 4: out of bounds, unknown to the optimizer */
+  a[i & 7] = 9;
+  printf("%d\n", a[(i - 4) & 3]);
+  return 0;
+}
+"""
+
+
+def test_address_sanitizer_build_catches_a_heap_overflow():
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset(benchmark=_runnable_from_source(HEAP_OVERFLOW, "heap"))
+        assert env.validate().okay()  # plain builds do not notice
+        result = env.validate(sanitizers=["address"])
+        assert not result.okay()
+        assert "AddressSanitizer build: the program ended with exit code 1" in result.errors[0]
+        assert "heap-buffer-overflow" in result.errors[0]
+
+
+def test_undefined_sanitizer_build_traps_an_out_of_bounds_index():
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset(benchmark=_runnable_from_source(STACK_OVERFLOW, "stack"))
+        result = env.validate(sanitizers=["undefined"])
+        assert not result.okay()
+        assert result.errors[0].startswith("UndefinedBehaviorSanitizer build: the program ended")
+        assert "signal" in result.errors[0]
+
+
+def test_clean_program_passes_both_sanitizers():
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/qsort") as env:
+        env.reset()
+        run_flags(env)
+        result = env.validate(sanitizers=["address", "undefined"])
+        assert result.okay(), result.errors
+
+
+def test_unknown_sanitizer():
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset()
+        with pytest.raises(ValueError, match="Unknown sanitizers"):
+            env.validate(sanitizers=["thread"])
+
+
+def test_wrong_expected_output_is_a_benchmark_error(tmp_path):
+    with compiler_gym.make("llvm-v0") as env:
+        good = env.datasets.benchmark("builtin-v0/crc32")
+        bad = Benchmark(
+            "benchmark://user-v0/crc32-wrong-output",
+            files=good.files,
+            run_args=good.run_args,
+            buildable=True,
+            runnable=True,
+            expected_output="checksum: 00000000",
+        )
+        env.reset(benchmark=bad)
+        result = env.validate()
+        assert not result.okay()
+        assert "differs from the benchmark's expected output" in result.error_details()
+
+
+def _states_csv(states) -> str:
+    buffer = io.StringIO()
+    writer = CompilerEnvStateWriter(buffer)
+    for state in states:
+        writer.write_state(state)
+    return buffer.getvalue()
+
+
+def test_validate_command_line(tmp_path, capsys):
+    with compiler_gym.make("llvm-ic-v0") as env:
+        states = []
+        for uri in ("builtin-v0/crc32", "builtin-v0/bitcount"):
+            env.reset(benchmark=uri)
+            run_flags(env)
+            states.append(env.state)
+    good = tmp_path / "good.csv"
+    good.write_text(_states_csv(states))
+    assert validate_cli.main([str(good)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("✅") == 2 and "❌" not in out
+    assert "2 of 2 states validated" in out and "geomean reward: " in out
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text(_states_csv([states[0], replace(states[1], reward=states[1].reward + 1)]))
+    assert validate_cli.main([str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("✅") == 1 and out.count("❌") == 1
+    assert "Expected reward" in out and "1 of 2 states validated" in out
+
+    broken = tmp_path / "broken.csv"
+    broken.write_text("benchmark,reward\nx,1\n")
+    assert validate_cli.main([str(broken)]) == 2
