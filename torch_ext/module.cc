@@ -234,6 +234,22 @@ PYBIND11_MODULE(_C, m) {
   m.def("autophase_feature_names", &observations::AutophaseFeatureNames);
   m.def("clear_benchmark_cache", &llvm_env::ClearBenchmarkCache);
   m.def(
+      "probe_benchmark",
+      [](const Benchmark& benchmark, double timeout_seconds) {
+        const llvm_env::RunConfig config{.timeout_seconds = timeout_seconds};
+        auto runs = WithoutGil([&] { return llvm_env::ProbeBenchmark(benchmark, config); });
+        py::dict out;
+        out["ok"] = runs.ok();
+        out["error_type"] = std::string(runs.ok() ? "" : StatusCodeName(runs.status().code()));
+        out["error"] = runs.ok() ? std::string() : runs.status().message();
+        out["stdout"] = py::bytes(runs.ok() ? runs->last.stdout_text : std::string());
+        out["seconds"] = runs.ok() ? runs->runtimes.front() : 0.0;
+        return out;
+      },
+      py::arg("benchmark"), py::arg("timeout_seconds") = 10.0,
+      "Loads, builds and runs a benchmark like an env's reference run, caching nothing; "
+      "returns whether it worked and what it printed.");
+  m.def(
       "clang_path", [] { return ValueOrThrow(llvm_env::ClangPath()); },
       "The clang-19 the engine compiles with ($COMPILER_GYM_CLANG overrides).");
 

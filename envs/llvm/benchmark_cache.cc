@@ -157,6 +157,12 @@ StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& b
   return entry->value;
 }
 
+StatusOr<ProgramRuns> ProbeBenchmark(const Benchmark& benchmark, const RunConfig& config) {
+  ASSIGN_OR_RETURN(std::string bitcode, LoadBenchmarkBitcode(benchmark));
+  CachedBenchmark probe(benchmark, std::move(bitcode));  // not kept: probes are one-offs
+  return probe.ReferenceRun(config);
+}
+
 void ClearBenchmarkCache() {
   std::lock_guard<std::mutex> lock(cache_mu);
   Cache().clear();

@@ -55,6 +55,10 @@ class CachedBenchmark {
 // benchmark wait for one load; a failed load is not cached (the file may be fixed).
 StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& benchmark);
 
+// Loads, builds and runs a benchmark the way an env would (its reference run), without caching
+// anything: how dataset installers decide which programs are usable and runnable.
+StatusOr<ProgramRuns> ProbeBenchmark(const Benchmark& benchmark, const RunConfig& config);
+
 // Drops every cached benchmark (tests, and users who replace files under the same URI).
 void ClearBenchmarkCache();
 

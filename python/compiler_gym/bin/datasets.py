@@ -11,11 +11,15 @@ import argparse
 import shutil
 
 import compiler_gym
+from compiler_gym.datasets.generator import SeededGeneratorDataset
+from compiler_gym.errors import DatasetInitError
 from compiler_gym.util.runfiles import cache_path, site_data_path
 
 
 def _size(dataset) -> str:
-    return "infinite" if dataset.size == 0 else str(dataset.size)
+    if isinstance(dataset, SeededGeneratorDataset):
+        return "infinite"
+    return str(dataset.size) if dataset.installed else "-"
 
 
 def main(argv=None) -> int:
@@ -49,7 +53,12 @@ def main(argv=None) -> int:
                 status = 1
                 continue
             if args.command == "install":
-                dataset.install()
+                try:
+                    dataset.install()
+                except DatasetInitError as e:
+                    print(f"error: {e}")
+                    status = 1
+                    continue
                 print(
                     f"{dataset.name}: installed"
                     if dataset.installed

@@ -7,6 +7,7 @@ from typing import Optional
 
 from compiler_gym.datasets import BuiltinDataset, Datasets
 from compiler_gym.datasets.csmith import CsmithDataset
+from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.llvm_stress import LlvmStressDataset
 from compiler_gym.datasets.make_benchmark import make_benchmark, make_benchmark_from_source
 from compiler_gym.envs.compiler_env import CompilerEnv
@@ -14,7 +15,7 @@ from compiler_gym.envs.compiler_env import CompilerEnv
 
 def llvm_datasets() -> Datasets:
     """The datasets every LLVM environment knows."""
-    return Datasets([BuiltinDataset(), LlvmStressDataset(), CsmithDataset()])
+    return Datasets([BuiltinDataset(), LlvmStressDataset(), CsmithDataset(), GccTortureDataset()])
 
 
 class LlvmEnv(CompilerEnv):

@@ -1,0 +1,225 @@
+"""benchmark://gcc-torture-v0: the C execution tests of GCC's torture suite.
+
+The programs come from Debian's ``gcc-12-source`` package, fetched with ``apt-get download``
+when the dataset is first used (or installed with ``python -m compiler_gym.bin.datasets
+install gcc-torture-v0``). Each test is a small self-checking program: it calls ``abort()``
+on failure and exits with 0 on success. Installing keeps the tests that clang-19 compiles on
+this machine, and marks runnable those whose unoptimized build exits with 0 in time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import cached_property
+from pathlib import Path
+from typing import Optional
+
+from tqdm import tqdm
+
+from compiler_gym import _C
+from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
+from compiler_gym.datasets.dataset import Dataset
+from compiler_gym.datasets.install import install_directory
+from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.runfiles import site_data_path
+
+PACKAGE = "gcc-12-source"
+# Inside the package: the GCC release tarball; inside that, the tests.
+_TARBALL_PREFIX = "usr/src/gcc-12/gcc-"
+_TESTS = "/gcc/testsuite/gcc.c-torture/execute/"
+# The tests are written in the C of older GCCs (implicit int, undeclared functions), which
+# GCC 12 accepts with warnings and clang-19 rejects unless told otherwise; and they exercise
+# corner cases on purpose, so their warnings are not ours to fix.
+_COMPILE_ARGS = [
+    "-w",
+    "-Wno-error=implicit-int",
+    "-Wno-error=implicit-function-declaration",
+    "-Wno-error=int-conversion",
+    "-Wno-error=incompatible-pointer-types",
+    "-Wno-error=return-type",
+]
+# builtins/ tests link against companion libraries of GCC's harness: not standalone programs.
+_SKIPPED_DIRS = ("builtins/",)
+
+
+def _strip_dot(name: str) -> str:
+    return name[2:] if name.startswith("./") else name
+
+
+class GccTortureDataset(Dataset):
+    """GCC 12's ``gcc.c-torture/execute`` programs that clang-19 compiles.
+
+    ``deb`` installs from a given ``.deb`` file instead of downloading one, and ``limit`` keeps
+    only the first programs (in name order): both for tests.
+    """
+
+    probe_timeout_seconds = 10
+
+    def __init__(self, deb: Optional[Path] = None, limit: Optional[int] = None):
+        super().__init__(
+            name="benchmark://gcc-torture-v0",
+            description="GCC 12 C torture execution tests that clang-19 compiles (gcc-12-source)",
+            license="GPL-3.0-or-later WITH GCC-exception-3.1",
+            sort_order=20,
+        )
+        self._deb = deb
+        self._limit = limit
+
+    @property
+    def root(self) -> Path:
+        return site_data_path("gcc-torture-v0")
+
+    @property
+    def installed(self) -> bool:
+        return (self.root / "manifest.json").is_file()
+
+    @property
+    def size(self) -> int:
+        return len(self._manifest["benchmarks"]) if self.installed else 0
+
+    @cached_property
+    def _manifest(self) -> dict:
+        self.install()
+        with open(self.root / "manifest.json") as f:
+            return json.load(f)
+
+    def install(self) -> None:
+        install_directory(self.root, self._build)
+
+    def benchmark_uris(self) -> Iterator[str]:
+        for name in self._manifest["benchmarks"]:
+            yield f"{self.name}/{name}"
+
+    def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
+        entry = self._manifest["benchmarks"].get(uri.path)
+        if entry is None:
+            raise LookupError(f"Benchmark not found: {uri}")
+        return self._benchmark(str(uri), self.root / "src" / entry["file"], entry["runnable"])
+
+    @staticmethod
+    def _benchmark(uri: str, path: Path, runnable: bool) -> Benchmark:
+        return Benchmark(
+            uri,
+            files=[str(path)],
+            compile_args=_COMPILE_ARGS,
+            link_args=["-lm"],
+            buildable=True,
+            runnable=runnable,
+        )
+
+    # -----------------------------------------------------------------------------------------
+    # Installing.
+
+    def _build(self, scratch: Path) -> None:
+        with tempfile.TemporaryDirectory(prefix="compiler_gym-deb-") as tmp:
+            deb = self._deb or self._download(Path(tmp))
+            version = self._extract(deb, scratch / "src")
+        programs = sorted(
+            str(p.relative_to(scratch / "src"))
+            for p in (scratch / "src").rglob("*.c")
+            if not str(p.relative_to(scratch / "src")).startswith(_SKIPPED_DIRS)
+        )
+        if self._limit is not None:
+            programs = programs[: self._limit]
+        if not programs:
+            raise DatasetInitError(f"{deb}: no torture tests found in the package")
+        verdicts = self._probe_all(scratch / "src", programs)
+        kept = {
+            p[: -len(".c")]: {"file": p, "runnable": v["ok"]}
+            for p, v in zip(programs, verdicts, strict=True)
+            if v["error_type"] != "BENCHMARK_INIT"
+        }
+        dropped = {
+            p[: -len(".c")]: v["error"].replace(f"{scratch}/src/", "").splitlines()[0]
+            for p, v in zip(programs, verdicts, strict=True)
+            if p[: -len(".c")] not in kept
+        }
+        manifest = {"package": PACKAGE, "version": version, "benchmarks": kept, "dropped": dropped}
+        # The manifest names files under src/, which the final rename moves: paths are relative.
+        (scratch / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+    @staticmethod
+    def _download(directory: Path) -> Path:
+        try:
+            proc = subprocess.run(
+                ["apt-get", "download", PACKAGE],
+                cwd=directory,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise DatasetInitError(f"apt-get download {PACKAGE} failed: {e}") from e
+        debs = list(directory.glob(f"{PACKAGE}_*.deb"))
+        if proc.returncode != 0 or not debs:
+            raise DatasetInitError(f"apt-get download {PACKAGE} failed: {proc.stderr.strip()}")
+        return debs[0]
+
+    @staticmethod
+    def _extract(deb: Path, destination: Path) -> str:
+        """Streams the tests out of the package's GCC tarball; returns the tarball's name."""
+        try:
+            dpkg = subprocess.Popen(
+                ["dpkg-deb", "--fsys-tarfile", str(deb)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as e:
+            raise DatasetInitError(f"cannot unpack {deb}: {e}") from e
+        version = None
+        try:
+            with tarfile.open(fileobj=dpkg.stdout, mode="r|") as outer:
+                for member in outer:
+                    name = _strip_dot(member.name)
+                    if not (name.startswith(_TARBALL_PREFIX) and name.endswith(".tar.xz")):
+                        continue
+                    version = Path(name).name
+                    inner_file = outer.extractfile(member)
+                    with tarfile.open(fileobj=inner_file, mode="r|xz") as inner:
+                        for test in inner:
+                            path = _strip_dot(test.name)
+                            at = path.find(_TESTS)
+                            if at < 0 or not test.isfile():
+                                continue
+                            relative = path[at + len(_TESTS) :]
+                            target = destination / relative
+                            target.parent.mkdir(parents=True, exist_ok=True)
+                            source = inner.extractfile(test)
+                            target.write_bytes(source.read())
+                    break
+        except (tarfile.TarError, EOFError, OSError) as e:
+            raise DatasetInitError(f"{deb} is not a readable {PACKAGE} package: {e}") from e
+        finally:
+            dpkg.stdout.close()
+            stderr = dpkg.stderr.read().decode(errors="replace")
+            dpkg.stderr.close()
+            returncode = dpkg.wait()
+        if version is None:
+            detail = stderr.strip() or f"no GCC tarball in it (exit code {returncode})"
+            raise DatasetInitError(f"{deb} is not a readable {PACKAGE} package: {detail}")
+        return version
+
+    def _probe_all(self, src: Path, programs: list[str]) -> list[dict]:
+        """Loads, builds and runs each program as an env would, in parallel."""
+
+        def probe(relative: str) -> dict:
+            benchmark = self._benchmark(f"{self.name}/{relative}", src / relative, True)
+            return _C.probe_benchmark(benchmark.to_engine(), self.probe_timeout_seconds)
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            return list(
+                tqdm(
+                    pool.map(probe, programs),
+                    total=len(programs),
+                    desc=f"Installing {self.name}",
+                    unit="program",
+                    disable=None,  # no bar when stderr is not a terminal
+                )
+            )
