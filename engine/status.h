@@ -34,6 +34,7 @@ namespace compiler_gym {
   X(kFailedPrecondition, "FAILED_PRECONDITION") \
   X(kUnimplemented, "UNIMPLEMENTED")            \
   X(kResourceExhausted, "RESOURCE_EXHAUSTED")   \
+  X(kAborted, "ABORTED")                        \
   X(kInternal, "INTERNAL")
 
 enum class StatusCode {
@@ -87,6 +88,8 @@ inline Status ResourceExhausted(std::string m) {
   return {StatusCode::kResourceExhausted, std::move(m)};
 }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+// An outside program (a compiler, the benchmark under test) failed or crashed.
+inline Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
 
 // Holds either a value or a non-OK Status.
 template <typename T>

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import compiler_gym
-from compiler_gym.errors import BenchmarkInitError, SessionNotFound
+from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
 from conftest import fixture_uri
 
 
@@ -320,3 +320,15 @@ def test_crashing_pass_stays_in_its_env(failure):
             victim.observation["IrInstructionCount"]
             == bystander.observation["IrInstructionCountO0"]
         )
+
+
+def test_code_generation_error_is_contained():
+    # LLVM reports this assembler error by exiting the process unless the context's diagnostic
+    # handler intervenes; it must be a ServiceError, and the env must go on.
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset(benchmark=fixture_uri("undefined_asm_label.ll"))
+        with pytest.raises(ServiceError, match="Undefined temporary symbol .Lcompiler_gym_nowhere"):
+            env.observation["ObjectTextSizeBytes"]
+        assert env.observation["IrInstructionCount"] == 2
+        _, _, done, _ = env.step(env.action_space.flags.index("-mem2reg"))
+        assert not done

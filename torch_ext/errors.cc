@@ -22,6 +22,8 @@ const char* ExceptionNameFor(StatusCode code) {
       return "SessionNotFound";
     case StatusCode::kResourceExhausted:
       return "ServiceError";
+    case StatusCode::kAborted:
+      return "ServiceError";
     case StatusCode::kInternal:
       return "ServiceError";
     case StatusCode::kOk:

@@ -121,7 +121,7 @@ StatusOr<ProgramRuns> CachedBenchmark::ReferenceRun(const RunConfig& config) {
   std::lock_guard<std::mutex> reference_lock(reference_mu_);
   if (!reference_) {
     reference_ = [&]() -> StatusOr<ProgramRuns> {
-      if (!benchmark_.runnable) return FailedPrecondition(benchmark_.uri + " is not runnable");
+      if (!benchmark_.runnable) return InvalidArgument(benchmark_.uri + " is not runnable");
       std::string object;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -131,9 +131,9 @@ StatusOr<ProgramRuns> CachedBenchmark::ReferenceRun(const RunConfig& config) {
       ASSIGN_OR_RETURN(ProgramRuns runs, RunExecutable(*executable, benchmark_, config));
       if (!benchmark_.expected_output.empty() &&
           Trim(runs.last.stdout_text) != Trim(benchmark_.expected_output)) {
-        return FailedPrecondition(benchmark_.uri +
-                                  ": the unoptimized program's output differs from the "
-                                  "benchmark's expected output");
+        return Aborted(benchmark_.uri +
+                       ": the unoptimized program's output differs from the "
+                       "benchmark's expected output");
       }
       return runs;
     }();

@@ -48,11 +48,19 @@ StatusOr<std::string> EmitObject(const llvm::Module& module) {
   if (copy->getDataLayout().isDefault()) copy->setDataLayout(tm->createDataLayout());
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+  auto pm = std::make_unique<llvm::legacy::PassManager>();
+  if (tm->addPassesToEmitFile(*pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
     return Unimplemented("the target cannot emit object files");
   }
-  pm.run(*copy);
+  // The backend reports some input it cannot handle (e.g. inline asm naming undefined
+  // labels) as fatal errors: contained, they fail this call and leak what they broke.
+  if (!RunCrashContained([&] { pm->run(*copy); })) {
+    (void)pm.release(), (void)copy.release(), (void)tm.release();
+    return Aborted("code generation failed (LLVM reported a fatal error)");
+  }
+  if (std::string error = TakeDiagnosedError(copy->getContext()); !error.empty()) {
+    return Aborted("code generation failed: " + error);
+  }
   return std::string(buffer.begin(), buffer.end());
 }
 

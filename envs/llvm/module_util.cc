@@ -1,14 +1,19 @@
 #include "envs/llvm/module_util.h"
 
+#include <mutex>
+
 #include "engine/sandbox.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Linker/Linker.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -59,10 +64,46 @@ StatusOr<std::string> ClangPath() {
   return NotFound("clang-19 not found: install Debian's clang-19 or set COMPILER_GYM_CLANG");
 }
 
+bool RunCrashContained(const std::function<void()>& fn) {
+  static std::once_flag once;
+  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
+  llvm::CrashRecoveryContext crc;
+  return crc.RunSafely(fn);
+}
+
+namespace {
+
+// LLVM's default handler prints an error diagnostic and calls exit(1) (the backend reports
+// input it cannot assemble this way), which no CrashRecoveryContext can stop. This one
+// records the first error for TakeDiagnosedError() and lets the caller fail cleanly.
+struct RecordingDiagnosticHandler : llvm::DiagnosticHandler {
+  mutable std::string first_error;  // taken through LLVMContext's const accessor
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    if (info.getSeverity() == llvm::DS_Error && first_error.empty()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      first_error = os.str();
+    }
+    return true;  // handled: nothing printed, the process goes on
+  }
+};
+
+}  // namespace
+
 std::unique_ptr<llvm::LLVMContext> NewContext() {
   auto context = std::make_unique<llvm::LLVMContext>();
   context->setDiscardValueNames(true);
+  context->setDiagnosticHandler(std::make_unique<RecordingDiagnosticHandler>());
   return context;
+}
+
+std::string TakeDiagnosedError(llvm::LLVMContext& context) {
+  // Every context the environments use comes from NewContext(), so the handler is ours.
+  const auto* handler = static_cast<const RecordingDiagnosticHandler*>(context.getDiagHandlerPtr());
+  if (handler == nullptr) return "";
+  return std::exchange(handler->first_error, std::string());
 }
 
 StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::StringRef name,
@@ -126,6 +167,7 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
   // Text IR cannot be read into a context that discards names; the envs' contexts drop them
   // when they parse the cached bitcode.
   llvm::LLVMContext context;
+  context.setDiagnosticHandler(std::make_unique<RecordingDiagnosticHandler>());
   std::unique_ptr<llvm::Module> linked;
   auto add_module = [&](std::unique_ptr<llvm::Module> module) -> Status {
     if (!linked) {

@@ -3,6 +3,7 @@
 // envs/llvm sources, never from headers that many files include.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark);
 // keeping them would make a fork or a replay print and hash differently from the original.
 std::unique_ptr<llvm::LLVMContext> NewContext();
 
+// The first error LLVM diagnosed in a context from NewContext() since the last call (its
+// handler records errors instead of exiting the process); empty if none.
+std::string TakeDiagnosedError(llvm::LLVMContext& context);
+
 // Parses bitcode or text IR into `context`. kBenchmarkInit on failure.
 StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::StringRef name,
                                                     llvm::LLVMContext& context);
@@ -42,6 +47,11 @@ std::string ModuleToText(const llvm::Module& module);
 std::string ModuleSha1(const llvm::Module& module);
 
 int64_t IrInstructionCount(const llvm::Module& module);
+
+// Runs `fn` so that a crash or an LLVM fatal error inside it (LLVM reports some, such as
+// codegen's "Undefined temporary symbol", by exiting the process) returns false instead of
+// ending the process. Whatever `fn` was working on may be half-modified: callers leak it.
+bool RunCrashContained(const std::function<void()>& fn);
 
 // Removes a file or directory tree when it goes out of scope, so no temporary survives an error.
 class ScopedPath {

@@ -1,5 +1,6 @@
 #include "envs/llvm/passes.h"
 
+#include "envs/llvm/module_util.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -17,22 +18,27 @@ const std::vector<PassRow>& PassTable() {
 }
 
 Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::string& pipeline) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
+  // On the heap: after a crash they point into a broken module and are leaked, not destroyed.
+  auto lam = std::make_unique<llvm::LoopAnalysisManager>();
+  auto fam = std::make_unique<llvm::FunctionAnalysisManager>();
+  auto cgam = std::make_unique<llvm::CGSCCAnalysisManager>();
+  auto mam = std::make_unique<llvm::ModuleAnalysisManager>();
   llvm::PassBuilder pb(tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm;
-  if (auto err = pb.parsePassPipeline(mpm, pipeline)) {
+  pb.registerModuleAnalyses(*mam);
+  pb.registerCGSCCAnalyses(*cgam);
+  pb.registerFunctionAnalyses(*fam);
+  pb.registerLoopAnalyses(*lam);
+  pb.crossRegisterProxies(*lam, *fam, *cgam, *mam);
+  auto mpm = std::make_unique<llvm::ModulePassManager>();
+  if (auto err = pb.parsePassPipeline(*mpm, pipeline)) {
     return InvalidArgument("invalid pipeline '" + pipeline +
                            "': " + llvm::toString(std::move(err)));
   }
-  mpm.run(module, mam);
+  if (!RunCrashContained([&] { mpm->run(module, *mam); })) {
+    (void)lam.release(), (void)fam.release(), (void)cgam.release(), (void)mam.release();
+    (void)mpm.release();
+    return Internal("LLVM crashed running '" + pipeline + "'");
+  }
   return Status::Ok();
 }
 

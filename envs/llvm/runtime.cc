@@ -31,8 +31,8 @@ Status RunClang(const std::string& dir, std::vector<std::string> args, const std
   ASSIGN_OR_RETURN(ProcessResult r, RunSandboxed(args, limits, dir));
   if (r.timed_out) return DeadlineExceeded("building " + what + " " + r.Describe(limits));
   if (!r.ok()) {
-    return FailedPrecondition("cannot build " + what + ": clang-19 " + r.Describe(limits) + "\n" +
-                              r.stderr_text.substr(0, 4000));
+    return Aborted("cannot build " + what + ": clang-19 " + r.Describe(limits) + "\n" +
+                   r.stderr_text.substr(0, 4000));
   }
   return Status::Ok();
 }
@@ -128,9 +128,8 @@ StatusOr<ProgramRuns> RunExecutable(const Executable& executable, const Benchmar
       return DeadlineExceeded(benchmark.uri + ": the program " + out.last.Describe(limits));
     }
     if (!out.last.ok()) {
-      return FailedPrecondition(benchmark.uri + ": the program ended with " +
-                                out.last.Describe(limits) + ": " +
-                                FirstMessage(out.last.stderr_text));
+      return Aborted(benchmark.uri + ": the program ended with " + out.last.Describe(limits) +
+                     ": " + FirstMessage(out.last.stderr_text));
     }
     if (i >= config.warmup_runs) out.runtimes.push_back(out.last.wall_seconds);
   }

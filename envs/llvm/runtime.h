@@ -63,7 +63,7 @@ struct ProgramRuns {
 
 // Runs config.warmup_runs + config.runs times with the benchmark's run_args. Any run that
 // fails (non-zero exit, signal, time-out) is an error naming how it failed: kDeadlineExceeded
-// for a time-out, kFailedPrecondition otherwise.
+// for a time-out, kAborted otherwise.
 StatusOr<ProgramRuns> RunExecutable(const Executable& executable, const Benchmark& benchmark,
                                     const RunConfig& config,
                                     const std::vector<std::string>& extra_env = {});

@@ -12,7 +12,12 @@ from compiler_gym.compiler_env_state import (
     CompilerEnvStateReader,
     CompilerEnvStateWriter,
 )
-from compiler_gym.datasets import Benchmark, make_benchmark, make_benchmark_from_source
+from compiler_gym.datasets import (
+    Benchmark,
+    make_benchmark,
+    make_benchmark_from_command_line,
+    make_benchmark_from_source,
+)
 from compiler_gym.envs import CompilerEnv, LlvmEnv
 from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
 from compiler_gym.gymnasium_env import register_all as _register_gymnasium
@@ -42,6 +47,7 @@ __all__ = [
     "errors",
     "make",
     "make_benchmark",
+    "make_benchmark_from_command_line",
     "make_vec",
     "CompilerVecEnv",
     "make_benchmark_from_source",

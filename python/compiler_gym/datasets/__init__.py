@@ -3,7 +3,17 @@
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.builtin import BuiltinDataset
 from compiler_gym.datasets.dataset import Dataset, Datasets
-from compiler_gym.datasets.make_benchmark import make_benchmark, make_benchmark_from_source
+from compiler_gym.datasets.make_benchmark import (
+    make_benchmark,
+    make_benchmark_from_command_line,
+    make_benchmark_from_source,
+)
+from compiler_gym.datasets.user import (
+    FilesDataset,
+    ManifestDataset,
+    TarDataset,
+    dataset_from_path,
+)
 
 __all__ = [
     "Benchmark",
@@ -11,6 +21,11 @@ __all__ = [
     "Dataset",
     "Datasets",
     "BuiltinDataset",
+    "FilesDataset",
+    "ManifestDataset",
+    "TarDataset",
+    "dataset_from_path",
     "make_benchmark",
+    "make_benchmark_from_command_line",
     "make_benchmark_from_source",
 ]

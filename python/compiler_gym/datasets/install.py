@@ -39,6 +39,10 @@ def install_directory(destination: Path, build: Callable[[Path], None]) -> Path:
     with file_lock(destination.parent / f".{destination.name}.lock"):
         if destination.is_dir():  # made while we waited
             return destination
+        # Scratch directories of installs that died without cleaning up (killed processes):
+        # nobody else can be using them while we hold the lock.
+        for stale in destination.parent.glob(f".{destination.name}-*"):
+            shutil.rmtree(stale, ignore_errors=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{destination.name}-", dir=destination.parent))
         try:
             build(scratch)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shlex
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -65,3 +66,91 @@ def make_benchmark_from_source(
             f.write(source)
         Path(f.name).replace(path)
     return make_benchmark(path, copt=copt, runnable=runnable, uri=f"benchmark://user-v0/{digest}")
+
+
+# Flags that only concern how the compiler driver is run, not what the program means: dropped.
+_DRIVER_ONLY = {"-c", "-S", "-E", "-g", "-v", "-pipe", "-MD", "-MMD", "-MP", "-save-temps"}
+# Flags whose value is the next argument.
+_WITH_VALUE = {
+    "-o",
+    "-I",
+    "-D",
+    "-U",
+    "-include",
+    "-isystem",
+    "-iquote",
+    "-L",
+    "-l",
+    "-x",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-Xlinker",
+    "-std",
+    "-idirafter",
+}
+
+
+def make_benchmark_from_command_line(
+    cmd: Union[str, Sequence[str]],
+    cwd: Optional[Union[str, Path]] = None,
+    runnable: bool = False,
+    run_args: Optional[list[str]] = None,
+) -> Benchmark:
+    """Makes a benchmark from the command line that builds a program, e.g.
+    ``"gcc -O2 -DN=10 -Iinclude main.c util.c -o prog -lm"``.
+
+    The first word is the compiler (any: the sources are compiled with clang-19). Source,
+    ``.ll`` and ``.bc`` files become the benchmark's files (relative paths are taken from
+    ``cwd``, default the current directory); preprocessor, language and code flags
+    (``-D -U -I -include -isystem -std= -f... -m...``) are kept for compilation, linker flags
+    (``-l -L -Wl, -pthread -Xlinker``) for linking; optimization levels, ``-o``, ``-c``,
+    ``-g`` and dependency-file flags are dropped, since optimizing is the environment's job.
+    """
+    words = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+    if len(words) < 2:
+        raise ValueError(f"Not a compiler command line: {cmd!r}")
+    base = Path(cwd).expanduser() if cwd is not None else Path.cwd()
+
+    def resolve(path: str) -> str:
+        return str(path if Path(path).is_absolute() else base / path)
+
+    files, copt, link_args = [], [], []
+    args = iter(words[1:])
+    for arg in args:
+        flag = arg
+        value = None
+        if arg in _WITH_VALUE:
+            value = next(args, None)
+            if value is None:
+                raise ValueError(f"{arg} needs a value in {cmd!r}")
+        if flag == "-o" or flag in ("-MF", "-MT", "-MQ"):
+            continue
+        if flag in _DRIVER_ONLY or flag.startswith(("-O", "-g", "-Wp,")):
+            continue
+        if flag in ("-I", "-isystem", "-iquote", "-idirafter", "-include"):
+            copt += [flag, resolve(value)]
+        elif flag.startswith(("-I", "-isystem")) and len(flag) > 2:
+            prefix = "-isystem" if flag.startswith("-isystem") else "-I"
+            copt.append(prefix + resolve(flag[len(prefix) :]))
+        elif flag in ("-D", "-U", "-x", "-std"):
+            copt += [flag, value]
+        elif flag in ("-l", "-L", "-Xlinker"):
+            link_args += [flag, resolve(value) if flag == "-L" else value]
+        elif flag.startswith(("-l", "-Wl,")) or flag in ("-pthread", "-static"):
+            link_args.append(flag)
+        elif flag.startswith("-L"):
+            link_args.append("-L" + resolve(flag[2:]))
+        elif flag.startswith("-"):
+            copt.append(flag)  # -D.., -U.., -std=.., -f.., -m.., -W.. and the like
+        elif Path(flag).suffix in _SOURCE_SUFFIXES | {".ll", ".bc"}:
+            files.append(resolve(flag))
+        else:
+            raise ValueError(f"Cannot use {flag!r} from {cmd!r}: not a source file or flag")
+    if not files:
+        raise ValueError(f"No source files in {cmd!r}")
+    if "-pthread" in link_args:
+        copt.append("-pthread")
+    benchmark = make_benchmark(files, copt=copt, link_args=link_args, runnable=runnable)
+    benchmark.run_args = list(run_args or [])
+    return benchmark

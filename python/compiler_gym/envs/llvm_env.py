@@ -9,7 +9,11 @@ from compiler_gym.datasets import BuiltinDataset, Datasets
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.llvm_stress import LlvmStressDataset
-from compiler_gym.datasets.make_benchmark import make_benchmark, make_benchmark_from_source
+from compiler_gym.datasets.make_benchmark import (
+    make_benchmark,
+    make_benchmark_from_command_line,
+    make_benchmark_from_source,
+)
 from compiler_gym.envs.compiler_env import CompilerEnv
 
 
@@ -26,6 +30,7 @@ class LlvmEnv(CompilerEnv):
 
     make_benchmark = staticmethod(make_benchmark)
     make_benchmark_from_source = staticmethod(make_benchmark_from_source)
+    make_benchmark_from_command_line = staticmethod(make_benchmark_from_command_line)
 
     @property
     def runtime_observation_count(self) -> int:

@@ -1,0 +1,216 @@
+"""Datasets of the user's own programs: a folder, a tarball, or a JSON manifest of URLs.
+
+    datasets = env.datasets
+    datasets.add(FilesDataset("benchmark://mine-v0", "~/src/programs"))
+    datasets.add(TarDataset("benchmark://corpus-v0", "https://host/corpus.tar.gz", sha256="..."))
+    datasets.add(ManifestDataset("benchmark://picked-v0", "https://host/manifest.json"))
+    env.reset(benchmark="benchmark://mine-v0/sub/prog")   # the file sub/prog.c (or .ll, .bc)
+
+A manifest is ``{"benchmarks": [{"name": "sub/prog.c", "url": "...", "sha256": "..."}]}``.
+Downloads and archives are installed under ``$COMPILER_GYM_SITE_DATA/user/<dataset>`` once,
+under a file lock, with their sha256 checked; a failed or corrupt download leaves nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tarfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Optional, Union
+
+from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
+from compiler_gym.datasets.dataset import Dataset
+from compiler_gym.datasets.install import install_directory
+from compiler_gym.datasets.make_benchmark import make_benchmark
+from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.runfiles import site_data_path
+
+PROGRAM_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".ll", ".bc")
+DOWNLOAD_TIMEOUT_SECONDS = 300
+
+
+def fetch(source: str, destination: Path, sha256: Optional[str] = None) -> None:
+    """Copies a URL (http, https, file) or a local path to ``destination``, checking its
+    sha256 when given. Raises DatasetInitError, leaving no file, when anything goes wrong."""
+    digest = hashlib.sha256()
+    try:
+        if "://" in source:
+            stream = urllib.request.urlopen(source, timeout=DOWNLOAD_TIMEOUT_SECONDS)
+        else:
+            stream = open(Path(source).expanduser(), "rb")
+        with stream, open(destination, "wb") as out:
+            while chunk := stream.read(1 << 20):
+                digest.update(chunk)
+                out.write(chunk)
+    except (OSError, urllib.error.URLError, ValueError) as e:
+        destination.unlink(missing_ok=True)
+        raise DatasetInitError(f"Cannot download {source}: {e}") from e
+    if sha256 is not None and digest.hexdigest() != sha256.lower():
+        destination.unlink(missing_ok=True)
+        raise DatasetInitError(
+            f"sha256 mismatch for {source}: expected {sha256}, got {digest.hexdigest()}"
+        )
+
+
+class FilesDataset(Dataset):
+    """Every program file (``.c .cc .cpp .cxx .ll .bc``) under ``root``, recursively; the
+    benchmark ``<name>/<relative path without suffix>`` is that file. Sources are compiled
+    with ``copt`` and linked with ``link_args``; ``runnable`` says whether the programs run
+    without arguments and check themselves (exit code 0)."""
+
+    def __init__(
+        self,
+        name: str,
+        root: Union[str, Path],
+        description: str = "user programs",
+        license: str = "unknown",
+        copt: Optional[list[str]] = None,
+        link_args: Optional[list[str]] = None,
+        runnable: bool = False,
+        sort_order: int = 50,
+    ):
+        super().__init__(name, description, license, sort_order=sort_order)
+        self._root = Path(root).expanduser()
+        self.copt = list(copt or [])
+        self.link_args = list(link_args or [])
+        self.runnable = runnable
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    @property
+    def size(self) -> int:
+        return len(self._files())
+
+    def _files(self) -> dict[str, Path]:
+        self.install()
+        files = {}
+        for path in sorted(self.root.rglob("*")):
+            if path.suffix in PROGRAM_SUFFIXES and path.is_file():
+                name = path.relative_to(self.root).with_suffix("").as_posix()
+                files.setdefault(name, path)  # a.c and a.ll: the first in name order
+        return files
+
+    def benchmark_uris(self) -> Iterator[str]:
+        for name in self._files():
+            yield f"{self.name}/{name}"
+
+    def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
+        path = self._files().get(uri.path)
+        if path is None:
+            raise LookupError(f"Benchmark not found: {uri}")
+        return make_benchmark(
+            path,
+            copt=self.copt,
+            link_args=self.link_args,
+            runnable=self.runnable,
+            uri=str(uri),
+        )
+
+
+class _InstalledDataset(FilesDataset):
+    """A FilesDataset whose files are installed under site data by ``_build``."""
+
+    def __init__(self, name: str, **kwargs):
+        short = BenchmarkUri.from_string(name).dataset
+        super().__init__(name, site_data_path("user", short), **kwargs)
+
+    @property
+    def installed(self) -> bool:
+        return self.root.is_dir()
+
+    def install(self) -> None:
+        install_directory(self.root, self._build)
+
+    def _build(self, scratch: Path) -> None:
+        raise NotImplementedError
+
+
+class TarDataset(_InstalledDataset):
+    """The program files of a tarball (``.tar``, ``.tar.gz``, ``.tar.bz2``, ``.tar.xz``) at a
+    URL or path, optionally checked against its sha256, extracted on first use."""
+
+    def __init__(self, name: str, tarball: str, sha256: Optional[str] = None, **kwargs):
+        super().__init__(name, **kwargs)
+        self.tarball = str(tarball)
+        self.sha256 = sha256
+
+    def _build(self, scratch: Path) -> None:
+        archive = scratch.parent / f"{scratch.name}.archive"
+        try:
+            fetch(self.tarball, archive, self.sha256)
+            try:
+                with tarfile.open(archive) as tar:
+                    # The "data" filter refuses absolute paths, links out of the tree and
+                    # device files: an archive cannot write outside its directory.
+                    tar.extractall(scratch, filter="data")
+            except (tarfile.TarError, EOFError, OSError) as e:
+                raise DatasetInitError(f"{self.tarball} is not a readable tarball: {e}") from e
+        finally:
+            archive.unlink(missing_ok=True)
+        if not any(p.suffix in PROGRAM_SUFFIXES for p in scratch.rglob("*")):
+            raise DatasetInitError(f"{self.tarball} holds no program files")
+
+
+class ManifestDataset(_InstalledDataset):
+    """Programs listed by a JSON manifest (a URL, a path, or the dict itself), each downloaded
+    and checked against its sha256 on first use."""
+
+    def __init__(self, name: str, manifest: Union[str, dict], **kwargs):
+        super().__init__(name, **kwargs)
+        self.manifest = manifest
+
+    def _load_manifest(self, scratch: Path) -> dict:
+        if isinstance(self.manifest, dict):
+            return self.manifest
+        path = scratch.parent / f"{scratch.name}.manifest"
+        try:
+            fetch(self.manifest, path)
+            return json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            raise DatasetInitError(f"{self.manifest} is not a JSON manifest: {e}") from e
+        finally:
+            path.unlink(missing_ok=True)
+
+    def _build(self, scratch: Path) -> None:
+        manifest = self._load_manifest(scratch)
+        entries = manifest.get("benchmarks") if isinstance(manifest, dict) else None
+        if not entries:
+            raise DatasetInitError(f"{self.manifest}: the manifest lists no benchmarks")
+        for entry in entries:
+            try:
+                name, url, sha256 = entry["name"], entry["url"], entry["sha256"]
+            except (KeyError, TypeError) as e:
+                raise DatasetInitError(f"manifest entry {entry!r} lacks {e}") from e
+            relative = PurePosixPath(name)
+            if relative.is_absolute() or ".." in relative.parts:
+                raise DatasetInitError(f"manifest name {name!r} leaves the dataset directory")
+            if relative.suffix not in PROGRAM_SUFFIXES:
+                raise DatasetInitError(f"manifest name {name!r} is not a program file")
+            target = scratch / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fetch(url, target, sha256)
+
+
+def dataset_from_path(name: str, path: Union[str, Path], **kwargs) -> FilesDataset:
+    """A dataset of a folder (FilesDataset) or of a tarball (TarDataset) on disk."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        return FilesDataset(name, path, **kwargs)
+    if path.is_file():
+        return TarDataset(name, str(path), **kwargs)
+    raise FileNotFoundError(f"No such folder or tarball: {path}")
+
+
+__all__ = [
+    "FilesDataset",
+    "ManifestDataset",
+    "TarDataset",
+    "dataset_from_path",
+    "fetch",
+]
