@@ -1,0 +1,182 @@
+"""The user's own programs: folders, tarballs and manifests of URLs (served on loopback),
+and benchmarks from a compiler command line."""
+
+import functools
+import hashlib
+import http.server
+import json
+import tarfile
+import threading
+
+import pytest
+
+import compiler_gym
+from compiler_gym.datasets import (
+    FilesDataset,
+    ManifestDataset,
+    TarDataset,
+    dataset_from_path,
+    make_benchmark_from_command_line,
+)
+from compiler_gym.errors import DatasetInitError
+
+PROGRAM = '#include <stdio.h>\nint main(void) { printf("%d\\n", 6 * 7); return 0; }\n'
+IR = "define i32 @main() {\n  ret i32 0\n}\n"
+
+
+@pytest.fixture
+def site_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPILER_GYM_SITE_DATA", str(tmp_path / "site"))
+    return tmp_path / "site"
+
+
+@pytest.fixture
+def programs(tmp_path):
+    root = tmp_path / "programs"
+    (root / "sub").mkdir(parents=True)
+    (root / "answer.c").write_text(PROGRAM)
+    (root / "sub" / "tiny.ll").write_text(IR)
+    (root / "README.txt").write_text("not a program")
+    return root
+
+
+@pytest.fixture
+def server(tmp_path):
+    """An HTTP server on loopback serving tmp_path/www; yields its base URL."""
+    www = tmp_path / "www"
+    www.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
+    handler.log_message = lambda *args: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def make_tarball(root, path):
+    with tarfile.open(path, "w:gz") as tar:
+        tar.add(root, arcname=".")
+    return path
+
+
+def check_dataset(dataset, runnable=False):
+    with compiler_gym.make("llvm-v0") as env:
+        env.datasets.add(dataset)
+        assert sorted(dataset.benchmark_uris()) == [
+            f"{dataset.name}/answer",
+            f"{dataset.name}/sub/tiny",
+        ]
+        assert dataset.size == 2
+        env.reset(benchmark=f"{dataset.name}/sub/tiny")
+        assert env.observation["IrInstructionCount"] == 1
+        env.reset(benchmark=f"{dataset.name}/answer")
+        assert env.observation["IsRunnable"] is runnable
+        with pytest.raises(LookupError):
+            env.datasets.benchmark(f"{dataset.name}/README")
+
+
+def test_folder_dataset(programs):
+    dataset = FilesDataset("benchmark://mine-v0", programs, runnable=True)
+    check_dataset(dataset, runnable=True)
+    with compiler_gym.make("llvm-v0") as env:
+        env.datasets.add(dataset)
+        env.reset(benchmark="benchmark://mine-v0/answer")
+        env.step(env.action_space.flags.index("-mem2reg"))
+        assert env.validate().okay()
+    assert isinstance(dataset_from_path("benchmark://x-v0", programs), FilesDataset)
+    with pytest.raises(FileNotFoundError):
+        dataset_from_path("benchmark://x-v0", programs / "missing")
+
+
+def test_local_tarball_dataset_installs_once(programs, tmp_path, site_data):
+    tarball = make_tarball(programs, tmp_path / "programs.tar.gz")
+    dataset = dataset_from_path("benchmark://tarred-v0", tarball, sha256=sha256(tarball))
+    assert isinstance(dataset, TarDataset) and not dataset.installed
+    check_dataset(dataset)
+    assert dataset.installed
+    marker = site_data / "user" / "tarred-v0" / "answer.c"
+    stamp = marker.stat().st_mtime_ns
+    TarDataset("benchmark://tarred-v0", str(tarball)).install()
+    assert marker.stat().st_mtime_ns == stamp
+
+
+def test_tarball_over_http(programs, server, site_data):
+    www, url = server
+    tarball = make_tarball(programs, www / "programs.tar.xz")
+    check_dataset(TarDataset("benchmark://web-v0", f"{url}/programs.tar.xz", sha256(tarball)))
+
+
+def test_bad_tarballs_leave_nothing(tmp_path, server, site_data):
+    www, url = server
+    (www / "corrupt.tar.gz").write_bytes(b"\x1f\x8b this is not gzip")
+    cases = [
+        (f"{url}/corrupt.tar.gz", None, "not a readable tarball"),
+        (f"{url}/missing.tar.gz", None, "Cannot download .*404"),
+        (f"{url}/corrupt.tar.gz", "0" * 64, "sha256 mismatch"),
+    ]
+    for source, digest, message in cases:
+        dataset = TarDataset("benchmark://broken-v0", source, sha256=digest)
+        with pytest.raises(DatasetInitError, match=message):
+            dataset.install()
+        assert not dataset.installed
+        assert [p.name for p in (site_data / "user").iterdir()] == [".broken-v0.lock"]
+
+
+def test_manifest_over_http(programs, server, site_data):
+    www, url = server
+    (www / "answer.c").write_text(PROGRAM)
+    (www / "tiny.ll").write_text(IR)
+    entries = [
+        {"name": "answer.c", "url": f"{url}/answer.c", "sha256": sha256(www / "answer.c")},
+        {"name": "sub/tiny.ll", "url": f"{url}/tiny.ll", "sha256": sha256(www / "tiny.ll")},
+    ]
+    (www / "manifest.json").write_text(json.dumps({"benchmarks": entries}))
+    check_dataset(ManifestDataset("benchmark://listed-v0", f"{url}/manifest.json"))
+
+    # One wrong digest, or an entry that escapes the directory: nothing is installed.
+    bad = [dict(entries[0]), dict(entries[1], sha256="f" * 64)]
+    dataset = ManifestDataset("benchmark://badsum-v0", {"benchmarks": bad})
+    with pytest.raises(DatasetInitError, match="sha256 mismatch .*tiny.ll"):
+        dataset.install()
+    assert not (site_data / "user" / "badsum-v0").exists()
+    escape = [dict(entries[0], name="../../evil.c")]
+    with pytest.raises(DatasetInitError, match="leaves the dataset directory"):
+        ManifestDataset("benchmark://escape-v0", {"benchmarks": escape}).install()
+    with pytest.raises(DatasetInitError, match="Cannot download"):
+        ManifestDataset("benchmark://nomanifest-v0", f"{url}/nope.json").install()
+
+
+def test_benchmark_from_command_line(tmp_path):
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "scale.h").write_text("static int scale(int x) { return SCALE * x; }\n")
+    (tmp_path / "util.c").write_text(
+        '#include <math.h>\n#include "scale.h"\n'
+        "int twice(int x) { return scale(x) + (int)sqrt(0.0); }\n"
+    )
+    (tmp_path / "main.c").write_text(
+        "#include <stdio.h>\nint twice(int);\n"
+        'int main(void) { printf("%d\\n", twice(21)); return 0; }\n'
+    )
+    benchmark = make_benchmark_from_command_line(
+        "gcc -O2 -g -DSCALE=2 -Iinclude -c -std=c11 main.c util.c -o prog -lm -MD -MF prog.d",
+        cwd=tmp_path,
+        runnable=True,
+    )
+    assert benchmark.files == [str(tmp_path / "main.c"), str(tmp_path / "util.c")]
+    assert benchmark.compile_args == ["-DSCALE=2", f"-I{tmp_path / 'include'}", "-std=c11"]
+    assert benchmark.link_args == ["-lm"]
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset(benchmark=benchmark)
+        assert env.observation["Runtime"].shape == (1,)
+        env.step(env.action_space.flags.index("-inline"))
+        assert env.validate().okay()
+    with pytest.raises(ValueError, match="No source files"):
+        make_benchmark_from_command_line("cc -O2 -o prog")
+    with pytest.raises(ValueError, match="not a source file"):
+        make_benchmark_from_command_line("cc main.c notes.txt", cwd=tmp_path)
