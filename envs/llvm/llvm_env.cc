@@ -260,6 +260,12 @@ SpaceSpec Scalar(std::string name, DType dtype, double low, double high, bool de
                    deterministic,   platform_dependent, std::move(doc)};
 }
 
+// Timings: a variable number of float64 seconds, measured (so not deterministic) on this host.
+SpaceSpec Measurements(std::string name, std::string doc) {
+  return SpaceSpec{std::move(name), SpaceKind::kVector, DType::kFloat64, {-1}, 0, kInf, false, true,
+                   std::move(doc)};
+}
+
 template <size_t N>
 std::vector<int64_t> ToVector(const std::array<int64_t, N>& a) {
   return std::vector<int64_t>(a.begin(), a.end());
@@ -520,30 +526,15 @@ const std::vector<ObservationRow>& ObservationTable() {
        [](Impl& s) { return Baseline(s, OptLevel::kO3, CostKind::kTextSize); }, true},
       {Scalar("TextSizeOz", DType::kInt64, 0, kInf, true, true, "TextSizeBytes after default<Oz>."),
        [](Impl& s) { return Baseline(s, OptLevel::kOz, CostKind::kTextSize); }, true},
-      {{"Buildtime",
-        SpaceKind::kVector,
-        DType::kFloat64,
-        {-1},
-        0,
-        kInf,
-        false,
-        true,
-        "Seconds to build the executable from the module (code generation and linking): one "
-        "value, or none when the benchmark is not buildable."},
-       Buildtime,
-       true},
-      {{"Runtime",
-        SpaceKind::kVector,
-        DType::kFloat64,
-        {-1},
-        0,
-        kInf,
-        false,
-        true,
-        "Wall-clock seconds of each measured run of the executable (after the warm-up runs), "
-        "measured once per module state; empty when the benchmark is not runnable."},
-       Runtime,
-       true},
+      {Measurements("Buildtime",
+                    "Seconds to build the executable from the module (code generation and "
+                    "linking): one value, or none when the benchmark is not buildable."),
+       Buildtime, true},
+      {Measurements("Runtime",
+                    "Wall-clock seconds of each measured run of the executable (after the "
+                    "warm-up runs), measured once per module state; empty when the benchmark "
+                    "is not runnable."),
+       Runtime, true},
       {Scalar("RuntimeO0", DType::kFloat64, 0, kInf, false, true,
               "Median seconds of the benchmark's program after default<O0>, measured once per "
               "benchmark: C0 of the Runtime reward."),
