@@ -2,7 +2,8 @@
 
     python benchmarks/dataset_counts.py [--csmith-seeds 200] [--llvm-stress-seeds 50]
 
-Installs what is not installed (gcc-torture-v0 downloads Debian's gcc-12-source), then for
+Installs what is not installed (gcc-torture-v0 downloads Debian's gcc-12-source, pypi-c-v0
+pinned sdists from PyPI), then for
 each dataset counts the benchmarks, those that load (compile to a verified module) and those
 that are runnable with their unoptimized build ending correctly. Generators are infinite:
 they are sampled over the first seeds.
@@ -64,6 +65,7 @@ def main(argv=None) -> int:
                 env.datasets.benchmark(f"generator://csmith-v0/{s}")
                 for s in range(args.csmith_seeds)
             ],
+            "pypi-c-v0": list(env.datasets.dataset("pypi-c-v0").benchmarks()),
             "llvm-stress-v0 (first seeds)": [
                 env.datasets.benchmark(f"generator://llvm-stress-v0/{s}")
                 for s in range(args.llvm_stress_seeds)

@@ -243,12 +243,12 @@ PYBIND11_MODULE(_C, m) {
         out["error_type"] = std::string(runs.ok() ? "" : StatusCodeName(runs.status().code()));
         out["error"] = runs.ok() ? std::string() : runs.status().message();
         out["stdout"] = py::bytes(runs.ok() ? runs->last.stdout_text : std::string());
-        out["seconds"] = runs.ok() ? runs->runtimes.front() : 0.0;
+        out["seconds"] = runs.ok() && !runs->runtimes.empty() ? runs->runtimes.front() : 0.0;
         return out;
       },
       py::arg("benchmark"), py::arg("timeout_seconds") = 10.0,
-      "Loads, builds and runs a benchmark like an env's reference run, caching nothing; "
-      "returns whether it worked and what it printed.");
+      "Loads, builds and runs a benchmark like an env's reference run (only loads one that is "
+      "not runnable), caching nothing; returns whether it worked and what it printed.");
   m.def(
       "clang_path", [] { return ValueOrThrow(llvm_env::ClangPath()); },
       "The clang-19 the engine compiles with ($COMPILER_GYM_CLANG overrides).");

@@ -159,6 +159,7 @@ StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& b
 
 StatusOr<ProgramRuns> ProbeBenchmark(const Benchmark& benchmark, const RunConfig& config) {
   ASSIGN_OR_RETURN(std::string bitcode, LoadBenchmarkBitcode(benchmark));
+  if (!benchmark.runnable) return ProgramRuns{};         // loading was all there was to check
   CachedBenchmark probe(benchmark, std::move(bitcode));  // not kept: probes are one-offs
   return probe.ReferenceRun(config);
 }

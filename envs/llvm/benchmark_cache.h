@@ -56,7 +56,8 @@ class CachedBenchmark {
 StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& benchmark);
 
 // Loads, builds and runs a benchmark the way an env would (its reference run), without caching
-// anything: how dataset installers decide which programs are usable and runnable.
+// anything: how dataset installers decide which programs are usable and runnable. A benchmark
+// that is not runnable is only loaded (no runs in the result).
 StatusOr<ProgramRuns> ProbeBenchmark(const Benchmark& benchmark, const RunConfig& config);
 
 // Drops every cached benchmark (tests, and users who replace files under the same URI).

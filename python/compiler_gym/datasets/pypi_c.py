@@ -1,0 +1,274 @@
+"""benchmark://pypi-c-v0: real-world C libraries from pinned PyPI source distributions.
+
+Python packages often carry the C library they wrap. This dataset downloads pinned sdists from
+PyPI (the index's simple API, ``$COMPILER_GYM_PYPI_INDEX`` to use another), checks each
+against its sha256, and keeps the library's own C sources (not the Python bindings):
+
+    benchmark://pypi-c-v0/<library>                  every translation unit, linked
+    benchmark://pypi-c-v0/<library>/<path/to/file>   one translation unit
+
+Installing probes each benchmark with the engine and keeps those that clang-19 compiles; the
+manifest lists the rest with the reason. None is runnable: libraries have no ``main``.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import os
+import tarfile
+import tempfile
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from fnmatch import fnmatch
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+from typing import Optional
+
+from tqdm import tqdm
+
+from compiler_gym import _C
+from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
+from compiler_gym.datasets.dataset import Dataset
+from compiler_gym.datasets.install import install_directory
+from compiler_gym.datasets.user import DOWNLOAD_TIMEOUT_SECONDS, fetch
+from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.runfiles import site_data_path
+
+DEFAULT_INDEX = "https://pypi.org/simple/"
+
+
+@dataclass(frozen=True)
+class Library:
+    """A C library inside a pinned sdist: which files, and how to compile them."""
+
+    name: str
+    project: str  # the PyPI project
+    filename: str  # the sdist
+    sha256: str
+    license: str
+    sources: tuple[str, ...]  # globs relative to the sdist's top directory
+    includes: tuple[str, ...] = ()  # -I directories, likewise
+    defines: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()  # globs of sources to leave out
+    link: bool = True  # False: the files are separate programs that cannot be linked together
+
+
+# The pins. Licenses are the libraries' own (not the Python wrappers').
+LIBRARIES = (
+    Library("sqlite", "sqlean-py", "sqlean_py-3.50.4.5.tar.gz",
+            "9764b565e7ab430ab6e9e43cb2816199c2b39926dffc93c212a52f0019278459",
+            "blessing (public domain)", ("sqlite/sqlite3.c",), ("sqlite",),
+            ("-DSQLITE_THREADSAFE=0", "-DSQLITE_OMIT_LOAD_EXTENSION")),
+    Library("zstd", "zstandard", "zstandard-0.25.0.tar.gz",
+            "7713e1179d162cf5c7906da876ec2ccb9c3a9dcbdffef0cc7f70c3667a205f0b",
+            "BSD-3-Clause", ("zstd/zstd.c",), ("zstd",), ("-DZSTD_MULTITHREAD=0",)),
+    Library("lz4", "lz4", "lz4-4.4.5.tar.gz",
+            "5f0b9e53c1e82e88c10d7c180069363980136b9d7a8306c4dca4f760d60c39f0",
+            "BSD-2-Clause", ("lz4libs/*.c",), ("lz4libs",)),
+    Library("brotli", "brotli", "brotli-1.2.1.tar.gz",
+            "02b2f7b5a83485efe448a44ddf7983def05c3bb1dcf917d4f7154070260e13de",
+            "MIT", ("c/common/*.c", "c/dec/*.c", "c/enc/*.c"), ("c/include",)),
+    Library("zopfli", "zopfli", "zopfli-0.4.3.tar.gz",
+            "d3a50f91a13cea9bafe025de8fd87a005eb26de02a4f0c193127ddbf23ac8ebe",
+            "Apache-2.0", ("zopfli/src/zopfli/*.c",), ("zopfli/src/zopfli",)),
+    Library("xxhash", "xxhash", "xxhash-4.1.0.tar.gz",
+            "c9b288e4c1f5dae54417bc8a05e6f6daf505783d916b4783f4dd2f2e7d5db486",
+            "BSD-2-Clause", ("deps/xxhash/xxhash.c",), ("deps/xxhash",)),
+    Library("pycryptodome", "pycryptodome", "pycryptodome-4.4.0.tar.gz",
+            "eab7620c60c85f3fa251d026ec06e094f036d96187bebb9752e46fbcebabbb55",
+            "BSD-2-Clause AND public domain", ("src/*.c",), ("src",),
+            # What pycryptodome's build detects on x86-64 Linux (compiler_opt.py).
+            ("-DHAVE_STDINT_H", "-DHAVE_UINT128", "-DHAVE_POSIX_MEMALIGN"),
+            exclude=("src/*_armv8.c", "src/*_neon.c", "src/*_pmull.c", "src/test_*.c"),
+            link=False),
+    Library("cmark-gfm", "cmarkgfm", "cmarkgfm-2025.10.22.tar.gz",
+            "5bec61007b65b919488442c838c58a6c8bf4741f5103c593b2ef180d39818eda",
+            "BSD-2-Clause", ("third_party/cmark/src/*.c", "third_party/cmark/extensions/*.c"),
+            ("third_party/cmark/src", "third_party/cmark/extensions", "generated/unix")),
+    Library("crc32c", "crc32c", "crc32c-2.9.post0.tar.gz",
+            "6a089e0340de8438e836a09e613c6b541675d0f3aa92b3fe34295aaba62f014f",
+            "LGPL-2.1-or-later",
+            ("src/crc32c/ext/crc32c_sw.c", "src/crc32c/ext/crc32c_adler.c",
+             "src/crc32c/ext/checksse42.c"),
+            ("src/crc32c/ext",)),
+)  # fmt: skip
+
+
+def _matches(path: str, globs: tuple[str, ...]) -> bool:
+    """Whether a glob matches the whole path, "*" staying within one directory."""
+    depth = len(PurePosixPath(path).parts)
+    return any(fnmatch(path, g) and len(PurePosixPath(g).parts) == depth for g in globs)
+
+
+class _Links(html.parser.HTMLParser):
+    """The file links of a PEP 503 simple-index page."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            href = dict(attrs).get("href")
+            if href:
+                self.links.append(href)
+
+
+def sdist_url(library: Library, index: str) -> str:
+    """The download URL of the library's pinned sdist on a simple index."""
+    page = urllib.parse.urljoin(index.rstrip("/") + "/", f"{library.project}/")
+    try:
+        with urllib.request.urlopen(page, timeout=DOWNLOAD_TIMEOUT_SECONDS) as response:
+            parser = _Links()
+            parser.feed(response.read().decode("utf-8", errors="replace"))
+    except (OSError, ValueError) as e:
+        raise DatasetInitError(f"Cannot read the index page {page}: {e}") from e
+    for href in parser.links:
+        if urllib.parse.urlparse(href).path.rsplit("/", 1)[-1] == library.filename:
+            return urllib.parse.urljoin(page, href)
+    raise DatasetInitError(f"{library.filename} is not on {page}")
+
+
+class PypiCDataset(Dataset):
+    """C libraries from pinned PyPI sdists; ``libraries`` chooses a subset (tests)."""
+
+    def __init__(
+        self, libraries: Optional[tuple[Library, ...]] = None, index: Optional[str] = None
+    ):
+        self.libraries = libraries if libraries is not None else LIBRARIES
+        super().__init__(
+            name="benchmark://pypi-c-v0",
+            description="C libraries from pinned PyPI sdists: "
+            + ", ".join(lib.name for lib in self.libraries),
+            license="per library: "
+            + "; ".join(f"{lib.name} {lib.license}" for lib in self.libraries),
+            sort_order=30,
+        )
+        self.index = index or os.environ.get("COMPILER_GYM_PYPI_INDEX") or DEFAULT_INDEX
+
+    @property
+    def root(self) -> Path:
+        return site_data_path("pypi-c-v0")
+
+    @property
+    def installed(self) -> bool:
+        return (self.root / "manifest.json").is_file()
+
+    @property
+    def size(self) -> int:
+        return len(self._manifest["benchmarks"]) if self.installed else 0
+
+    @cached_property
+    def _manifest(self) -> dict:
+        self.install()
+        with open(self.root / "manifest.json") as f:
+            return json.load(f)
+
+    def install(self) -> None:
+        install_directory(self.root, self._build)
+
+    def benchmark_uris(self) -> Iterator[str]:
+        for name in self._manifest["benchmarks"]:
+            yield f"{self.name}/{name}"
+
+    def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
+        entry = self._manifest["benchmarks"].get(uri.path)
+        if entry is None:
+            raise LookupError(f"Benchmark not found: {uri}")
+        return self._benchmark(str(uri), self.root, entry)
+
+    @staticmethod
+    def _benchmark(uri: str, root: Path, entry: dict) -> Benchmark:
+        return Benchmark(
+            uri,
+            files=[str(root / f) for f in entry["files"]],
+            compile_args=[a.replace("{root}", str(root)) for a in entry["compile_args"]],
+        )
+
+    # -----------------------------------------------------------------------------------------
+    # Installing.
+
+    def _build(self, scratch: Path) -> None:
+        entries: dict[str, dict] = {}
+        sdists = {}
+        with tempfile.TemporaryDirectory(prefix="compiler_gym-sdist-") as tmp:
+            for library in tqdm(self.libraries, desc="Downloading sdists", disable=None):
+                archive = Path(tmp) / library.filename
+                fetch(sdist_url(library, self.index), archive, library.sha256)
+                files = self._extract(library, archive, scratch / library.name)
+                sdists[library.name] = {"sdist": library.filename, "sha256": library.sha256}
+                compile_args = [f"-I{{root}}/{library.name}/{d}" for d in library.includes]
+                compile_args += ["-w", *library.defines]
+                if library.link and len(files) > 1:
+                    entries[library.name] = {"files": files, "compile_args": compile_args}
+                for f in files:
+                    relative = PurePosixPath(f).relative_to(library.name).with_suffix("")
+                    name = f"{library.name}/{relative}" if len(files) > 1 else library.name
+                    entries[name] = {"files": [f], "compile_args": compile_args}
+        verdicts = self._probe_all(scratch, entries)
+        kept = {n: e for n, e in entries.items() if verdicts[n]["ok"]}
+        dropped = {
+            n: verdicts[n]["error"].replace(f"{scratch}/", "").splitlines()[0]
+            for n in entries
+            if n not in kept
+        }
+        manifest = {"sdists": sdists, "benchmarks": kept, "dropped": dropped}
+        (scratch / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+    @staticmethod
+    def _extract(library: Library, archive: Path, destination: Path) -> list[str]:
+        """Extracts the library's sources and headers; returns its sources, relative to the
+        dataset root (``<library>/<path>``)."""
+        sources = []
+        source_dirs = {str(PurePosixPath(g).parent) for g in library.sources}
+        try:
+            with tarfile.open(archive) as tar:
+                for member in tar:
+                    parts = PurePosixPath(member.name).parts
+                    if len(parts) < 2 or not member.isfile():
+                        continue
+                    path = str(PurePosixPath(*parts[1:]))  # below the sdist's top directory
+                    is_source = _matches(path, library.sources) and not _matches(
+                        path, library.exclude
+                    )
+                    in_include = any(path.startswith(d + "/") for d in library.includes)
+                    beside_sources = str(PurePosixPath(path).parent) in source_dirs
+                    is_header = path.endswith((".h", ".inc")) and (in_include or beside_sources)
+                    # .c files in include directories may be #included by other sources.
+                    wanted = is_source or is_header or (in_include and path.endswith(".c"))
+                    if not wanted:
+                        continue
+                    target = destination / path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(tar.extractfile(member).read())
+                    if is_source:
+                        sources.append(f"{library.name}/{path}")
+        except (tarfile.TarError, EOFError, OSError) as e:
+            raise DatasetInitError(f"{library.filename} is not a readable sdist: {e}") from e
+        if not sources:
+            raise DatasetInitError(f"{library.filename} has no sources matching {library.sources}")
+        return sorted(sources)
+
+    def _probe_all(self, root: Path, entries: dict[str, dict]) -> dict[str, dict]:
+        """Loads each benchmark as an env would, in parallel."""
+
+        def probe(name: str) -> dict:
+            benchmark = self._benchmark(f"{self.name}/{name}", root, entries[name])
+            return _C.probe_benchmark(benchmark.to_engine(), 10.0)
+
+        names = list(entries)
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            verdicts = list(
+                tqdm(
+                    pool.map(probe, names),
+                    total=len(names),
+                    desc=f"Installing {self.name}",
+                    unit="benchmark",
+                    disable=None,
+                )
+            )
+        return dict(zip(names, verdicts, strict=True))
