@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 import compiler_gym
+from compiler_gym.errors import BenchmarkInitError
 
 pytestmark = pytest.mark.skipif(shutil.which("csmith") is None, reason="csmith not installed")
 
@@ -61,3 +62,18 @@ def test_program_that_does_not_end_in_time_is_not_runnable(tmp_path, monkeypatch
         monkeypatch.setattr(dataset, "probe_timeout_seconds", 0.5)
         verdict = dataset._probe(program)
         assert verdict == {"runnable": False, "reason": "run: timed out after 0.5 s"}
+
+
+def test_generator_failure_is_retried_then_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPILER_GYM_CACHE", str(tmp_path / "cache"))
+    # A stand-in generator that always fails, counting its runs.
+    count = tmp_path / "runs"
+    fake = tmp_path / "fake-csmith"
+    fake.write_text(f"#!/bin/sh\necho run >> {count}\necho 'out of memory' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with compiler_gym.make("llvm-v0") as env:
+        dataset = env.datasets.dataset("generator://csmith-v0")
+        monkeypatch.setattr(dataset, "binary", str(fake))
+        with pytest.raises(BenchmarkInitError, match="out of memory on seed 5 \\(2 attempts\\)"):
+            dataset.benchmark("generator://csmith-v0/5")
+    assert count.read_text() == "run\nrun\n"

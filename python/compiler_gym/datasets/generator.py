@@ -29,6 +29,7 @@ class SeededGeneratorDataset(Dataset):
     suffix = ".txt"
     cache_tag = ""  # names the generator settings in cached file names
     timeout_seconds = 60
+    attempts = 2  # runs of the generator before a seed counts as failed
 
     def __init__(self, name: str, description: str, license: str, binary: str, sort_order: int):
         super().__init__(name, description, license, size=0, sort_order=sort_order)
@@ -71,16 +72,23 @@ class SeededGeneratorDataset(Dataset):
         if binary is None:
             raise BenchmarkInitError(f"{self.binary} not found: install it with scripts/setup.sh")
         # In the engine's sandbox: a fresh scratch directory (generators may drop files in
-        # their working directory; csmith writes platform.info) and a time limit.
-        proc = _C.run_sandboxed(
-            [binary, *self.generator_args(seed)], timeout_seconds=self.timeout_seconds
-        )
-        if proc["timed_out"]:
-            raise BenchmarkInitError(f"{self.binary} timed out on seed {seed}")
-        if not proc["ok"] or not proc["stdout"]:
+        # their working directory; csmith writes platform.info) and a time limit. A seed's
+        # output is deterministic, so a failure is retried only in case it came from the
+        # machine (load, memory), not from the seed.
+        for _ in range(self.attempts):
+            proc = _C.run_sandboxed(
+                [binary, *self.generator_args(seed)], timeout_seconds=self.timeout_seconds
+            )
+            if proc["ok"] and proc["stdout"]:
+                break
+        else:
+            what = (
+                f"timed out after {self.timeout_seconds} s"
+                if proc["timed_out"]
+                else f"failed ({proc['description']}): {proc['stderr'].decode(errors='replace')}"
+            )
             raise BenchmarkInitError(
-                f"{self.binary} failed on seed {seed} ({proc['description']}): "
-                f"{proc['stderr'].decode(errors='replace')}"
+                f"{self.binary} {what} on seed {seed} ({self.attempts} attempts)"
             )
         write_atomically(path, proc["stdout"])
 
