@@ -85,7 +85,7 @@ class SeededGeneratorDataset(Dataset):
             what = (
                 f"timed out after {self.timeout_seconds} s"
                 if proc["timed_out"]
-                else f"failed ({proc['description']}): {proc['stderr'].decode(errors='replace')}"
+                else f"failed ({proc['description']}): {proc['stderr'].decode(errors='replace').strip()}"
             )
             raise BenchmarkInitError(
                 f"{self.binary} {what} on seed {seed} ({self.attempts} attempts)"
