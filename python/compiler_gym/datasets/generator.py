@@ -82,10 +82,11 @@ class SeededGeneratorDataset(Dataset):
             if proc["ok"] and proc["stdout"]:
                 break
         else:
+            stderr = proc["stderr"].decode(errors="replace").strip()
             what = (
                 f"timed out after {self.timeout_seconds} s"
                 if proc["timed_out"]
-                else f"failed ({proc['description']}): {proc['stderr'].decode(errors='replace').strip()}"
+                else f"failed ({proc['description']}): {stderr}"
             )
             raise BenchmarkInitError(
                 f"{self.binary} {what} on seed {seed} ({self.attempts} attempts)"
