@@ -10,24 +10,15 @@ this machine, and marks runnable those whose unoptimized build exits with 0 in t
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from functools import cached_property
 from pathlib import Path
 from typing import Optional
 
-from tqdm import tqdm
-
-from compiler_gym import _C
-from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
-from compiler_gym.datasets.dataset import Dataset
-from compiler_gym.datasets.install import install_directory
+from compiler_gym.datasets.benchmark import Benchmark
+from compiler_gym.datasets.install import InstalledDataset
 from compiler_gym.errors import DatasetInitError
-from compiler_gym.util.runfiles import site_data_path
 
 PACKAGE = "gcc-12-source"
 # Inside the package: the GCC release tarball; inside that, the tests.
@@ -52,17 +43,16 @@ def _strip_dot(name: str) -> str:
     return name[2:] if name.startswith("./") else name
 
 
-class GccTortureDataset(Dataset):
+class GccTortureDataset(InstalledDataset):
     """GCC 12's ``gcc.c-torture/execute`` programs that clang-19 compiles.
 
     ``deb`` installs from a given ``.deb`` file instead of downloading one, and ``limit`` keeps
     only the first programs (in name order): both for tests.
     """
 
-    probe_timeout_seconds = 10
-
     def __init__(self, deb: Optional[Path] = None, limit: Optional[int] = None):
         super().__init__(
+            site_name="gcc-torture-v0",
             name="benchmark://gcc-torture-v0",
             description="GCC 12 C torture execution tests that clang-19 compiles (gcc-12-source)",
             license="GPL-3.0-or-later WITH GCC-exception-3.1",
@@ -71,39 +61,11 @@ class GccTortureDataset(Dataset):
         self._deb = deb
         self._limit = limit
 
-    @property
-    def root(self) -> Path:
-        return site_data_path("gcc-torture-v0")
-
-    @property
-    def installed(self) -> bool:
-        return (self.root / "manifest.json").is_file()
-
-    @property
-    def size(self) -> int:
-        return len(self._manifest["benchmarks"]) if self.installed else 0
-
-    @cached_property
-    def _manifest(self) -> dict:
-        self.install()
-        with open(self.root / "manifest.json") as f:
-            return json.load(f)
-
-    def install(self) -> None:
-        install_directory(self.root, self._build)
-
-    def benchmark_uris(self) -> Iterator[str]:
-        for name in self._manifest["benchmarks"]:
-            yield f"{self.name}/{name}"
-
-    def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
-        entry = self._manifest["benchmarks"].get(uri.path)
-        if entry is None:
-            raise LookupError(f"Benchmark not found: {uri}")
-        return self._benchmark(str(uri), self.root / "src" / entry["file"], entry["runnable"])
+    def _benchmark(self, uri: str, root: Path, entry: dict) -> Benchmark:
+        return self._program(uri, root / "src" / entry["file"], entry["runnable"])
 
     @staticmethod
-    def _benchmark(uri: str, path: Path, runnable: bool) -> Benchmark:
+    def _program(uri: str, path: Path, runnable: bool) -> Benchmark:
         return Benchmark(
             uri,
             files=[str(path)],
@@ -129,15 +91,17 @@ class GccTortureDataset(Dataset):
             programs = programs[: self._limit]
         if not programs:
             raise DatasetInitError(f"{deb}: no torture tests found in the package")
-        verdicts = self._probe_all(scratch / "src", programs)
+        verdicts = self.probe_all(
+            {p: self._program(f"{self.name}/{p}", scratch / "src" / p, True) for p in programs}
+        )
         kept = {
             p[: -len(".c")]: {"file": p, "runnable": v["ok"]}
-            for p, v in zip(programs, verdicts, strict=True)
+            for p, v in verdicts.items()
             if v["error_type"] != "BENCHMARK_INIT"
         }
         dropped = {
             p[: -len(".c")]: v["error"].replace(f"{scratch}/src/", "").splitlines()[0]
-            for p, v in zip(programs, verdicts, strict=True)
+            for p, v in verdicts.items()
             if p[: -len(".c")] not in kept
         }
         manifest = {"package": PACKAGE, "version": version, "benchmarks": kept, "dropped": dropped}
@@ -205,21 +169,3 @@ class GccTortureDataset(Dataset):
             detail = stderr.strip() or f"no GCC tarball in it (exit code {returncode})"
             raise DatasetInitError(f"{deb} is not a readable {PACKAGE} package: {detail}")
         return version
-
-    def _probe_all(self, src: Path, programs: list[str]) -> list[dict]:
-        """Loads, builds and runs each program as an env would, in parallel."""
-
-        def probe(relative: str) -> dict:
-            benchmark = self._benchmark(f"{self.name}/{relative}", src / relative, True)
-            return _C.probe_benchmark(benchmark.to_engine(), self.probe_timeout_seconds)
-
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            return list(
-                tqdm(
-                    pool.map(probe, programs),
-                    total=len(programs),
-                    desc=f"Installing {self.name}",
-                    unit="program",
-                    disable=None,  # no bar when stderr is not a terminal
-                )
-            )

@@ -5,13 +5,23 @@ install or none, and a failure leaves nothing behind."""
 from __future__ import annotations
 
 import fcntl
+import json
+import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 
+from tqdm import tqdm
+
+from compiler_gym import _C
+from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
+from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.runfiles import site_data_path
 
 
 @contextmanager
@@ -54,3 +64,73 @@ def install_directory(destination: Path, build: Callable[[Path], None]) -> Path:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     return destination
+
+
+class InstalledDataset(Dataset):
+    """A dataset built once into ``$COMPILER_GYM_SITE_DATA/<site_name>`` by :meth:`_build`,
+    which fills a scratch directory and writes ``manifest.json`` there with a ``benchmarks``
+    map (benchmark name → entry). Installing happens on first use; subclasses turn an entry
+    into a Benchmark with :meth:`_benchmark`."""
+
+    probe_timeout_seconds = 10
+
+    def __init__(self, site_name: str, **kwargs):
+        super().__init__(**kwargs)
+        self.site_name = site_name
+
+    @property
+    def root(self) -> Path:
+        return site_data_path(self.site_name)
+
+    @property
+    def installed(self) -> bool:
+        return (self.root / "manifest.json").is_file()
+
+    @property
+    def size(self) -> int:
+        return len(self._manifest["benchmarks"]) if self.installed else 0
+
+    @cached_property
+    def _manifest(self) -> dict:
+        self.install()
+        with open(self.root / "manifest.json") as f:
+            return json.load(f)
+
+    def install(self) -> None:
+        install_directory(self.root, self._build)
+
+    def benchmark_uris(self) -> Iterator[str]:
+        for name in self._manifest["benchmarks"]:
+            yield f"{self.name}/{name}"
+
+    def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
+        entry = self._manifest["benchmarks"].get(uri.path)
+        if entry is None:
+            raise LookupError(f"Benchmark not found: {uri}")
+        return self._benchmark(str(uri), self.root, entry)
+
+    def _benchmark(self, uri: str, root: Path, entry: dict) -> Benchmark:
+        raise NotImplementedError
+
+    def _build(self, scratch: Path) -> None:
+        raise NotImplementedError
+
+    def probe_all(self, benchmarks: dict[str, Benchmark]) -> dict[str, dict]:
+        """Loads (and, if runnable, builds and runs) each benchmark as an env would, in
+        parallel with a progress bar; returns ``_C.probe_benchmark``'s verdict per name."""
+
+        def probe(name: str) -> dict:
+            return _C.probe_benchmark(benchmarks[name].to_engine(), self.probe_timeout_seconds)
+
+        names = list(benchmarks)
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            verdicts = list(
+                tqdm(
+                    pool.map(probe, names),
+                    total=len(names),
+                    desc=f"Installing {self.name}",
+                    unit="benchmark",
+                    disable=None,  # no bar when stderr is not a terminal
+                )
+            )
+        return dict(zip(names, verdicts, strict=True))

@@ -20,23 +20,17 @@ import tarfile
 import tempfile
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Optional
 
 from tqdm import tqdm
 
-from compiler_gym import _C
-from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
-from compiler_gym.datasets.dataset import Dataset
-from compiler_gym.datasets.install import install_directory
+from compiler_gym.datasets.benchmark import Benchmark
+from compiler_gym.datasets.install import InstalledDataset
 from compiler_gym.datasets.user import DOWNLOAD_TIMEOUT_SECONDS, fetch
 from compiler_gym.errors import DatasetInitError
-from compiler_gym.util.runfiles import site_data_path
 
 DEFAULT_INDEX = "https://pypi.org/simple/"
 
@@ -133,7 +127,7 @@ def sdist_url(library: Library, index: str) -> str:
     raise DatasetInitError(f"{library.filename} is not on {page}")
 
 
-class PypiCDataset(Dataset):
+class PypiCDataset(InstalledDataset):
     """C libraries from pinned PyPI sdists; ``libraries`` chooses a subset (tests)."""
 
     def __init__(
@@ -141,6 +135,7 @@ class PypiCDataset(Dataset):
     ):
         self.libraries = libraries if libraries is not None else LIBRARIES
         super().__init__(
+            site_name="pypi-c-v0",
             name="benchmark://pypi-c-v0",
             description="C libraries from pinned PyPI sdists: "
             + ", ".join(lib.name for lib in self.libraries),
@@ -150,39 +145,7 @@ class PypiCDataset(Dataset):
         )
         self.index = index or os.environ.get("COMPILER_GYM_PYPI_INDEX") or DEFAULT_INDEX
 
-    @property
-    def root(self) -> Path:
-        return site_data_path("pypi-c-v0")
-
-    @property
-    def installed(self) -> bool:
-        return (self.root / "manifest.json").is_file()
-
-    @property
-    def size(self) -> int:
-        return len(self._manifest["benchmarks"]) if self.installed else 0
-
-    @cached_property
-    def _manifest(self) -> dict:
-        self.install()
-        with open(self.root / "manifest.json") as f:
-            return json.load(f)
-
-    def install(self) -> None:
-        install_directory(self.root, self._build)
-
-    def benchmark_uris(self) -> Iterator[str]:
-        for name in self._manifest["benchmarks"]:
-            yield f"{self.name}/{name}"
-
-    def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
-        entry = self._manifest["benchmarks"].get(uri.path)
-        if entry is None:
-            raise LookupError(f"Benchmark not found: {uri}")
-        return self._benchmark(str(uri), self.root, entry)
-
-    @staticmethod
-    def _benchmark(uri: str, root: Path, entry: dict) -> Benchmark:
+    def _benchmark(self, uri: str, root: Path, entry: dict) -> Benchmark:
         return Benchmark(
             uri,
             files=[str(root / f) for f in entry["files"]],
@@ -209,7 +172,9 @@ class PypiCDataset(Dataset):
                     relative = PurePosixPath(f).relative_to(library.name).with_suffix("")
                     name = f"{library.name}/{relative}" if len(files) > 1 else library.name
                     entries[name] = {"files": [f], "compile_args": compile_args}
-        verdicts = self._probe_all(scratch, entries)
+        verdicts = self.probe_all(
+            {n: self._benchmark(f"{self.name}/{n}", scratch, e) for n, e in entries.items()}
+        )
         kept = {n: e for n, e in entries.items() if verdicts[n]["ok"]}
         dropped = {
             n: verdicts[n]["error"].replace(f"{scratch}/", "").splitlines()[0]
@@ -252,23 +217,3 @@ class PypiCDataset(Dataset):
         if not sources:
             raise DatasetInitError(f"{library.filename} has no sources matching {library.sources}")
         return sorted(sources)
-
-    def _probe_all(self, root: Path, entries: dict[str, dict]) -> dict[str, dict]:
-        """Loads each benchmark as an env would, in parallel."""
-
-        def probe(name: str) -> dict:
-            benchmark = self._benchmark(f"{self.name}/{name}", root, entries[name])
-            return _C.probe_benchmark(benchmark.to_engine(), 10.0)
-
-        names = list(entries)
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            verdicts = list(
-                tqdm(
-                    pool.map(probe, names),
-                    total=len(names),
-                    desc=f"Installing {self.name}",
-                    unit="benchmark",
-                    disable=None,
-                )
-            )
-        return dict(zip(names, verdicts, strict=True))
