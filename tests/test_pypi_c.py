@@ -68,3 +68,10 @@ def test_unknown_file_is_a_clear_error(site_data):
     with pytest.raises(DatasetInitError, match="lz4-0.0.0.tar.gz is not on"):
         PypiCDataset(missing).install()
     assert not (site_data / "pypi-c-v0").exists()
+
+
+def test_llvm_envs_know_the_dataset():
+    with compiler_gym.make("llvm-v0") as env:
+        dataset = env.datasets.dataset("pypi-c-v0")
+        assert isinstance(dataset, PypiCDataset)
+        assert "sqlite" in dataset.description and "zstd" in dataset.description

@@ -14,12 +14,21 @@ from compiler_gym.datasets.make_benchmark import (
     make_benchmark_from_command_line,
     make_benchmark_from_source,
 )
+from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
 
 
 def llvm_datasets() -> Datasets:
     """The datasets every LLVM environment knows."""
-    return Datasets([BuiltinDataset(), LlvmStressDataset(), CsmithDataset(), GccTortureDataset()])
+    return Datasets(
+        [
+            BuiltinDataset(),
+            LlvmStressDataset(),
+            CsmithDataset(),
+            GccTortureDataset(),
+            PypiCDataset(),
+        ]
+    )
 
 
 class LlvmEnv(CompilerEnv):
