@@ -1,0 +1,1 @@
+"""Adapters from compiler_gym's environments to other RL libraries' interfaces."""
