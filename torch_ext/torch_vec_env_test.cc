@@ -48,7 +48,7 @@ TEST(TorchVecEnv, BatchesMatchSingleEnvs) {
   EXPECT_FALSE(batch->terminated.any().item<bool>());
 }
 
-TEST(TorchVecEnv, ObservationsShareTheSlabAndOutliveTheEnv) {
+TEST(TorchVecEnv, HeldObservationsAreNotOverwrittenAndOutliveTheEnv) {
   torch::Tensor observations;
   {
     auto env = TorchVecEnv::Create("llvm-v0", {Fixture("autophase.ll")}, Config(2));

@@ -5,7 +5,6 @@
 #include <memory>
 #include <string>
 
-#include "engine/env.h"
 #include "engine/status.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"

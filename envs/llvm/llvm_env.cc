@@ -878,21 +878,23 @@ StatusOr<std::vector<std::string>> LlvmEnv::CheckSemantics(const SemanticsOption
   // ASan reserves terabytes of shadow address space: no address-space limit for these runs.
   RunConfig unlimited = config;
   unlimited.memory_bytes = 0;
+  std::string module_bitcode;  // serialized once, for whichever builds need it
   for (const Sanitizer& sanitizer : sanitizers) {
     if (!sanitizer.enabled) continue;
-    std::string bitcode;
-    if (sanitizer.function_attribute == llvm::Attribute::None) {
-      bitcode = ModuleToBitcode(*s.module);
-    } else {
+    if (module_bitcode.empty()) module_bitcode = ModuleToBitcode(*s.module);
+    const std::string* bitcode = &module_bitcode;
+    std::string marked;
+    if (sanitizer.function_attribute != llvm::Attribute::None) {
       // Marked on a copy: the episode's module stays as the actions left it.
       auto context = NewContext();
-      ASSIGN_OR_RETURN(auto copy, ParseModule(ModuleToBitcode(*s.module), "copy", *context));
+      ASSIGN_OR_RETURN(auto copy, ParseModule(module_bitcode, "copy", *context));
       for (llvm::Function& function : *copy) {
         if (!function.isDeclaration()) function.addFnAttr(sanitizer.function_attribute);
       }
-      bitcode = ModuleToBitcode(*copy);
+      marked = ModuleToBitcode(*copy);
+      bitcode = &marked;
     }
-    ASSIGN_OR_RETURN(auto instrumented, CompileExecutable(bitcode, benchmark, sanitizer.flags));
+    ASSIGN_OR_RETURN(auto instrumented, CompileExecutable(*bitcode, benchmark, sanitizer.flags));
     RETURN_IF_ERROR(check(sanitizer.label, *instrumented, unlimited, sanitizer.env));
   }
   return problems;

@@ -17,7 +17,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA1.h"
 #include "llvm/Support/SourceMgr.h"
@@ -175,7 +174,8 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
       return Status::Ok();
     }
     if (llvm::Linker::linkModules(*linked, std::move(module))) {
-      return BenchmarkInitError("cannot link the files of " + benchmark.uri);
+      return BenchmarkInitError("cannot link the files of " + benchmark.uri + ": " +
+                                TakeDiagnosedError(context));
     }
     return Status::Ok();
   };

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from compiler_gym import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
-from compiler_gym.datasets.generator import SeededGeneratorDataset, write_atomically
+from compiler_gym.datasets.generator import SeededGeneratorDataset
+from compiler_gym.util.runfiles import write_atomically
 
 _INCLUDE_DIR = "/usr/include/csmith"
 

@@ -10,12 +10,14 @@ this machine, and marks runnable those whose unoptimized build exits with 0 in t
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import tarfile
 import tempfile
 from pathlib import Path
 from typing import Optional
 
+from compiler_gym import _C
 from compiler_gym.datasets.benchmark import Benchmark
 from compiler_gym.datasets.install import InstalledDataset
 from compiler_gym.errors import DatasetInitError
@@ -110,20 +112,18 @@ class GccTortureDataset(InstalledDataset):
 
     @staticmethod
     def _download(directory: Path) -> Path:
-        try:
-            proc = subprocess.run(
-                ["apt-get", "download", PACKAGE],
-                cwd=directory,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise DatasetInitError(f"apt-get download {PACKAGE} failed: {e}") from e
+        apt_get = shutil.which("apt-get")
+        if apt_get is None:
+            raise DatasetInitError(f"apt-get download {PACKAGE} failed: apt-get not found")
+        proc = _C.run_sandboxed(
+            [apt_get, "download", PACKAGE], timeout_seconds=600, workdir=str(directory)
+        )
         debs = list(directory.glob(f"{PACKAGE}_*.deb"))
-        if proc.returncode != 0 or not debs:
-            raise DatasetInitError(f"apt-get download {PACKAGE} failed: {proc.stderr.strip()}")
+        if not proc["ok"] or not debs:
+            stderr = proc["stderr"].decode(errors="replace").strip()
+            raise DatasetInitError(
+                f"apt-get download {PACKAGE} failed ({proc['description']}): {stderr}"
+            )
         return debs[0]
 
     @staticmethod

@@ -7,7 +7,6 @@ written atomically, so concurrent envs never read half a file.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Optional
@@ -18,7 +17,7 @@ from compiler_gym import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.errors import BenchmarkInitError
-from compiler_gym.util.runfiles import cache_path
+from compiler_gym.util.runfiles import cache_path, write_atomically
 
 
 class SeededGeneratorDataset(Dataset):
@@ -92,11 +91,3 @@ class SeededGeneratorDataset(Dataset):
                 f"{self.binary} {what} on seed {seed} ({self.attempts} attempts)"
             )
         write_atomically(path, proc["stdout"])
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` so that readers see the whole file or none of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
-        f.write(data)
-    Path(f.name).replace(path)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import shlex
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional, Union
 
 from compiler_gym.datasets.benchmark import Benchmark
-from compiler_gym.util.runfiles import cache_path
+from compiler_gym.util.runfiles import cache_path, write_atomically
 
 _SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".C", ".i", ".ii"}
 
@@ -57,14 +56,9 @@ def make_benchmark_from_source(
     if suffix is None:
         raise ValueError(f"Unknown language {lang!r}")
     digest = hashlib.sha256(source.encode() + "\0".join(copt or []).encode()).hexdigest()[:16]
-    directory = cache_path("user-v0")
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{digest}{suffix}"
+    path = cache_path("user-v0", f"{digest}{suffix}")
     if not path.is_file():
-        # Write then rename: a concurrent reader never sees a half-written file.
-        with tempfile.NamedTemporaryFile("w", dir=directory, suffix=suffix, delete=False) as f:
-            f.write(source)
-        Path(f.name).replace(path)
+        write_atomically(path, source.encode())
     return make_benchmark(path, copt=copt, runnable=runnable, uri=f"benchmark://user-v0/{digest}")
 
 

@@ -1,6 +1,8 @@
-"""Where compiler_gym keeps its files: package data, site data, and caches."""
+"""Where compiler_gym keeps its files (package data, site data, caches), and how it writes
+them."""
 
 import os
+import tempfile
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -15,6 +17,14 @@ def site_data_path(*parts: str) -> Path:
     """Returns a path in ``$COMPILER_GYM_SITE_DATA`` (default ``~/.local/share/compiler_gym``)."""
     root = os.environ.get("COMPILER_GYM_SITE_DATA") or Path.home() / ".local/share/compiler_gym"
     return Path(root).joinpath(*parts)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` so that readers see the whole file or none of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
+        f.write(data)
+    Path(f.name).replace(path)
 
 
 def cache_path(*parts: str) -> Path:
