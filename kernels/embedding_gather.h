@@ -1,0 +1,46 @@
+// Embedding gather: ragged vocabulary indices -> a padded [G, L, D] float32 tensor of embeddings,
+// with the table resident on the device. The CPU twin (oneTBB) and the CUDA kernel give
+// identical results.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "engine/status.h"
+#include "kernels/device.h"
+
+namespace compiler_gym::kernels {
+
+// A [rows, dim] float32 table, uploaded once to its device.
+class EmbeddingTable {
+ public:
+  static StatusOr<EmbeddingTable> Create(std::span<const float> values, int64_t rows,
+                                         int64_t dim, Device device);
+  int64_t rows() const { return rows_; }
+  int64_t dim() const { return dim_; }
+  Device device() const { return values_.device(); }
+  const float* data() const { return values_.as<const float>(); }
+
+ private:
+  DeviceBuffer values_;
+  int64_t rows_ = 0;
+  int64_t dim_ = 0;
+};
+
+struct PaddedEmbeddings {
+  int64_t num_sequences = 0;  // G
+  int64_t max_length = 0;     // L
+  int64_t dim = 0;            // D
+  DeviceBuffer values;        // float32 [G, L, D], zeros past each sequence's length
+  DeviceBuffer lengths;       // int64 [G], min(sequence length, L)
+};
+
+// `indices` holds the sequences back to back; `offsets` [G + 1] delimits them. `max_length` 0
+// pads to the longest sequence; otherwise longer sequences are truncated. kInvalidArgument for
+// an index outside the table or bad offsets.
+StatusOr<PaddedEmbeddings> GatherEmbeddings(const EmbeddingTable& table,
+                                            std::span<const int64_t> indices,
+                                            std::span<const int64_t> offsets,
+                                            int64_t max_length = 0, void* stream = nullptr);
+
+}  // namespace compiler_gym::kernels

@@ -1,0 +1,50 @@
+// Graph batch assembly: many per-environment graphs -> one PyTorch Geometric-style batch.
+//
+// Input: the graphs' arrays concatenated on the host, with node ids local to each graph.
+// Output (all int64): x [N] node-text ids, node_type [N], edge_index [2, E] with global node ids
+// (row 0 sources, row 1 targets), edge_flow [E], edge_position [E], batch [N] (graph of each
+// node), ptr [G + 1] (first node of each graph), and a CSR adjacency per flow: for flow f,
+// csr_row_ptr[f] [N + 1] indexes csr_col[f] (targets) and csr_edge[f] (edge ids into
+// edge_index), sorted by (source, target, edge id).
+//
+// AssembleGraphBatch runs the CPU twin (oneTBB) for Device::kCpu and the CUDA kernels (Thrust
+// sort/scan) for Device::kCuda; both give identical results.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "engine/status.h"
+#include "kernels/device.h"
+
+namespace compiler_gym::kernels {
+
+inline constexpr int kNumGraphFlows = 3;
+
+struct GraphBatchInput {
+  std::span<const int64_t> node_counts;    // [G]
+  std::span<const int64_t> edge_counts;    // [G]
+  std::span<const int64_t> node_text;      // [sum of node_counts]
+  std::span<const int64_t> node_type;      // [sum of node_counts]
+  std::span<const int64_t> edge_source;    // [sum of edge_counts], local ids
+  std::span<const int64_t> edge_target;    // [sum of edge_counts], local ids
+  std::span<const int64_t> edge_flow;      // [sum of edge_counts], 0 <= flow < kNumGraphFlows
+  std::span<const int64_t> edge_position;  // [sum of edge_counts]
+};
+
+struct GraphBatch {
+  int64_t num_graphs = 0;
+  int64_t num_nodes = 0;
+  int64_t num_edges = 0;
+  DeviceBuffer x, node_type, edge_index, edge_flow, edge_position, batch, ptr;
+  std::array<DeviceBuffer, kNumGraphFlows> csr_row_ptr, csr_col, csr_edge;
+  std::array<int64_t, kNumGraphFlows> flow_edges{};  // edges per flow
+};
+
+// kInvalidArgument when the input is inconsistent (sizes, a local id out of its graph, a flow
+// out of range); kFailedPrecondition when `device` is unavailable.
+StatusOr<GraphBatch> AssembleGraphBatch(const GraphBatchInput& input, Device device,
+                                        void* stream = nullptr);
+
+}  // namespace compiler_gym::kernels
