@@ -33,6 +33,8 @@ Slab::Slab(SpaceSpec spec, int64_t rows) : spec_(std::move(spec)), rows_(rows) {
   if (fixed_) {
     for (int64_t d : spec_.shape) width_ *= d;
     bytes_.assign(static_cast<size_t>(rows_ * width_) * element_size_, 0);
+  } else if (spec_.kind == SpaceKind::kGraph) {
+    graphs_.resize(rows_);
   } else {
     variable_.resize(rows_);
   }
@@ -48,6 +50,8 @@ std::vector<int64_t> Slab::shape() const {
 void Slab::Clear(int64_t row) {
   if (fixed_) {
     std::memset(bytes_.data() + row * width_ * element_size_, 0, width_ * element_size_);
+  } else if (spec_.kind == SpaceKind::kGraph) {
+    graphs_[row].reset();
   } else {
     variable_[row].clear();
   }
@@ -94,6 +98,14 @@ std::string PackVector(const std::vector<T>& v) {
 
 Status Slab::Write(int64_t row, const Observation& value) {
   if (row < 0 || row >= rows_) return OutOfRange("slab row out of range");
+  if (spec_.kind == SpaceKind::kGraph) {
+    const auto* graph = std::get_if<GraphPtr>(&value);
+    if (graph == nullptr || *graph == nullptr) {
+      return InvalidArgument("observation " + spec_.name + " is not a graph");
+    }
+    graphs_[row] = *graph;
+    return Status::Ok();
+  }
   if (!fixed_) {
     std::string& out = variable_[row];
     if (const auto* t = std::get_if<Text>(&value))

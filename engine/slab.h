@@ -2,7 +2,8 @@
 //
 // A fixed-size space (scalar or vector of numbers) is one contiguous [rows, width] buffer of its
 // dtype, ready to hand to PyTorch without a copy. A variable-size space (text, bytes, ragged
-// vectors) keeps one byte string per row and is packed into values + offsets on demand.
+// vectors) keeps one byte string per row and is packed into values + offsets on demand; a graph
+// space keeps each row's shared Graph, assembled into one batch by torch_ext/graph_collate.h.
 //
 //   SlabSet slabs(specs, /*rows=*/num_envs);
 //   RETURN_IF_ERROR(slabs.Write(space, row, observation));
@@ -40,6 +41,8 @@ class Slab {
 
   // Variable slabs: the raw bytes of a row (text, bytes, or the packed elements of a vector).
   const std::string& RowBytes(int64_t row) const { return variable_[row]; }
+  // Graph slabs: the graph of a row (null when cleared).
+  const GraphPtr& RowGraph(int64_t row) const { return graphs_[row]; }
   // Packs the given rows into one buffer; offsets has rows.size() + 1 entries, in elements.
   void Pack(const std::vector<int64_t>& rows, std::string* values,
             std::vector<int64_t>* offsets) const;
@@ -52,6 +55,7 @@ class Slab {
   size_t element_size_ = 1;
   std::vector<unsigned char> bytes_;   // fixed
   std::vector<std::string> variable_;  // variable
+  std::vector<GraphPtr> graphs_;       // kGraph
 };
 
 // One slab per observation space, all with the same rows.

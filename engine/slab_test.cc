@@ -61,5 +61,20 @@ TEST(Slab, VariableRowsPackIntoValuesAndOffsets) {
   EXPECT_EQ(last, 7);
 }
 
+TEST(Slab, GraphRowsShareTheEnvsGraph) {
+  Slab slab(SpaceSpec{"g", SpaceKind::kGraph, DType::kNone, {}}, 2);
+  EXPECT_FALSE(slab.fixed());
+  auto graph = std::make_shared<Graph>();
+  graph->node_type = {0, 1};
+  graph->edge_source = {0};
+  graph->edge_target = {1};
+  ASSERT_TRUE(slab.Write(1, Observation(GraphPtr(graph))).ok());
+  EXPECT_EQ(slab.RowGraph(1).get(), graph.get());  // no copy
+  EXPECT_EQ(slab.RowGraph(0), nullptr);
+  EXPECT_EQ(slab.Write(0, Observation(Text{"x"})).code(), StatusCode::kInvalidArgument);
+  slab.Clear(1);
+  EXPECT_EQ(slab.RowGraph(1), nullptr);
+}
+
 }  // namespace
 }  // namespace compiler_gym

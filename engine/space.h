@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -19,8 +20,8 @@ enum class SpaceKind {
   kText,    // UTF-8/ASCII text
   kBytes,   // opaque bytes (e.g. bitcode)
   kDict,    // a JSON object, text-encoded (e.g. CpuInfo, InstCountDict)
-  kRagged,  // variable-length vector: shape {-1}
-  kGraph,   // a graph (reserved for ProGraML)
+  kRagged,  // variable-length: shape {-1} or {-1, D} (rows of D values)
+  kGraph,   // a Graph (ProGraML); batched as PyTorch Geometric-style tensors
 };
 
 enum class DType { kNone, kInt64, kFloat32, kFloat64, kBool, kUint8 };
@@ -83,8 +84,29 @@ struct Json {
   friend bool operator==(const Json& a, const Json& b) { return a.data == b.data; }
 };
 
+// A kGraph observation: a directed multigraph with typed nodes and edges, as parallel arrays.
+// Environments define what the ids mean (for ProGraML: node types, flows, vocabulary ids).
+struct Graph {
+  std::vector<int64_t> node_type;
+  std::vector<int64_t> node_text_id;  // the node text's id in the env's vocabulary
+  std::vector<int64_t> node_function;
+  std::vector<int64_t> node_block;
+  std::vector<std::string> node_text;
+  std::vector<std::string> node_full_text;
+  std::vector<int64_t> edge_source;
+  std::vector<int64_t> edge_target;
+  std::vector<int64_t> edge_flow;
+  std::vector<int64_t> edge_position;
+  int64_t num_nodes() const { return static_cast<int64_t>(node_type.size()); }
+  int64_t num_edges() const { return static_cast<int64_t>(edge_source.size()); }
+  friend bool operator==(const Graph&, const Graph&) = default;
+};
+// Shared so that slabs and Python hold a graph without copying it.
+using GraphPtr = std::shared_ptr<const Graph>;
+
 using Observation = std::variant<std::monostate, int64_t, double, bool, Text, Bytes, Json,
-                                 std::vector<int64_t>, std::vector<float>, std::vector<double>>;
+                                 std::vector<int64_t>, std::vector<float>, std::vector<double>,
+                                 GraphPtr>;
 
 // Scalar view of an observation, for costs. A vector of doubles (repeated measurements, such as
 // Runtime) gives its median. Returns false if there is no number: another type, or no values.
