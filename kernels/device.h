@@ -22,20 +22,40 @@ Status CheckDevice(Device device);
 
 // An owned, contiguous byte buffer on one device. Host buffers of a CUDA build are pinned
 // (page-locked) when `pinned` so that copies to the device are asynchronous.
+//
+// Streams: a `void*` stream argument is a cudaStream_t; nullptr means EngineStream(). A device
+// buffer is allocated stream-ordered on its stream (cudaMallocAsync where the device has memory
+// pools) and freed on that same stream when the last shared owner lets go, so the stream must
+// outlive the buffer (the engine stream and PyTorch's streams are never destroyed). Work on
+// another stream that reads the buffer must be ordered after its stream (DLPack's protocol), and
+// since the free is ordered on stream() only, such a reader must also be done, or be ordered
+// before stream() with OrderStreamAfter(stream(), reader), before the last owner lets go.
+//
+//   ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::FromHost(v.data(), bytes, Device::kCuda));
+//   RETURN_IF_ERROR(b.CopyToHost(out.data()));
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  static StatusOr<DeviceBuffer> Allocate(Device device, size_t bytes, bool pinned = false);
-  // Copies `bytes` from host memory into a new buffer on `device` (on `stream` for kCuda).
+  // Never returns a null data() for an OK result, even for 0 bytes. `pinned` is a request: a
+  // build or machine without CUDA gives ordinary aligned host memory. `stream` is used for kCuda.
+  static StatusOr<DeviceBuffer> Allocate(Device device, size_t bytes, bool pinned = false,
+                                         void* stream = nullptr);
+  // Copies `bytes` from host memory into a new buffer on `device` (on `stream` for kCuda). The
+  // copy is asynchronous; pageable `data` may be released on return (CUDA stages it), pinned
+  // `data` must stay untouched until the stream has done the copy.
   static StatusOr<DeviceBuffer> FromHost(const void* data, size_t bytes, Device device,
                                          void* stream = nullptr);
 
   void* data() const { return data_.get(); }
   size_t size() const { return size_; }
   Device device() const { return device_; }
+  // The cudaStream_t the buffer was allocated (and is filled and freed) on; nullptr on the host.
+  void* stream() const { return stream_; }
   template <typename T>
-  T* as() const { return static_cast<T*>(data_.get()); }
-  // Copies the contents to host memory (synchronously).
+  T* as() const {
+    return static_cast<T*>(data_.get());
+  }
+  // Copies the contents to host memory (synchronously, after the work queued on stream()).
   Status CopyToHost(void* out) const;
 
   // Shared ownership of the memory, for exporters (DLPack) that must keep it alive.
@@ -45,13 +65,27 @@ class DeviceBuffer {
   std::shared_ptr<void> data_;
   size_t size_ = 0;
   Device device_ = Device::kCpu;
+  void* stream_ = nullptr;
 };
 
-// The engine's CUDA stream (created on first use; nullptr without CUDA). Batches are copied and
-// assembled on it; consumers synchronize through DLPack's stream protocol.
+// The engine's CUDA stream: one non-blocking stream on the device current at first use, created
+// on first use (thread-safe) and never destroyed; nullptr without CUDA or without a device.
+// Batches are copied and assembled on it; consumers synchronize through DLPack's stream protocol.
 void* EngineStream();
-// Blocks until the work queued on `stream` is done (no-op without CUDA).
+// Blocks until the work queued on `stream` (nullptr: the engine stream) is done; OK at once
+// without CUDA or without a device.
 Status SynchronizeStream(void* stream);
+
+// DLPack's stream protocol (`__dlpack__(stream=...)`), for the exporters in torch_ext/.
+// The cudaStream_t a DLPack stream integer names: 1 (and the ambiguous 0) CUDA's legacy default
+// stream, 2 the per-thread default stream, any other value a cudaStream_t. nullptr without CUDA.
+void* DlpackStream(int64_t stream);
+// Makes work queued on `consumer` from now on wait for the work queued so far on `producer`
+// (an event, no host wait). nullptr means the engine stream; OK at once without CUDA or when
+// both are the same stream.
+Status OrderStreamAfter(void* consumer, void* producer);
+// The CUDA device ordinal that holds a kCuda buffer; -1 for host buffers.
+int CudaDeviceOf(const DeviceBuffer& buffer);
 
 // An NVTX range around an engine phase, visible in Nsight Systems; free without CUDA.
 class NvtxRange {

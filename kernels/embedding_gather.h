@@ -11,11 +11,14 @@
 
 namespace compiler_gym::kernels {
 
-// A [rows, dim] float32 table, uploaded once to its device.
+// A [rows, dim] float32 table, uploaded once to its device. Create waits for the upload, so
+// gathers on any stream may use the table; keep it alive until they are done.
 class EmbeddingTable {
  public:
-  static StatusOr<EmbeddingTable> Create(std::span<const float> values, int64_t rows,
-                                         int64_t dim, Device device);
+  // kInvalidArgument unless rows >= 0, dim > 0 and values holds rows * dim floats;
+  // kFailedPrecondition when `device` is unavailable.
+  static StatusOr<EmbeddingTable> Create(std::span<const float> values, int64_t rows, int64_t dim,
+                                         Device device);
   int64_t rows() const { return rows_; }
   int64_t dim() const { return dim_; }
   Device device() const { return values_.device(); }
@@ -35,9 +38,12 @@ struct PaddedEmbeddings {
   DeviceBuffer lengths;       // int64 [G], min(sequence length, L)
 };
 
-// `indices` holds the sequences back to back; `offsets` [G + 1] delimits them. `max_length` 0
-// pads to the longest sequence; otherwise longer sequences are truncated. kInvalidArgument for
-// an index outside the table or bad offsets.
+// `indices` holds the sequences back to back; `offsets` [G + 1] delimits them (offsets[0] == 0,
+// non-decreasing, offsets[G] == indices.size()). `max_length` 0 pads to the longest sequence;
+// otherwise longer sequences are truncated. kInvalidArgument for an index outside the table
+// (truncated positions included) or bad offsets, checked on the host before any launch. Runs on
+// the table's device; on CUDA the result is queued on `stream` (nullptr: the engine stream) and
+// the call returns without waiting for it.
 StatusOr<PaddedEmbeddings> GatherEmbeddings(const EmbeddingTable& table,
                                             std::span<const int64_t> indices,
                                             std::span<const int64_t> offsets,

@@ -43,7 +43,10 @@ struct GraphBatch {
 };
 
 // kInvalidArgument when the input is inconsistent (sizes, a local id out of its graph, a flow
-// out of range); kFailedPrecondition when `device` is unavailable.
+// out of range), checked on the host before any launch and naming the first bad graph and edge;
+// kFailedPrecondition when `device` is unavailable. On CUDA the work is queued on `stream`
+// (nullptr: the engine stream) and the call returns without waiting for it; a batch of more
+// than 2^31 nodes is kResourceExhausted there (its sort keys pack node ids in 31 bits).
 StatusOr<GraphBatch> AssembleGraphBatch(const GraphBatchInput& input, Device device,
                                         void* stream = nullptr);
 
