@@ -11,7 +11,7 @@ DEB_PACKAGES=(
   llvm-19-dev llvm-19-tools clang-19 lld-19 libclang-rt-19-dev
   libtbb-dev libgtest-dev libgmock-dev
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
-  nlohmann-json3-dev ninja-build ccache pkg-config clang-format-19
+  nlohmann-json3-dev libdlpack-dev ninja-build ccache pkg-config clang-format-19
   csmith libcsmith-dev
 )
 missing=()

@@ -14,7 +14,10 @@
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
 #include "observations/autophase.h"
+#include "observations/inst2vec.h"
 #include "observations/instcount.h"
+#include "observations/vocabulary.h"
+#include "torch_ext/dlpack_export.h"
 #include "torch_ext/errors.h"
 #include "torch_ext/vec_env_binding.h"
 
@@ -40,6 +43,23 @@ py::object ToPython(const Observation& value) {
     }
     py::object operator()(const std::vector<double>& v) const {
       return py::array_t<double>(v.size(), v.data());
+    }
+    py::object operator()(const GraphPtr& g) const {
+      py::dict d;
+      auto array = [](const std::vector<int64_t>& v) {
+        return py::array_t<int64_t>(v.size(), v.data());
+      };
+      d["node_type"] = array(g->node_type);
+      d["node_text_id"] = array(g->node_text_id);
+      d["node_function"] = array(g->node_function);
+      d["node_block"] = array(g->node_block);
+      d["node_text"] = g->node_text;
+      d["node_full_text"] = g->node_full_text;
+      d["edge_source"] = array(g->edge_source);
+      d["edge_target"] = array(g->edge_target);
+      d["edge_flow"] = array(g->edge_flow);
+      d["edge_position"] = array(g->edge_position);
+      return d;
     }
   };
   return std::visit(Visitor{}, value);
@@ -192,6 +212,7 @@ PYBIND11_MODULE(_C, m) {
       .def_property_readonly("in_episode", &PyEnv::in_episode)
       .def_property_readonly("episode_over", &PyEnv::episode_over);
 
+  BindDeviceArray(m);
   BindVecEnv(m);
 
   m.def(
@@ -230,6 +251,21 @@ PYBIND11_MODULE(_C, m) {
     }
     return out;
   });
+  m.def("set_data_directory", &observations::SetDataDirectory, py::arg("path"),
+        "Where the engine reads package data (vocabularies, embeddings).");
+  m.def("data_directory", &observations::DataDirectory);
+  m.def("clear_vocabulary_cache", &observations::ClearVocabularyCache);
+  m.def(
+      "inst2vec_statement_graph",
+      [](py::bytes ir) {
+        const std::string data(ir);
+        auto graph =
+            ValueOrThrow(WithoutGil([&] { return llvm_env::Inst2vecStatementGraphOf(data); }));
+        return py::make_tuple(graph.statements, graph.edges);
+      },
+      py::arg("ir"),
+      "The normalized inst2vec statements of a module (IR text or bitcode) and the edges of "
+      "its contextual flow graph: what the inst2vec trainer learns from.");
   m.def("instcount_feature_names", &observations::InstCountFeatureNames);
   m.def("autophase_feature_names", &observations::AutophaseFeatureNames);
   m.def("clear_benchmark_cache", &llvm_env::ClearBenchmarkCache);

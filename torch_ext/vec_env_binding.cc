@@ -4,9 +4,14 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <map>
 
 #include "engine/vec_env.h"
 #include "envs/all_envs.h"
+#include "kernels/device.h"
+#include "observations/vocabulary.h"
+#include "torch_ext/batching.h"
+#include "torch_ext/dlpack_export.h"
 #include "torch_ext/errors.h"
 
 namespace py = pybind11;
@@ -72,16 +77,94 @@ py::object SlabList(const Slab& slab) {
   return out;
 }
 
-py::list Observations(const std::shared_ptr<SlabSet>& slabs) {
-  py::list out;
-  if (!slabs) return out;
-  for (size_t k = 0; k < slabs->size(); ++k) {
-    out.append(slabs->slab(k).fixed() ? SlabArray(slabs, k) : SlabList(slabs->slab(k)));
-  }
-  return out;
+py::object Array(kernels::DeviceBuffer buffer, DType dtype, std::vector<int64_t> shape) {
+  return py::cast(DeviceArray(std::move(buffer), dtype, std::move(shape)));
 }
 
-py::dict BatchToDict(const BatchPtr& batch, size_t num_rewards) {
+// How the slabs of one batch become Python values: fixed slabs as arrays (NumPy views on the
+// CPU, one copy per batch to the GPU), ragged numbers as values + offsets, graphs as a PyTorch
+// Geometric-style batch, and embedding indices as padded embeddings.
+struct Outputs {
+  kernels::Device device = kernels::Device::kCpu;
+  // Spaces gathered through an embedding table: slab index -> table.
+  std::map<size_t, std::shared_ptr<kernels::EmbeddingTable>> gathers;
+
+  py::object Fixed(const std::shared_ptr<SlabSet>& slabs, size_t k) const {
+    if (device == kernels::Device::kCpu) return SlabArray(slabs, k);
+    const Slab& slab = slabs->slab(k);
+    auto buffer = WithoutGil([&] {
+      return kernels::DeviceBuffer::FromHost(slab.data(),
+                                             slab.rows() * slab.width() * slab.element_size(),
+                                             device, kernels::EngineStream());
+    });
+    return Array(ValueOrThrow(std::move(buffer)), slab.spec().dtype, slab.shape());
+  }
+
+  py::object Graphs(const Slab& slab) const {
+    kernels::GraphBatch g = ValueOrThrow(
+        WithoutGil([&] { return batching::CollateGraphs(slab, device, kernels::EngineStream()); }));
+    py::dict d;
+    d["x"] = Array(g.x, DType::kInt64, {g.num_nodes});
+    d["node_type"] = Array(g.node_type, DType::kInt64, {g.num_nodes});
+    d["edge_index"] = Array(g.edge_index, DType::kInt64, {2, g.num_edges});
+    d["edge_flow"] = Array(g.edge_flow, DType::kInt64, {g.num_edges});
+    d["edge_position"] = Array(g.edge_position, DType::kInt64, {g.num_edges});
+    d["batch"] = Array(g.batch, DType::kInt64, {g.num_nodes});
+    d["ptr"] = Array(g.ptr, DType::kInt64, {g.num_graphs + 1});
+    py::list row_ptr, col, edge;
+    for (int f = 0; f < kernels::kNumGraphFlows; ++f) {
+      row_ptr.append(Array(g.csr_row_ptr[f], DType::kInt64, {g.num_nodes + 1}));
+      col.append(Array(g.csr_col[f], DType::kInt64, {g.flow_edges[f]}));
+      edge.append(Array(g.csr_edge[f], DType::kInt64, {g.flow_edges[f]}));
+    }
+    d["csr_row_ptr"] = row_ptr;
+    d["csr_col"] = col;
+    d["csr_edge"] = edge;
+    return d;
+  }
+
+  py::object Ragged(const Slab& slab) const {
+    batching::RaggedBatch r = ValueOrThrow(
+        WithoutGil([&] { return batching::PackRagged(slab, device, kernels::EngineStream()); }));
+    std::vector<int64_t> shape = {r.num_values};
+    shape.insert(shape.end(), r.row_shape.begin(), r.row_shape.end());
+    py::dict d;
+    d["values"] = Array(r.values, slab.spec().dtype, shape);
+    d["offsets"] = Array(r.offsets, DType::kInt64, {r.rows + 1});
+    return d;
+  }
+
+  py::object Gathered(const Slab& slab, const kernels::EmbeddingTable& table) const {
+    kernels::PaddedEmbeddings p = ValueOrThrow(WithoutGil(
+        [&] { return batching::GatherEmbeddingRows(slab, table, 0, kernels::EngineStream()); }));
+    py::dict d;
+    d["values"] = Array(p.values, DType::kFloat32, {p.num_sequences, p.max_length, p.dim});
+    d["lengths"] = Array(p.lengths, DType::kInt64, {p.num_sequences});
+    return d;
+  }
+
+  py::list operator()(const std::shared_ptr<SlabSet>& slabs) const {
+    py::list out;
+    if (!slabs) return out;
+    for (size_t k = 0; k < slabs->size(); ++k) {
+      const Slab& slab = slabs->slab(k);
+      if (auto it = gathers.find(k); it != gathers.end()) {
+        out.append(Gathered(slab, *it->second));
+      } else if (slab.fixed()) {
+        out.append(Fixed(slabs, k));
+      } else if (slab.spec().kind == SpaceKind::kGraph) {
+        out.append(Graphs(slab));
+      } else if (slab.spec().dtype != DType::kNone) {
+        out.append(Ragged(slab));
+      } else {
+        out.append(SlabList(slab));
+      }
+    }
+    return out;
+  }
+};
+
+py::dict BatchToDict(const BatchPtr& batch, size_t num_rewards, const Outputs& outputs) {
   py::dict d;
   const auto rows = static_cast<py::ssize_t>(batch->rows());
   d["env_ids"] = Own(batch->env_ids, {rows});
@@ -99,15 +182,36 @@ py::dict BatchToDict(const BatchPtr& batch, size_t num_rewards) {
   }
   d["error_type"] = error_types;
   d["error_details"] = error_details;
-  d["observations"] = Observations(batch->slabs);
-  if (batch->final_slabs) d["final_observations"] = Observations(batch->final_slabs);
+  d["observations"] = outputs(batch->slabs);
+  if (batch->final_slabs) d["final_observations"] = outputs(batch->final_slabs);
   return d;
+}
+
+StatusOr<std::shared_ptr<kernels::EmbeddingTable>> Inst2vecTable(kernels::Device device) {
+  ASSIGN_OR_RETURN(const observations::Inst2vecModel* model, observations::Inst2vecModelData());
+  const int64_t rows = model->vocabulary.size() + 1;
+  ASSIGN_OR_RETURN(kernels::EmbeddingTable table,
+                   kernels::EmbeddingTable::Create(model->embeddings, rows, model->dim, device));
+  return std::make_shared<kernels::EmbeddingTable>(std::move(table));
+}
+
+struct GatheredSpace {
+  const char* space;          // what the user asks for, e.g. "Inst2vec" [n, 200] per env
+  const char* indices_space;  // what the envs compute: a ragged int64 space of table rows
+  StatusOr<std::shared_ptr<kernels::EmbeddingTable>> (*table)(kernels::Device);
+};
+
+const std::vector<GatheredSpace>& GatheredSpaces() {
+  static const std::vector<GatheredSpace> spaces = {
+      {"Inst2vec", "Inst2vecEmbeddingIndices", Inst2vecTable},
+  };
+  return spaces;
 }
 
 class PyVecEnv {
  public:
   PyVecEnv(const std::string& env_id, std::vector<Benchmark> benchmarks, bool random_benchmarks,
-           VecEnvConfig config) {
+           VecEnvConfig config, kernels::Device device) {
     if (benchmarks.empty()) RaiseStatus(InvalidArgument("make_vec() needs at least one benchmark"));
     const EnvEntry* entry = AllEnvs().Find(env_id);
     if (entry == nullptr) RaiseStatus(NotFound("unknown environment id " + env_id));
@@ -118,6 +222,17 @@ class PyVecEnv {
       if (random_benchmarks) return benchmarks[rng() % benchmarks.size()];
       return benchmarks[env_id % benchmarks.size()];
     };
+    outputs_.device = device;
+    ThrowIfError(kernels::CheckDevice(device));
+    // Embedding spaces are batched as one gather from a table resident on the device, from
+    // the envs' vocabulary indices, rather than as per-env copies of the embeddings.
+    for (size_t k = 0; k < config.observation_spaces.size(); ++k) {
+      for (const GatheredSpace& gathered : GatheredSpaces()) {
+        if (config.observation_spaces[k] != gathered.space) continue;
+        config.observation_spaces[k] = gathered.indices_space;
+        outputs_.gathers[k] = ValueOrThrow(gathered.table(device));
+      }
+    }
     num_rewards_ = config.reward_spaces.size();
     vec_ = ValueOrThrow(VecEnv::Create(factory, sampler, std::move(config)));
   }
@@ -125,13 +240,13 @@ class PyVecEnv {
   py::dict Reset(std::optional<std::vector<uint8_t>> mask) {
     std::vector<uint8_t> m = mask.value_or(std::vector<uint8_t>{});
     BatchPtr batch = ValueOrThrow(WithoutGil([&] { return vec_->Reset(m); }));
-    return BatchToDict(batch, num_rewards_);
+    return BatchToDict(batch, num_rewards_, outputs_);
   }
 
   py::dict Step(py::array_t<int, py::array::c_style | py::array::forcecast> actions) {
     std::vector<int> a(actions.data(), actions.data() + actions.size());
     BatchPtr batch = ValueOrThrow(WithoutGil([&] { return vec_->Step(a); }));
-    return BatchToDict(batch, num_rewards_);
+    return BatchToDict(batch, num_rewards_, outputs_);
   }
 
   void Send(py::array_t<int, py::array::c_style | py::array::forcecast> actions,
@@ -147,7 +262,7 @@ class PyVecEnv {
       timeout = std::chrono::milliseconds(static_cast<int64_t>(*timeout_seconds * 1000));
     }
     BatchPtr batch = ValueOrThrow(WithoutGil([&] { return vec_->Recv(timeout); }));
-    return BatchToDict(batch, num_rewards_);
+    return BatchToDict(batch, num_rewards_, outputs_);
   }
 
   int num_envs() const { return vec_->config().num_envs; }
@@ -157,6 +272,7 @@ class PyVecEnv {
  private:
   std::unique_ptr<VecEnv> vec_;
   size_t num_rewards_ = 0;
+  Outputs outputs_;
 };
 
 }  // namespace
@@ -167,7 +283,10 @@ void BindVecEnv(py::module_& m) {
                        bool random_benchmarks, int num_envs, int batch_size, int num_threads,
                        int max_episode_steps, int actions_per_step, const std::string& autoreset,
                        uint64_t seed, std::vector<std::string> observation_spaces,
-                       std::vector<std::string> reward_spaces) {
+                       std::vector<std::string> reward_spaces, const std::string& device) {
+             if (device != "cpu" && device.rfind("cuda", 0) != 0) {
+               RaiseStatus(InvalidArgument("device must be 'cpu' or 'cuda', got " + device));
+             }
              if (autoreset != "next_step" && autoreset != "same_step") {
                RaiseStatus(InvalidArgument("autoreset must be 'next_step' or 'same_step'"));
              }
@@ -181,13 +300,15 @@ void BindVecEnv(py::module_& m) {
                                  .seed = seed,
                                  .observation_spaces = std::move(observation_spaces),
                                  .reward_spaces = std::move(reward_spaces)};
-             return std::make_unique<PyVecEnv>(env_id, std::move(benchmarks), random_benchmarks,
-                                               std::move(config));
+             return std::make_unique<PyVecEnv>(
+                 env_id, std::move(benchmarks), random_benchmarks, std::move(config),
+                 device == "cpu" ? kernels::Device::kCpu : kernels::Device::kCuda);
            }),
            py::arg("env_id"), py::arg("benchmarks"), py::arg("random_benchmarks"),
            py::arg("num_envs"), py::arg("batch_size"), py::arg("num_threads"),
            py::arg("max_episode_steps"), py::arg("actions_per_step"), py::arg("autoreset"),
-           py::arg("seed"), py::arg("observation_spaces"), py::arg("reward_spaces"))
+           py::arg("seed"), py::arg("observation_spaces"), py::arg("reward_spaces"),
+           py::arg("device") = "cpu")
       .def("reset", &PyVecEnv::Reset, py::arg("mask") = py::none())
       .def("step", &PyVecEnv::Step, py::arg("actions"))
       .def("send", &PyVecEnv::Send, py::arg("actions"), py::arg("env_ids"))

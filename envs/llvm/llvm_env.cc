@@ -24,7 +24,11 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "observations/autophase.h"
+#include "observations/inst2vec.h"
 #include "observations/instcount.h"
+#include "observations/lexed_ir.h"
+#include "observations/programl.h"
+#include "observations/vocabulary.h"
 
 namespace compiler_gym::llvm_env {
 
@@ -346,6 +350,59 @@ nlohmann::ordered_json NamedCounts(const std::vector<std::string>& names, const 
   return dict;
 }
 
+// JSON text of arbitrary IR strings: bytes that are not UTF-8 (in string constants) become U+FFFD.
+std::string DumpJson(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+StatusOr<std::vector<int64_t>> Inst2vecIndices(Impl& s) {
+  ASSIGN_OR_RETURN(const observations::Inst2vecModel* model, observations::Inst2vecModelData());
+  const std::vector<std::string> statements = observations::Inst2vecPreprocess(*s.module);
+  std::vector<int64_t> ids;
+  ids.reserve(statements.size());
+  for (const std::string& statement : statements)
+    ids.push_back(model->vocabulary.Lookup(statement));
+  return ids;
+}
+
+StatusOr<Observation> Inst2vecEmbeddings(Impl& s) {
+  ASSIGN_OR_RETURN(const observations::Inst2vecModel* model, observations::Inst2vecModelData());
+  ASSIGN_OR_RETURN(std::vector<int64_t> ids, Inst2vecIndices(s));
+  std::vector<float> out(ids.size() * model->dim);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::copy_n(model->embeddings.data() + ids[i] * model->dim, model->dim,
+                out.data() + i * model->dim);
+  }
+  return Observation(std::move(out));
+}
+
+StatusOr<Observation> ProgramlGraphObservation(Impl& s) {
+  ASSIGN_OR_RETURN(const observations::Vocabulary* vocabulary, observations::ProgramlVocabulary());
+  observations::ProgramlGraph g = observations::BuildProgramlGraph(*s.module);
+  auto graph = std::make_shared<Graph>();
+  auto widen = [](const std::vector<int32_t>& v) {
+    return std::vector<int64_t>(v.begin(), v.end());
+  };
+  graph->node_type = widen(g.node_type);
+  graph->node_function = widen(g.node_function);
+  graph->node_block = widen(g.node_block);
+  graph->node_text_id.reserve(g.node_text.size());
+  for (const std::string& text : g.node_text)
+    graph->node_text_id.push_back(vocabulary->Lookup(text));
+  graph->node_text = std::move(g.node_text);
+  graph->node_full_text = std::move(g.node_full_text);
+  graph->edge_source = widen(g.edge_source);
+  graph->edge_target = widen(g.edge_target);
+  graph->edge_flow = widen(g.edge_flow);
+  graph->edge_position = widen(g.edge_position);
+  return Observation(GraphPtr(std::move(graph)));
+}
+
+SpaceSpec JsonSpace(std::string name, std::string doc) {
+  return SpaceSpec{std::move(name), SpaceKind::kDict, DType::kNone, {}, 0, kInf, true,
+                   false,           std::move(doc)};
+}
+
 const std::vector<ObservationRow>& ObservationTable() {
   using observations::kAutophaseNumFeatures;
   using observations::kInstCountNumFeatures;
@@ -491,6 +548,58 @@ const std::vector<ObservationRow>& ObservationTable() {
              Json{NamedCounts(observations::AutophaseFeatureNames(), "", values).dump()});
        },
        true},
+      {JsonSpace("Inst2vecPreprocessedText",
+                 "inst2vec statements of the module (global variables, then instructions), "
+                 "normalized: identifiers <%ID>/<@ID>, literals <INT>/<FLOAT>/<STRING>, branch "
+                 "targets <LABEL>, named structs inlined, metadata and attributes cut."),
+       [](Impl& s) -> StatusOr<Observation> {
+         return Observation(Json{DumpJson(observations::Inst2vecPreprocess(*s.module))});
+       },
+       true},
+      {{"Inst2vecEmbeddingIndices",
+        SpaceKind::kRagged,
+        DType::kInt64,
+        {-1},
+        0,
+        kInf,
+        true,
+        false,
+        "The inst2vec vocabulary id of each statement; unknown statements get the last id "
+        "(the vocabulary size)."},
+       [](Impl& s) -> StatusOr<Observation> {
+         ASSIGN_OR_RETURN(std::vector<int64_t> ids, Inst2vecIndices(s));
+         return Observation(std::move(ids));
+       },
+       true},
+      {{"Inst2vec",
+        SpaceKind::kRagged,
+        DType::kFloat32,
+        {-1, observations::kInst2vecDim},
+        -kInf,
+        kInf,
+        true,
+        false,
+        "The 200-d inst2vec embedding of each statement (the project's own trained table)."},
+       Inst2vecEmbeddings,
+       true},
+      {{"Programl",
+        SpaceKind::kGraph,
+        DType::kNone,
+        {},
+        0,
+        kInf,
+        true,
+        false,
+        "The ProGraML graph: instructions, variables and constants joined by control, data and "
+        "call edges (a networkx MultiDiGraph in Python)."},
+       ProgramlGraphObservation,
+       true},
+      {JsonSpace("ProgramlJson", "The ProGraML graph as networkx node-link JSON."),
+       [](Impl& s) -> StatusOr<Observation> {
+         return Observation(Json{
+             observations::ProgramlToNodeLinkJson(observations::BuildProgramlGraph(*s.module))});
+       },
+       true},
       {Scalar("IrInstructionCount", DType::kInt64, 0, kInf, true, false,
               "Instructions in the module."),
        [](Impl& s) -> StatusOr<Observation> { return Observation(IrInstructionCount(*s.module)); },
@@ -563,6 +672,15 @@ const std::vector<ObservationRow>& ObservationTable() {
        [](Impl&) -> StatusOr<Observation> {
          static const std::string info = CpuInfoJson().dump();
          return Observation(Json{info});
+       },
+       true},
+      {JsonSpace("LexedIr",
+                 "The IR's tokens from LLVM's lexer: token_id (lltok::Kind), token_kind, "
+                 "token_category and token_value, as parallel lists."),
+       [](Impl& s) -> StatusOr<Observation> {
+         ASSIGN_OR_RETURN(observations::LexedIr lexed,
+                          observations::LexIr(ModuleToText(*s.module)));
+         return Observation(Json{observations::LexedIrToJson(lexed)});
        },
        true},
   };
@@ -898,6 +1016,13 @@ StatusOr<std::vector<std::string>> LlvmEnv::CheckSemantics(const SemanticsOption
     RETURN_IF_ERROR(check(sanitizer.label, *instrumented, unlimited, sanitizer.env));
   }
   return problems;
+}
+
+StatusOr<observations::Inst2vecStatementGraph> Inst2vecStatementGraphOf(std::string_view ir) {
+  auto context = NewContext();
+  ASSIGN_OR_RETURN(auto module,
+                   ParseModule(llvm::StringRef(ir.data(), ir.size()), "inst2vec", *context));
+  return observations::BuildInst2vecStatementGraph(*module);
 }
 
 Status RegisterLlvmEnvs(Registry& registry) {

@@ -12,6 +12,7 @@
 
 #include "engine/env.h"
 #include "engine/registry.h"
+#include "observations/inst2vec.h"
 
 namespace compiler_gym::llvm_env {
 
@@ -60,6 +61,10 @@ class LlvmEnv final : public Env {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// The inst2vec statements and contextual flow graph of a module given as IR text or bitcode,
+// for the inst2vec trainer. kBenchmarkInit when it does not parse.
+StatusOr<observations::Inst2vecStatementGraph> Inst2vecStatementGraphOf(std::string_view ir);
 
 // Adds the llvm-* environment ids (a table in llvm_env.cc) to the registry.
 Status RegisterLlvmEnvs(Registry& registry);

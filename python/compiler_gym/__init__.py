@@ -6,7 +6,9 @@
 >>> env.reset()
 """
 
-from compiler_gym import errors
+from pathlib import Path as _Path
+
+from compiler_gym import _C, errors
 from compiler_gym.compiler_env_state import (
     CompilerEnvState,
     CompilerEnvStateReader,
@@ -24,6 +26,9 @@ from compiler_gym.gymnasium_env import register_all as _register_gymnasium
 from compiler_gym.registration import env_ids, make
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.vector import CompilerVecEnv, make_vec
+
+# Vocabularies and embeddings ship in compiler_gym/data; the engine reads them from there.
+_C.set_data_directory(str(_Path(__file__).parent / "data"))
 
 __version__ = "0.3.0.dev0"
 

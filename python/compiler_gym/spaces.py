@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import gymnasium
+import networkx
 import numpy as np
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -87,7 +88,8 @@ class _AnySpace(gymnasium.spaces.Space):
         return False
 
     def __repr__(self) -> str:
-        return f"{self._type.__name__}Space({self.name})"
+        types = self._type if isinstance(self._type, tuple) else (self._type,)
+        return f"{'|'.join(t.__name__ for t in types)}Space({self.name})"
 
     def __eq__(self, other: Any) -> bool:
         return (
@@ -128,13 +130,59 @@ def _gym_space(spec: dict) -> gymnasium.spaces.Space:
         return gymnasium.spaces.Box(
             _bound(spec["low"], dtype), _bound(spec["high"], dtype), shape=shape, dtype=dtype
         )
+    if kind == "ragged":
+        # A variable number of rows of shape[1:]: a stacked sequence.
+        dtype = _DTYPES[spec["dtype"]]
+        element = gymnasium.spaces.Box(
+            _bound(spec["low"], dtype),
+            _bound(spec["high"], dtype),
+            shape=tuple(spec["shape"][1:]),
+            dtype=dtype,
+        )
+        return gymnasium.spaces.Sequence(element, stack=True)
+    if kind == "graph":
+        return _AnySpace(name, networkx.MultiDiGraph, networkx.MultiDiGraph())
     if kind == "text":
         return _AnySpace(name, str, "")
     if kind == "bytes":
         return _AnySpace(name, bytes, b"")
-    if kind == "dict":
-        return _AnySpace(name, dict, {})
+    if kind == "dict":  # any JSON value: a dict or a list
+        return _AnySpace(name, (dict, list), {})
     return _AnySpace(name, object, None)
+
+
+def graph_to_networkx(graph: dict) -> networkx.MultiDiGraph:
+    """A ProGraML graph from the engine (parallel arrays) as a networkx ``MultiDiGraph``.
+
+    Nodes carry ``type``, ``text``, ``full_text``, ``function``, ``block`` and ``text_id`` (the
+    node text's vocabulary id); edges carry ``flow`` and ``position``, with keys numbering
+    parallel edges in order, as in ``ProgramlJson``.
+    """
+    g = networkx.MultiDiGraph()
+    columns = zip(
+        graph["node_type"].tolist(),
+        graph["node_text"],
+        graph["node_full_text"],
+        graph["node_function"].tolist(),
+        graph["node_block"].tolist(),
+        graph["node_text_id"].tolist(),
+        strict=True,
+    )
+    g.add_nodes_from(
+        (i, {"type": t, "text": x, "full_text": f, "function": fn, "block": b, "text_id": xi})
+        for i, (t, x, f, fn, b, xi) in enumerate(columns)
+    )
+    g.add_edges_from(
+        (s, d, {"flow": fl, "position": p})
+        for s, d, fl, p in zip(
+            graph["edge_source"].tolist(),
+            graph["edge_target"].tolist(),
+            graph["edge_flow"].tolist(),
+            graph["edge_position"].tolist(),
+            strict=True,
+        )
+    )
+    return g
 
 
 @dataclass
@@ -171,6 +219,11 @@ class ObservationSpaceSpec:
         """Turns a raw value from the engine into the Python value users see."""
         if self.kind == "dict":
             return json.loads(value)
+        if self.kind == "ragged":
+            shape = (-1,) + tuple(self.space.feature_space.shape)
+            return value.reshape(shape)
+        if self.kind == "graph":
+            return graph_to_networkx(value)
         if self.kind == "scalar" and self.dtype == "int64":
             return int(value)
         return value
@@ -179,6 +232,10 @@ class ObservationSpaceSpec:
         """The observation returned when an error ended the episode."""
         if self.kind == "vector":
             return np.zeros(self.space.shape, dtype=self.space.dtype)
+        if self.kind == "ragged":
+            return np.zeros((0,) + self.space.feature_space.shape, self.space.feature_space.dtype)
+        if self.kind == "graph":
+            return networkx.MultiDiGraph()
         return {"scalar": 0, "text": "", "bytes": b"", "dict": {}}.get(self.kind)
 
     def __repr__(self) -> str:

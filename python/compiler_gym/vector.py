@@ -16,7 +16,7 @@ from typing import Any, Optional, Union
 import gymnasium
 import numpy as np
 
-from compiler_gym import _C
+from compiler_gym import _C, batches
 from compiler_gym.datasets import Benchmark
 from compiler_gym.registration import make
 
@@ -98,6 +98,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             seed,
             [observation_space] if observation_space else [],
             [reward_space] if reward_space else [],
+            "cuda" if device.startswith("cuda") else "cpu",
         )
         self.batch_size = self._engine.batch_size
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
@@ -113,7 +114,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
 
     def _unpack(self, batch: dict):
         observations = batch["observations"]
-        obs = _to_torch(observations[0], self.device) if observations else None
+        obs = batches.from_engine(observations[0]) if observations else None
         rewards = _to_torch(
             batch["rewards"][:, 0] if self._has_reward else np.zeros(len(batch["env_ids"])),
             self.device,
@@ -133,7 +134,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             "_error_details": errors,
         }
         if "final_observations" in batch:
-            info["final_obs"] = batch["final_observations"][0]
+            info["final_obs"] = batches.from_engine(batch["final_observations"][0])
             info["_final_obs"] = batch["terminated"] | batch["truncated"]
         return obs, rewards, terminated, truncated, info
 
