@@ -1,5 +1,6 @@
 #include "engine/slab.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -23,7 +24,8 @@ size_t DTypeSize(DType dtype) {
   return 1;
 }
 
-Slab::Slab(SpaceSpec spec, int64_t rows) : spec_(std::move(spec)), rows_(rows) {
+Slab::Slab(SpaceSpec spec, int64_t rows, const SlabAllocator& allocator)
+    : spec_(std::move(spec)), rows_(rows) {
   fixed_ = (spec_.kind == SpaceKind::kScalar || spec_.kind == SpaceKind::kVector) &&
            spec_.dtype != DType::kNone;
   for (int64_t d : spec_.shape) {
@@ -32,7 +34,14 @@ Slab::Slab(SpaceSpec spec, int64_t rows) : spec_(std::move(spec)), rows_(rows) {
   element_size_ = DTypeSize(spec_.dtype);
   if (fixed_) {
     for (int64_t d : spec_.shape) width_ *= d;
-    bytes_.assign(static_cast<size_t>(rows_ * width_) * element_size_, 0);
+    const size_t size = static_cast<size_t>(rows_ * width_) * element_size_;
+    std::shared_ptr<void> memory = allocator ? allocator(size) : nullptr;
+    if (memory == nullptr) {  // the heap, also when a custom allocator fails
+      memory = std::shared_ptr<void>(new unsigned char[std::max<size_t>(size, 1)],
+                                     [](void* p) { delete[] static_cast<unsigned char*>(p); });
+    }
+    bytes_ = std::static_pointer_cast<unsigned char>(memory);
+    std::memset(bytes_.get(), 0, size);
   } else if (spec_.kind == SpaceKind::kGraph) {
     graphs_.resize(rows_);
   } else {
@@ -49,7 +58,7 @@ std::vector<int64_t> Slab::shape() const {
 
 void Slab::Clear(int64_t row) {
   if (fixed_) {
-    std::memset(bytes_.data() + row * width_ * element_size_, 0, width_ * element_size_);
+    std::memset(bytes_.get() + row * width_ * element_size_, 0, width_ * element_size_);
   } else if (spec_.kind == SpaceKind::kGraph) {
     graphs_[row].reset();
   } else {
@@ -124,7 +133,7 @@ Status Slab::Write(int64_t row, const Observation& value) {
       return InvalidArgument("observation " + spec_.name + " does not fit a variable slab");
     return Status::Ok();
   }
-  unsigned char* out = bytes_.data() + row * width_ * element_size_;
+  unsigned char* out = bytes_.get() + row * width_ * element_size_;
   auto write_all = [&](const auto& values) -> Status {
     if (static_cast<int64_t>(values.size()) != width_) {
       return InvalidArgument("observation " + spec_.name + " has " + std::to_string(values.size()) +

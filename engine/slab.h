@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,9 +21,13 @@
 
 namespace compiler_gym {
 
+// Allocates the memory of fixed slabs (e.g. pinned host memory for fast copies to a GPU); an
+// empty function means the ordinary heap.
+using SlabAllocator = std::function<std::shared_ptr<void>(size_t bytes)>;
+
 class Slab {
  public:
-  Slab(SpaceSpec spec, int64_t rows);
+  Slab(SpaceSpec spec, int64_t rows, const SlabAllocator& allocator = {});
 
   const SpaceSpec& spec() const { return spec_; }
   bool fixed() const { return fixed_; }
@@ -30,8 +36,8 @@ class Slab {
   size_t element_size() const { return element_size_; }
 
   // Fixed slabs: the [rows, width] buffer (shape {rows} for scalars).
-  void* data() { return bytes_.data(); }
-  const void* data() const { return bytes_.data(); }
+  void* data() { return bytes_.get(); }
+  const void* data() const { return bytes_.get(); }
   std::vector<int64_t> shape() const;
 
   // Writes an observation into a row. kInvalidArgument when its type or size does not fit.
@@ -53,17 +59,17 @@ class Slab {
   int64_t rows_;
   int64_t width_ = 1;
   size_t element_size_ = 1;
-  std::vector<unsigned char> bytes_;   // fixed
-  std::vector<std::string> variable_;  // variable
-  std::vector<GraphPtr> graphs_;       // kGraph
+  std::shared_ptr<unsigned char> bytes_;  // fixed: rows * width elements
+  std::vector<std::string> variable_;     // variable
+  std::vector<GraphPtr> graphs_;          // kGraph
 };
 
 // One slab per observation space, all with the same rows.
 class SlabSet {
  public:
-  SlabSet(const std::vector<SpaceSpec>& specs, int64_t rows) {
+  SlabSet(const std::vector<SpaceSpec>& specs, int64_t rows, const SlabAllocator& allocator = {}) {
     slabs_.reserve(specs.size());
-    for (const SpaceSpec& spec : specs) slabs_.emplace_back(spec, rows);
+    for (const SpaceSpec& spec : specs) slabs_.emplace_back(spec, rows, allocator);
   }
   size_t size() const { return slabs_.size(); }
   Slab& slab(size_t i) { return slabs_[i]; }

@@ -61,6 +61,25 @@ TEST(Slab, VariableRowsPackIntoValuesAndOffsets) {
   EXPECT_EQ(last, 7);
 }
 
+TEST(Slab, FixedSlabsUseTheGivenAllocator) {
+  std::vector<size_t> requests;
+  auto buffer = std::make_shared<std::vector<int64_t>>(8, -1);
+  SlabAllocator allocator = [&](size_t bytes) -> std::shared_ptr<void> {
+    requests.push_back(bytes);
+    return std::shared_ptr<void>(buffer, buffer->data());
+  };
+  Slab slab(SpaceSpec{"v", SpaceKind::kVector, DType::kInt64, {4}}, 2, allocator);
+  EXPECT_EQ(requests, (std::vector<size_t>{64}));
+  EXPECT_EQ(slab.data(), buffer->data());
+  EXPECT_EQ((*buffer)[7], 0);  // zeroed
+  ASSERT_TRUE(slab.Write(1, Observation(std::vector<int64_t>{1, 2, 3, 4})).ok());
+  EXPECT_EQ((*buffer)[7], 4);
+  // A failing allocator falls back to the heap.
+  Slab fallback(SpaceSpec{"v", SpaceKind::kVector, DType::kInt64, {4}}, 2,
+                [](size_t) { return std::shared_ptr<void>(); });
+  EXPECT_NE(fallback.data(), nullptr);
+}
+
 TEST(Slab, GraphRowsShareTheEnvsGraph) {
   Slab slab(SpaceSpec{"g", SpaceKind::kGraph, DType::kNone, {}}, 2);
   EXPECT_FALSE(slab.fixed());

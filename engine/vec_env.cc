@@ -219,7 +219,7 @@ struct VecEnv::Impl {
         return slabs;
       }
     }
-    auto slabs = std::make_shared<SlabSet>(observation_specs, rows);
+    auto slabs = std::make_shared<SlabSet>(observation_specs, rows, config.slab_allocator);
     if (slab_pool.size() < 8) slab_pool.push_back(slabs);
     return slabs;
   }
@@ -240,7 +240,9 @@ struct VecEnv::Impl {
     batch->slabs = AcquireSlabs(static_cast<int64_t>(n));
     bool any_final = false;
     for (int id : ids) any_final |= slots[id].row.has_final;
-    if (any_final) batch->final_slabs = std::make_shared<SlabSet>(observation_specs, n);
+    if (any_final) {
+      batch->final_slabs = std::make_shared<SlabSet>(observation_specs, n, config.slab_allocator);
+    }
     auto fill = [&](size_t j) {
       const Row& row = slots[ids[j]].row;
       for (size_t k = 0; k < r; ++k)

@@ -43,6 +43,7 @@ struct VecEnvConfig {
   uint64_t seed = 0;
   std::vector<std::string> observation_spaces;
   std::vector<std::string> reward_spaces;
+  SlabAllocator slab_allocator;  // fixed slabs' memory; empty = the heap
 };
 
 using EnvFactory = std::function<StatusOr<std::unique_ptr<Env>>()>;

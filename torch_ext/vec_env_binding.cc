@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -146,6 +147,15 @@ struct Outputs {
   py::list operator()(const std::shared_ptr<SlabSet>& slabs) const {
     py::list out;
     if (!slabs) return out;
+    // The engine may refill these pinned slabs once this batch is released: the copies from
+    // them must be done by then.
+    struct SyncCopies {
+      kernels::Device device;
+      ~SyncCopies() {
+        if (device == kernels::Device::kCuda)
+          (void)kernels::SynchronizeStream(kernels::EngineStream());
+      }
+    } sync{device};
     for (size_t k = 0; k < slabs->size(); ++k) {
       const Slab& slab = slabs->slab(k);
       if (auto it = gathers.find(k); it != gathers.end()) {
@@ -182,8 +192,13 @@ py::dict BatchToDict(const BatchPtr& batch, size_t num_rewards, const Outputs& o
   }
   d["error_type"] = error_types;
   d["error_details"] = error_details;
+  // The handoff: batching the slabs (graph collation, gathers, packing) and exporting them.
+  const auto start = std::chrono::steady_clock::now();
+  kernels::NvtxRange range("VecEnv.handoff");
   d["observations"] = outputs(batch->slabs);
   if (batch->final_slabs) d["final_observations"] = outputs(batch->final_slabs);
+  d["handoff_seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return d;
 }
 
@@ -224,6 +239,14 @@ class PyVecEnv {
     };
     outputs_.device = device;
     ThrowIfError(kernels::CheckDevice(device));
+    if (device == kernels::Device::kCuda) {
+      // Pinned slabs: the one copy per batch to the GPU is a true asynchronous DMA.
+      config.slab_allocator = [](size_t bytes) -> std::shared_ptr<void> {
+        auto buffer =
+            kernels::DeviceBuffer::Allocate(kernels::Device::kCpu, bytes, /*pinned=*/true);
+        return buffer.ok() ? buffer->shared() : nullptr;
+      };
+    }
     // Embedding spaces are batched as one gather from a table resident on the device, from
     // the envs' vocabulary indices, rather than as per-env copies of the embeddings.
     for (size_t k = 0; k < config.observation_spaces.size(); ++k) {
@@ -239,13 +262,19 @@ class PyVecEnv {
 
   py::dict Reset(std::optional<std::vector<uint8_t>> mask) {
     std::vector<uint8_t> m = mask.value_or(std::vector<uint8_t>{});
-    BatchPtr batch = ValueOrThrow(WithoutGil([&] { return vec_->Reset(m); }));
+    BatchPtr batch = ValueOrThrow(WithoutGil([&] {
+      kernels::NvtxRange range("VecEnv.reset");  // engine phases, for Nsight Systems
+      return vec_->Reset(m);
+    }));
     return BatchToDict(batch, num_rewards_, outputs_);
   }
 
   py::dict Step(py::array_t<int, py::array::c_style | py::array::forcecast> actions) {
     std::vector<int> a(actions.data(), actions.data() + actions.size());
-    BatchPtr batch = ValueOrThrow(WithoutGil([&] { return vec_->Step(a); }));
+    BatchPtr batch = ValueOrThrow(WithoutGil([&] {
+      kernels::NvtxRange range("VecEnv.step");  // engine phases, for Nsight Systems
+      return vec_->Step(a);
+    }));
     return BatchToDict(batch, num_rewards_, outputs_);
   }
 
@@ -261,7 +290,10 @@ class PyVecEnv {
     if (timeout_seconds) {
       timeout = std::chrono::milliseconds(static_cast<int64_t>(*timeout_seconds * 1000));
     }
-    BatchPtr batch = ValueOrThrow(WithoutGil([&] { return vec_->Recv(timeout); }));
+    BatchPtr batch = ValueOrThrow(WithoutGil([&] {
+      kernels::NvtxRange range("VecEnv.recv");  // engine phases, for Nsight Systems
+      return vec_->Recv(timeout);
+    }));
     return BatchToDict(batch, num_rewards_, outputs_);
   }
 

@@ -128,6 +128,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             "elapsed_steps": batch["elapsed_steps"],
             "episode": batch["episode"],
             "is_reset": batch["is_reset"],
+            "handoff_seconds": batch["handoff_seconds"],
             "error_type": np.array(batch["error_type"], dtype=object),
             "error_details": np.array(batch["error_details"], dtype=object),
             "_error_type": errors,

@@ -59,7 +59,7 @@ class CompilerSB3VecEnv(VecEnv):
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         final = info.get("final_obs")
         for i in np.flatnonzero(dones):
-            infos[i]["terminal_observation"] = np.array(final[i]) if final is not None else None
+            infos[i]["terminal_observation"] = _numpy(final[i]) if final is not None else None
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
             if info["_error_type"][i]:
                 infos[i]["error_type"] = info["error_type"][i]
