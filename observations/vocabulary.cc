@@ -11,8 +11,8 @@
 namespace compiler_gym::observations {
 namespace {
 
-constexpr const char* kProgramlTrainer = "compiler_gym.bin.train_inst2vec";
-constexpr const char* kInst2vecTrainer = "compiler_gym.bin.train_inst2vec";
+// Builds both vocabularies and the embeddings.
+constexpr const char* kTrainer = "compiler_gym.bin.train_inst2vec";
 
 std::mutex& DataMutex() {
   static std::mutex mutex;
@@ -51,6 +51,30 @@ std::string ReadBytes(const std::string& path) {
 }
 
 }  // namespace
+
+float HalfToFloat(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1f;
+  uint32_t mantissa = bits & 0x3ff;
+  uint32_t out;
+  if (exponent == 0x1f) {  // infinity or NaN
+    out = sign | 0x7f800000 | (mantissa << 13);
+  } else if (exponent != 0) {  // normal: rebias 15 -> 127
+    out = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {  // zero
+    out = sign;
+  } else {  // subnormal half: normalize, as every half subnormal is a normal float
+    int e = -1;
+    do {
+      ++e;
+      mantissa <<= 1;
+    } while ((mantissa & 0x400) == 0);
+    out = sign | static_cast<uint32_t>(112 - e) << 23 | ((mantissa & 0x3ff) << 13);
+  }
+  float value;
+  std::memcpy(&value, &out, sizeof(value));
+  return value;
+}
 
 Vocabulary::Vocabulary(std::vector<std::string> entries) : entries_(std::move(entries)) {
   ids_.reserve(entries_.size());
@@ -91,7 +115,7 @@ StatusOr<const Vocabulary*> ProgramlVocabulary() {
   std::lock_guard lock(DataMutex());
   auto& slot = Cache().vocabularies[path];
   if (!slot) {
-    RETURN_IF_ERROR(CheckExists(path, "The ProGraML vocabulary", kProgramlTrainer));
+    RETURN_IF_ERROR(CheckExists(path, "The ProGraML vocabulary", kTrainer));
     ASSIGN_OR_RETURN(Vocabulary vocabulary, Vocabulary::Load(path));
     slot = std::make_unique<Vocabulary>(std::move(vocabulary));
   }
@@ -105,22 +129,26 @@ StatusOr<const Inst2vecModel*> Inst2vecModelData() {
   auto& slot = Cache().inst2vec[vocabulary_path];
   if (!slot) {
     const std::string table_path = dir + "/" + kInst2vecEmbeddingsFile;
-    RETURN_IF_ERROR(CheckExists(vocabulary_path, "The inst2vec vocabulary", kInst2vecTrainer));
-    RETURN_IF_ERROR(CheckExists(table_path, "The inst2vec embedding table", kInst2vecTrainer));
+    RETURN_IF_ERROR(CheckExists(vocabulary_path, "The inst2vec vocabulary", kTrainer));
+    RETURN_IF_ERROR(CheckExists(table_path, "The inst2vec embedding table", kTrainer));
     ASSIGN_OR_RETURN(Vocabulary vocabulary, Vocabulary::Load(vocabulary_path));
-    // Raw little-endian float32, as the trainer writes it (numpy's tofile on x86-64).
+    // Raw little-endian float16, as the trainer writes it (numpy's tofile on x86-64).
     const std::string table = ReadBytes(table_path);
     const size_t rows = static_cast<size_t>(vocabulary.size() + 1);
-    if (table.size() != rows * kInst2vecDim * sizeof(float)) {
+    if (table.size() != rows * kInst2vecDim * sizeof(uint16_t)) {
       return InvalidArgument("inst2vec embeddings: expected " + std::to_string(rows) + " x " +
-                             std::to_string(kInst2vecDim) + " float32 values, the file has " +
+                             std::to_string(kInst2vecDim) + " float16 values, the file has " +
                              std::to_string(table.size()) + " bytes");
     }
     auto model = std::make_unique<Inst2vecModel>();
     model->vocabulary = std::move(vocabulary);
     model->dim = kInst2vecDim;
     model->embeddings.resize(rows * kInst2vecDim);
-    std::memcpy(model->embeddings.data(), table.data(), table.size());
+    for (size_t i = 0; i < model->embeddings.size(); ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, table.data() + 2 * i, 2);
+      model->embeddings[i] = HalfToFloat(bits);
+    }
     slot = std::move(model);
   }
   return slot.get();

@@ -40,6 +40,9 @@ class Vocabulary {
   std::unordered_map<std::string, int64_t, Hash, std::equal_to<>> ids_;
 };
 
+// Widens one IEEE binary16 value (bits) to float, exactly (subnormals, infinities, NaN).
+float HalfToFloat(uint16_t bits);
+
 // The inst2vec vocabulary and its embedding table: (vocabulary size + 1) rows of `dim` floats,
 // the last row being the embedding of unknown statements ("!UNK").
 struct Inst2vecModel {
@@ -51,7 +54,9 @@ struct Inst2vecModel {
 inline constexpr int64_t kInst2vecDim = 200;
 inline constexpr const char* kProgramlVocabularyFile = "programl/vocabulary.txt";
 inline constexpr const char* kInst2vecVocabularyFile = "inst2vec/vocabulary.txt";
-inline constexpr const char* kInst2vecEmbeddingsFile = "inst2vec/embeddings.f32";
+// IEEE half precision, little-endian: half the size of float32 (package data stays small), and
+// the embeddings lose nothing that matters; widened to float32 on load.
+inline constexpr const char* kInst2vecEmbeddingsFile = "inst2vec/embeddings.f16";
 
 void SetDataDirectory(std::string path);
 std::string DataDirectory();

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "engine/sandbox.h"
 
@@ -60,20 +62,36 @@ TEST_F(DataDirTest, LoadsVocabulariesAndChecksTheTableSize) {
   EXPECT_EQ((*programl)->Lookup("float"), 3);
 
   Write("inst2vec/vocabulary.txt", "a\nb\n");
-  Write("inst2vec/embeddings.f32", std::string(3 * kInst2vecDim * 4 - 4, '\0'));
+  Write("inst2vec/embeddings.f16", std::string(3 * kInst2vecDim * 2 - 2, '\0'));
   auto bad = Inst2vecModelData();
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
 
-  std::vector<float> table(3 * kInst2vecDim);
-  for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<float>(i);
-  Write("inst2vec/embeddings.f32",
-        std::string(reinterpret_cast<const char*>(table.data()), table.size() * 4));
+  // Half-precision 1.0 (0x3c00) everywhere except the !UNK row's second value, -2.5 (0xc100).
+  std::vector<uint16_t> table(3 * kInst2vecDim, 0x3c00);
+  table[kInst2vecDim * 2 + 1] = 0xc100;
+  Write("inst2vec/embeddings.f16",
+        std::string(reinterpret_cast<const char*>(table.data()), table.size() * 2));
   auto model = Inst2vecModelData();
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   EXPECT_EQ((*model)->vocabulary.size(), 2);
   EXPECT_EQ((*model)->dim, kInst2vecDim);
-  EXPECT_EQ((*model)->embeddings[kInst2vecDim * 2 + 1], 2.0f * kInst2vecDim + 1);  // !UNK row
+  EXPECT_EQ((*model)->embeddings[0], 1.0f);
+  EXPECT_EQ((*model)->embeddings[kInst2vecDim * 2 + 1], -2.5f);  // !UNK row
+}
+
+// Every class of binary16 value: zeros, normals, the largest, subnormals, infinity, NaN.
+TEST(HalfToFloat, WidensExactly) {
+  EXPECT_EQ(HalfToFloat(0x0000), 0.0f);
+  EXPECT_TRUE(std::signbit(HalfToFloat(0x8000)));
+  EXPECT_EQ(HalfToFloat(0x3c00), 1.0f);
+  EXPECT_EQ(HalfToFloat(0x3555), 0.333251953125f);
+  EXPECT_EQ(HalfToFloat(0x7bff), 65504.0f);
+  EXPECT_EQ(HalfToFloat(0x0001), std::ldexp(1.0f, -24));     // smallest subnormal
+  EXPECT_EQ(HalfToFloat(0x03ff), std::ldexp(1023.0f, -24));  // largest subnormal
+  EXPECT_EQ(HalfToFloat(0x8200), -std::ldexp(1.0f, -15));
+  EXPECT_EQ(HalfToFloat(0x7c00), std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(HalfToFloat(0x7e00)));
 }
 
 TEST_F(DataDirTest, DuplicateEntriesAreRefused) {

@@ -23,7 +23,8 @@ URIS = [
 @pytest.fixture(scope="module")
 def inst2vec_table():
     vocabulary = (DATA / "inst2vec" / "vocabulary.txt").read_text().splitlines()
-    table = np.fromfile(DATA / "inst2vec" / "embeddings.f32", dtype="<f4").reshape(-1, 200)
+    table = np.fromfile(DATA / "inst2vec" / "embeddings.f16", dtype="<f2").reshape(-1, 200)
+    table = table.astype(np.float32)  # the engine widens exactly as numpy does
     assert table.shape[0] == len(vocabulary) + 1  # the last row is !UNK
     return vocabulary, table
 

@@ -19,6 +19,24 @@ std::vector<T> Concatenate(int64_t rows, const std::vector<int64_t>& offsets, Ge
   return out;
 }
 
+// The rows of a variable slab back to back, as elements of T, in parallel; offsets [rows + 1]
+// count values of `width` elements (a row of a {-1, D} space is D elements per value).
+template <typename T>
+void ConcatenateRows(const Slab& slab, size_t width, std::vector<T>* values,
+                     std::vector<int64_t>* offsets) {
+  const size_t value_bytes = width * sizeof(T);
+  offsets->assign(slab.rows() + 1, 0);
+  for (int64_t row = 0; row < slab.rows(); ++row) {
+    (*offsets)[row + 1] =
+        (*offsets)[row] + static_cast<int64_t>(slab.RowBytes(row).size() / value_bytes);
+  }
+  values->resize(offsets->back() * width);
+  oneapi::tbb::parallel_for(int64_t{0}, slab.rows(), [&](int64_t row) {
+    const std::string& bytes = slab.RowBytes(row);
+    std::memcpy(values->data() + (*offsets)[row] * width, bytes.data(), bytes.size());
+  });
+}
+
 }  // namespace
 
 StatusOr<RaggedBatch> PackRagged(const Slab& slab, kernels::Device device, void* stream) {
@@ -31,19 +49,10 @@ StatusOr<RaggedBatch> PackRagged(const Slab& slab, kernels::Device device, void*
   out.row_shape.assign(spec.shape.begin() + (spec.shape.empty() ? 0 : 1), spec.shape.end());
   int64_t row_elements = 1;
   for (int64_t d : out.row_shape) row_elements *= d;
-  const size_t row_bytes = row_elements * DTypeSize(spec.dtype);
-  std::vector<int64_t> offsets(out.rows + 1, 0);
-  for (int64_t row = 0; row < out.rows; ++row) {
-    offsets[row + 1] = offsets[row] + static_cast<int64_t>(slab.RowBytes(row).size() / row_bytes);
-  }
+  std::vector<char> values;
+  std::vector<int64_t> offsets;
+  ConcatenateRows(slab, row_elements * DTypeSize(spec.dtype), &values, &offsets);
   out.num_values = offsets.back();
-  std::vector<int64_t> byte_offsets(offsets.size());
-  for (size_t i = 0; i < offsets.size(); ++i) byte_offsets[i] = offsets[i] * row_bytes;
-  std::vector<char> values(byte_offsets.back());
-  oneapi::tbb::parallel_for(int64_t{0}, out.rows, [&](int64_t row) {
-    const std::string& bytes = slab.RowBytes(row);
-    std::memcpy(values.data() + byte_offsets[row], bytes.data(), bytes.size());
-  });
   ASSIGN_OR_RETURN(out.values,
                    kernels::DeviceBuffer::FromHost(values.data(), values.size(), device, stream));
   ASSIGN_OR_RETURN(out.offsets,
@@ -106,16 +115,8 @@ StatusOr<kernels::PaddedEmbeddings> GatherEmbeddingRows(const Slab& indices,
     return InvalidArgument("observation " + indices.spec().name + " is not ragged int64 indices");
   }
   kernels::NvtxRange range("GatherEmbeddingRows");
-  const int64_t rows = indices.rows();
-  std::vector<int64_t> offsets(rows + 1, 0);
-  for (int64_t row = 0; row < rows; ++row) {
-    offsets[row + 1] = offsets[row] + static_cast<int64_t>(indices.RowBytes(row).size() / 8);
-  }
-  std::vector<int64_t> values(offsets.back());
-  oneapi::tbb::parallel_for(int64_t{0}, rows, [&](int64_t row) {
-    const std::string& bytes = indices.RowBytes(row);
-    std::memcpy(values.data() + offsets[row], bytes.data(), bytes.size());
-  });
+  std::vector<int64_t> values, offsets;
+  ConcatenateRows(indices, 1, &values, &offsets);
   return kernels::GatherEmbeddings(table, values, offsets, max_length, stream);
 }
 

@@ -355,19 +355,17 @@ std::string DumpJson(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-StatusOr<std::vector<int64_t>> Inst2vecIndices(Impl& s) {
-  ASSIGN_OR_RETURN(const observations::Inst2vecModel* model, observations::Inst2vecModelData());
+std::vector<int64_t> Inst2vecIndices(Impl& s, const observations::Inst2vecModel& model) {
   const std::vector<std::string> statements = observations::Inst2vecPreprocess(*s.module);
   std::vector<int64_t> ids;
   ids.reserve(statements.size());
-  for (const std::string& statement : statements)
-    ids.push_back(model->vocabulary.Lookup(statement));
+  for (const std::string& statement : statements) ids.push_back(model.vocabulary.Lookup(statement));
   return ids;
 }
 
 StatusOr<Observation> Inst2vecEmbeddings(Impl& s) {
   ASSIGN_OR_RETURN(const observations::Inst2vecModel* model, observations::Inst2vecModelData());
-  ASSIGN_OR_RETURN(std::vector<int64_t> ids, Inst2vecIndices(s));
+  const std::vector<int64_t> ids = Inst2vecIndices(s, *model);
   std::vector<float> out(ids.size() * model->dim);
   for (size_t i = 0; i < ids.size(); ++i) {
     std::copy_n(model->embeddings.data() + ids[i] * model->dim, model->dim,
@@ -567,8 +565,9 @@ const std::vector<ObservationRow>& ObservationTable() {
         "The inst2vec vocabulary id of each statement; unknown statements get the last id "
         "(the vocabulary size)."},
        [](Impl& s) -> StatusOr<Observation> {
-         ASSIGN_OR_RETURN(std::vector<int64_t> ids, Inst2vecIndices(s));
-         return Observation(std::move(ids));
+         ASSIGN_OR_RETURN(const observations::Inst2vecModel* model,
+                          observations::Inst2vecModelData());
+         return Observation(Inst2vecIndices(s, *model));
        },
        true},
       {{"Inst2vec",

@@ -6,7 +6,7 @@ Writes, reproducibly (fixed corpus order, seeds and single-threaded arithmetic):
 
 * ``inst2vec/vocabulary.txt``: normalized inst2vec statements seen at least ``--min-count``
   times in the training programs, most frequent first (ties by text); unknown = the next id.
-* ``inst2vec/embeddings.f32``: ``(vocabulary + 1) x 200`` float32 (the last row is ``!UNK``),
+* ``inst2vec/embeddings.f16``: ``(vocabulary + 1) x 200`` float16 (the last row is ``!UNK``),
   trained by skip-gram with negative sampling over the contextual flow graph of each program
   (statements within ``--window`` data/control hops are contexts of each other).
 * ``programl/vocabulary.txt``: ProGraML node texts (opcodes and types) of the training programs.
@@ -26,6 +26,7 @@ import collections
 import hashlib
 import json
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -207,10 +208,11 @@ def main(argv=None) -> int:
     (out / "inst2vec").mkdir(parents=True, exist_ok=True)
     (out / "programl").mkdir(parents=True, exist_ok=True)
     (out / "inst2vec" / "vocabulary.txt").write_text("".join(s + "\n" for s in vocabulary))
-    embeddings.astype("<f4").tofile(out / "inst2vec" / "embeddings.f32")
+    embeddings.astype("<f2").tofile(out / "inst2vec" / "embeddings.f16")
     (out / "programl" / "vocabulary.txt").write_text("".join(t + "\n" for t in programl_vocabulary))
     metadata = {
-        "command": "python -m compiler_gym.bin.train_inst2vec " + " ".join(argv or []),
+        "command": "python -m compiler_gym.bin.train_inst2vec "
+        + " ".join(sys.argv[1:] if argv is None else argv),
         "parameters": vars(args) | {"out": None},
         "training_programs": len(train),
         "training_states": len(programs),
