@@ -14,8 +14,8 @@
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/ModuleSlotTracker.h"
 #include "llvm/Support/raw_ostream.h"
+#include "observations/module_text.h"
 
 namespace compiler_gym::observations {
 namespace {
@@ -313,41 +313,19 @@ const llvm::Instruction& FirstStatement(const llvm::BasicBlock& block) {
 Inst2vecStatementGraph Build(const llvm::Module& module, bool with_edges) {
   Inst2vecStatementGraph graph;
   const StructBodies bodies = Inst2vecStructBodies(module);
-  // One slot tracker for the whole module: printing without one renumbers the module for every
-  // statement. Metadata numbers are cut, so metadata need not be numbered up front.
-  llvm::ModuleSlotTracker slots(&module, /*ShouldInitializeAllMetadata=*/false);
-  std::string printed;
-  llvm::raw_string_ostream os(printed);
-  // Each print call wraps `os` in a formatted_raw_ostream that borrows its buffer size: with a
-  // buffer, a statement reaches `printed` in a write or two instead of one per token, and a
-  // small one keeps the two buffer allocations of every call cheap.
-  os.SetBufferSize(512);
+  const PrintedModule printed = PrintModule(module);
   std::string normalized;
   llvm::DenseMap<const llvm::Value*, int32_t> index;
-  auto add = [&](const llvm::Value* value) {
-    if (with_edges) index[value] = static_cast<int32_t>(graph.statements.size());
-    os.flush();
-    NormalizeInto(printed, bodies, normalized);
-    graph.statements.push_back(normalized);  // one allocation of the final size
-    printed.clear();
-  };
-
-  graph.statements.reserve(module.global_size() + module.getInstructionCount());
-  for (const llvm::GlobalVariable& global : module.globals()) {
-    if (global.isDeclaration()) continue;
-    global.print(os, slots);
-    add(&global);
-  }
-  for (const llvm::Function& function : module) {
-    if (function.isDeclaration()) continue;
-    slots.incorporateFunction(function);
-    for (const llvm::BasicBlock& block : function) {
-      for (const llvm::Instruction& inst : block) {
-        if (!IsStatement(inst)) continue;
-        inst.print(os, slots);
-        add(&inst);
-      }
+  graph.statements.reserve(printed.spans.size());
+  for (const PrintedModule::Span& span : printed.spans) {
+    if (const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(span.value)) {
+      if (global->isDeclaration()) continue;
+    } else if (!IsStatement(*llvm::cast<llvm::Instruction>(span.value))) {
+      continue;
     }
+    if (with_edges) index[span.value] = static_cast<int32_t>(graph.statements.size());
+    NormalizeInto(printed.TextOf(span), bodies, normalized);
+    graph.statements.push_back(normalized);  // one allocation of the final size
   }
   if (!with_edges) return graph;
 

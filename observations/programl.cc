@@ -8,7 +8,6 @@
 
 #include "engine/status.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/IR/AssemblyAnnotationWriter.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -19,8 +18,8 @@
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/ModuleSlotTracker.h"
-#include "llvm/Support/FormattedStream.h"
 #include "llvm/Support/raw_ostream.h"
+#include "observations/module_text.h"
 
 namespace compiler_gym::observations {
 namespace {
@@ -41,34 +40,6 @@ bool HasUnnamedStruct(const llvm::Type* type) {
   return false;
 }
 
-// Records where each instruction's text lies while LLVM prints the whole module once. That is
-// linear and several times cheaper than Instruction::print, which sets up a new assembly writer
-// on every call even with a shared slot tracker; the text is the same printer's output with the
-// same slot numbers. Offsets come from tell(), so the stream can stay buffered.
-class InstructionSpans : public llvm::AssemblyAnnotationWriter {
- public:
-  struct Span {
-    const llvm::Instruction* inst;
-    uint64_t begin;
-    uint64_t end;
-  };
-
-  void emitInstructionAnnot(const llvm::Instruction*, llvm::formatted_raw_ostream& os) override {
-    begin_ = os.tell();
-  }
-
-  // Called at the end of each instruction's text (and after globals, which we skip).
-  void printInfoComment(const llvm::Value& value, llvm::formatted_raw_ostream& os) override {
-    const auto* inst = llvm::dyn_cast<llvm::Instruction>(&value);
-    if (inst != nullptr) spans.push_back({inst, begin_, os.tell()});
-  }
-
-  std::vector<Span> spans;  // in printing order, which is module order
-
- private:
-  uint64_t begin_ = 0;
-};
-
 // Builds the graph in two passes over the module. The first lays out every node that has a
 // fixed place (root, globals, then per function its arguments and instructions with their
 // results); the second adds the edges in traversal order, creating constant and
@@ -80,13 +51,7 @@ class ProgramlBuilder {
 
   ProgramlGraph Build() && {
     Reserve();
-    {
-      llvm::raw_string_ostream os(module_text_);
-      // Buffered, the printer's formatted stream writes through in large blocks rather than
-      // tracking columns one small write at a time (two thirds of the printing time otherwise).
-      os.SetBufferSize(1 << 16);
-      module_.print(os, &spans_);
-    }
+    printed_ = PrintModule(module_);
     AddNode(kProgramlInstruction, "[external]", "[external]", kNone, kNone);
     for (const llvm::GlobalVariable& global : module_.globals()) AddValueNode(global, kNone);
     for (const llvm::Function& function : module_) {
@@ -200,10 +165,12 @@ class ProgramlBuilder {
   // The instruction as LLVM prints it, without the indent.
   const std::string& InstructionText(const llvm::Instruction& inst) {
     full_text_.clear();
-    const auto& spans = spans_.spans;
-    if (next_span_ < spans.size() && spans[next_span_].inst == &inst) {
-      const InstructionSpans::Span& span = spans[next_span_++];
-      full_text_.append(module_text_, span.begin, span.end - span.begin);
+    const auto& spans = printed_.spans;
+    while (next_span_ < spans.size() && !llvm::isa<llvm::Instruction>(spans[next_span_].value)) {
+      ++next_span_;  // a global variable
+    }
+    if (next_span_ < spans.size() && spans[next_span_].value == &inst) {
+      full_text_.append(printed_.TextOf(spans[next_span_++]));
     } else {
       // Not seen in the module's printout (never expected): print it on its own.
       inst.print(full_text_stream_, slots_);
@@ -286,8 +253,7 @@ class ProgramlBuilder {
   ProgramlGraph graph_;
 
   // The module printed once, and where its instructions lie in it.
-  std::string module_text_;
-  InstructionSpans spans_;
+  PrintedModule printed_;
   size_t next_span_ = 0;
 
   // Reused print buffer.

@@ -21,7 +21,11 @@ class Module;
 
 namespace compiler_gym::observations {
 
-enum ProgramlNodeType : int32_t { kProgramlInstruction = 0, kProgramlVariable = 1, kProgramlConstant = 2 };
+enum ProgramlNodeType : int32_t {
+  kProgramlInstruction = 0,
+  kProgramlVariable = 1,
+  kProgramlConstant = 2
+};
 enum ProgramlFlow : int32_t { kProgramlControl = 0, kProgramlData = 1, kProgramlCall = 2 };
 inline constexpr int kProgramlNumFlows = 3;
 
@@ -30,8 +34,9 @@ struct ProgramlGraph {
   std::vector<int32_t> node_type;
   std::vector<std::string> node_text;
   std::vector<std::string> node_full_text;
-  std::vector<int32_t> node_function;  // index into `functions`; -1 for the root, globals, constants
-  std::vector<int32_t> node_block;     // block index within the function; -1 where none
+  // Index into `functions`; -1 for the root, globals and constants.
+  std::vector<int32_t> node_function;
+  std::vector<int32_t> node_block;  // block index within the function; -1 where none
   // Edges, as parallel arrays.
   std::vector<int32_t> edge_source;
   std::vector<int32_t> edge_target;

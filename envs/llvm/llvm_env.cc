@@ -275,7 +275,6 @@ std::vector<int64_t> ToVector(const std::array<int64_t, N>& a) {
   return std::vector<int64_t>(a.begin(), a.end());
 }
 
-Observation CostObservation(StatusOr<int64_t> v);
 
 StatusOr<Observation> Baseline(Impl& s, OptLevel level, CostKind cost) {
   ASSIGN_OR_RETURN(int64_t value, s.benchmark->Baseline(level, cost));
