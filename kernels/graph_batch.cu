@@ -123,16 +123,15 @@ StatusOr<GraphBatch> AssembleGraphBatchCuda(const GraphBatchInput& in,
   const int64_t counts_size = num_graphs + 1;
   std::vector<int64_t> staging;
   staging.reserve(2 * counts_size + 2 * num_nodes + 4 * num_edges);
-  auto append = [&staging](std::span<const int64_t> values) {
-    staging.insert(staging.end(), values.begin(), values.end());
-  };
-  append(in.node_counts);
+  for (const GraphView& graph : in.graphs) staging.push_back(graph.num_nodes());
   staging.push_back(0);
-  append(in.edge_counts);
+  for (const GraphView& graph : in.graphs) staging.push_back(graph.num_edges());
   staging.push_back(0);
-  for (auto values : {in.node_text, in.node_type, in.edge_source, in.edge_target, in.edge_flow,
-                      in.edge_position}) {
-    append(values);
+  for (auto array : {&GraphView::node_text, &GraphView::node_type, &GraphView::edge_source,
+                     &GraphView::edge_target, &GraphView::edge_flow, &GraphView::edge_position}) {
+    for (const GraphView& graph : in.graphs) {
+      staging.insert(staging.end(), (graph.*array).begin(), (graph.*array).end());
+    }
   }
   ASSIGN_OR_RETURN(DeviceBuffer inputs,
                    DeviceBuffer::FromHost(staging.data(), staging.size() * sizeof(int64_t),

@@ -1,6 +1,6 @@
 // Graph batch assembly: many per-environment graphs -> one PyTorch Geometric-style batch.
 //
-// Input: the graphs' arrays concatenated on the host, with node ids local to each graph.
+// Input: views of each graph's arrays on the host, with node ids local to each graph.
 // Output (all int64): x [N] node-text ids, node_type [N], edge_index [2, E] with global node ids
 // (row 0 sources, row 1 targets), edge_flow [E], edge_position [E], batch [N] (graph of each
 // node), ptr [G + 1] (first node of each graph), and a CSR adjacency per flow: for flow f,
@@ -22,15 +22,23 @@ namespace compiler_gym::kernels {
 
 inline constexpr int kNumGraphFlows = 3;
 
+// One graph of a batch: views of its arrays, with node ids local to the graph. A batch is
+// assembled straight from the envs' graphs; concatenating them first would copy every array
+// once more.
+struct GraphView {
+  std::span<const int64_t> node_text;      // [nodes]
+  std::span<const int64_t> node_type;      // [nodes]
+  std::span<const int64_t> edge_source;    // [edges], local ids
+  std::span<const int64_t> edge_target;    // [edges], local ids
+  std::span<const int64_t> edge_flow;      // [edges], 0 <= flow < kNumGraphFlows
+  std::span<const int64_t> edge_position;  // [edges]
+
+  int64_t num_nodes() const { return static_cast<int64_t>(node_text.size()); }
+  int64_t num_edges() const { return static_cast<int64_t>(edge_source.size()); }
+};
+
 struct GraphBatchInput {
-  std::span<const int64_t> node_counts;    // [G]
-  std::span<const int64_t> edge_counts;    // [G]
-  std::span<const int64_t> node_text;      // [sum of node_counts]
-  std::span<const int64_t> node_type;      // [sum of node_counts]
-  std::span<const int64_t> edge_source;    // [sum of edge_counts], local ids
-  std::span<const int64_t> edge_target;    // [sum of edge_counts], local ids
-  std::span<const int64_t> edge_flow;      // [sum of edge_counts], 0 <= flow < kNumGraphFlows
-  std::span<const int64_t> edge_position;  // [sum of edge_counts]
+  std::span<const GraphView> graphs;  // [G], in batch order
 };
 
 struct GraphBatch {
@@ -42,11 +50,11 @@ struct GraphBatch {
   std::array<int64_t, kNumGraphFlows> flow_edges{};  // edges per flow
 };
 
-// kInvalidArgument when the input is inconsistent (sizes, a local id out of its graph, a flow
-// out of range), checked on the host before any launch and naming the first bad graph and edge;
-// kFailedPrecondition when `device` is unavailable. On CUDA the work is queued on `stream`
-// (nullptr: the engine stream) and the call returns without waiting for it; a batch of more
-// than 2^31 nodes is kResourceExhausted there (its sort keys pack node ids in 31 bits).
+// kInvalidArgument when the input is inconsistent (array sizes within a graph, a local id out
+// of its graph, a flow out of range), checked on the host before any launch and naming the first
+// bad graph and edge; kFailedPrecondition when `device` is unavailable. On CUDA the work is queued
+// on `stream` (nullptr: the engine stream) and the call returns without waiting for it; a batch of
+// more than 2^31 nodes is kResourceExhausted there (its sort keys pack node ids in 31 bits).
 StatusOr<GraphBatch> AssembleGraphBatch(const GraphBatchInput& input, Device device,
                                         void* stream = nullptr);
 

@@ -7,18 +7,6 @@
 namespace compiler_gym::batching {
 namespace {
 
-// Host-side concatenation of per-row arrays: offsets by prefix sum, copies in parallel.
-template <typename T, typename Get>
-std::vector<T> Concatenate(int64_t rows, const std::vector<int64_t>& offsets, Get get) {
-  std::vector<T> out(offsets.back());
-  oneapi::tbb::parallel_for(int64_t{0}, rows, [&](int64_t row) {
-    const std::vector<T>* v = get(row);
-    if (v != nullptr && !v->empty())
-      std::memcpy(out.data() + offsets[row], v->data(), v->size() * sizeof(T));
-  });
-  return out;
-}
-
 // The rows of a variable slab back to back, as elements of T, in parallel; offsets [rows + 1]
 // count values of `width` elements (a row of a {-1, D} space is D elements per value).
 template <typename T>
@@ -67,44 +55,19 @@ StatusOr<kernels::GraphBatch> CollateGraphs(const Slab& slab, kernels::Device de
     return InvalidArgument("observation " + slab.spec().name + " is not a graph space");
   }
   kernels::NvtxRange range("CollateGraphs");
-  const int64_t rows = slab.rows();
-  std::vector<int64_t> node_counts(rows), edge_counts(rows);
-  std::vector<int64_t> node_offsets(rows + 1, 0), edge_offsets(rows + 1, 0);
-  for (int64_t row = 0; row < rows; ++row) {
-    const GraphPtr& g = slab.RowGraph(row);
-    node_counts[row] = g ? g->num_nodes() : 0;
-    edge_counts[row] = g ? g->num_edges() : 0;
-    node_offsets[row + 1] = node_offsets[row] + node_counts[row];
-    edge_offsets[row + 1] = edge_offsets[row] + edge_counts[row];
+  // Views of the rows' graphs; a failed env's row has none and stands as an empty graph.
+  std::vector<kernels::GraphView> graphs(slab.rows());
+  for (int64_t row = 0; row < slab.rows(); ++row) {
+    if (const GraphPtr& g = slab.RowGraph(row)) {
+      graphs[row] = {.node_text = g->node_text_id,
+                     .node_type = g->node_type,
+                     .edge_source = g->edge_source,
+                     .edge_target = g->edge_target,
+                     .edge_flow = g->edge_flow,
+                     .edge_position = g->edge_position};
+    }
   }
-  auto nodes = [&](auto member) {
-    return Concatenate<int64_t>(rows, node_offsets,
-                                [&](int64_t row) -> const std::vector<int64_t>* {
-                                  const GraphPtr& g = slab.RowGraph(row);
-                                  return g ? &((*g).*member) : nullptr;
-                                });
-  };
-  auto edges = [&](auto member) {
-    return Concatenate<int64_t>(rows, edge_offsets,
-                                [&](int64_t row) -> const std::vector<int64_t>* {
-                                  const GraphPtr& g = slab.RowGraph(row);
-                                  return g ? &((*g).*member) : nullptr;
-                                });
-  };
-  const std::vector<int64_t> text = nodes(&Graph::node_text_id);
-  const std::vector<int64_t> type = nodes(&Graph::node_type);
-  const std::vector<int64_t> source = edges(&Graph::edge_source);
-  const std::vector<int64_t> target = edges(&Graph::edge_target);
-  const std::vector<int64_t> flow = edges(&Graph::edge_flow);
-  const std::vector<int64_t> position = edges(&Graph::edge_position);
-  const kernels::GraphBatchInput input{.node_counts = node_counts,
-                                       .edge_counts = edge_counts,
-                                       .node_text = text,
-                                       .node_type = type,
-                                       .edge_source = source,
-                                       .edge_target = target,
-                                       .edge_flow = flow,
-                                       .edge_position = position};
+  const kernels::GraphBatchInput input{.graphs = graphs};
   return kernels::AssembleGraphBatch(input, device, stream);
 }
 
