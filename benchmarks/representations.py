@@ -73,7 +73,8 @@ def batched(num_envs: int, trials: int) -> dict:
             observation_space=space,
             reward_space=None,
         )
-        vec.reset()  # warm the module cache
+        for _ in range(3):  # warm the module cache and let the heap grow to its working size
+            vec.reset()
         samples = []
         for _ in range(trials):
             start = time.perf_counter()
