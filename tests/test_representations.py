@@ -69,6 +69,21 @@ def test_programl_is_deterministic_and_tracks_the_module():
     assert after != first
 
 
+def test_engine_graph_arrays_are_read_only_views_of_the_cached_graph():
+    with compiler_gym.make("llvm-v0", benchmark=URIS[1]) as env:
+        env.reset()
+        index = env.observation.spaces["Programl"].index
+        first, again = env._env.observe(index), env._env.observe(index)
+        # Both views share the env's cached graph; writing through one would corrupt it.
+        assert np.shares_memory(first["edge_source"], again["edge_source"])
+        assert not first["edge_source"].flags.writeable
+        with pytest.raises(ValueError):
+            first["edge_source"][0] = 7
+        # The views outlive the env and its cache.
+        edges = first["edge_source"].copy()
+    assert np.array_equal(first["edge_source"], edges)
+
+
 def test_inst2vec_observations_agree(inst2vec_table):
     vocabulary, table = inst2vec_table
     text, indices, embeddings = observe(

@@ -19,6 +19,7 @@
 #include "observations/vocabulary.h"
 #include "torch_ext/dlpack_export.h"
 #include "torch_ext/errors.h"
+#include "torch_ext/numpy_util.h"
 #include "torch_ext/vec_env_binding.h"
 
 namespace py = pybind11;
@@ -26,44 +27,39 @@ namespace py = pybind11;
 namespace compiler_gym::python {
 namespace {
 
-py::object ToPython(const Observation& value) {
-  struct Visitor {
-    py::object operator()(std::monostate) const { return py::none(); }
-    py::object operator()(int64_t v) const { return py::int_(v); }
-    py::object operator()(double v) const { return py::float_(v); }
-    py::object operator()(bool v) const { return py::bool_(v); }
-    py::object operator()(const Text& v) const { return py::str(v.data); }
-    py::object operator()(const Json& v) const { return py::str(v.data); }
-    py::object operator()(const Bytes& v) const { return py::bytes(v.data); }
-    py::object operator()(const std::vector<int64_t>& v) const {
-      return py::array_t<int64_t>(v.size(), v.data());
-    }
-    py::object operator()(const std::vector<float>& v) const {
-      return py::array_t<float>(v.size(), v.data());
-    }
-    py::object operator()(const std::vector<double>& v) const {
-      return py::array_t<double>(v.size(), v.data());
-    }
-    py::object operator()(const GraphPtr& g) const {
-      py::dict d;
-      auto array = [](const std::vector<int64_t>& v) {
-        return py::array_t<int64_t>(v.size(), v.data());
-      };
-      d["node_type"] = array(g->node_type);
-      d["node_text_id"] = array(g->node_text_id);
-      d["node_function"] = array(g->node_function);
-      d["node_block"] = array(g->node_block);
-      d["node_text"] = g->node_text;
-      d["node_full_text"] = g->node_full_text;
-      d["edge_source"] = array(g->edge_source);
-      d["edge_target"] = array(g->edge_target);
-      d["edge_flow"] = array(g->edge_flow);
-      d["edge_position"] = array(g->edge_position);
-      return d;
-    }
-  };
-  return std::visit(Visitor{}, value);
-}
+// Vectors move into the arrays that return them, and graph arrays are read-only views of the
+// (shared, possibly cached) graph: an observation is not copied on its way to Python.
+struct ObservationToPython {
+  py::object operator()(std::monostate) const { return py::none(); }
+  py::object operator()(int64_t v) const { return py::int_(v); }
+  py::object operator()(double v) const { return py::float_(v); }
+  py::object operator()(bool v) const { return py::bool_(v); }
+  py::object operator()(const Text& v) const { return py::str(v.data); }
+  py::object operator()(const Json& v) const { return py::str(v.data); }
+  py::object operator()(const Bytes& v) const { return py::bytes(v.data); }
+  template <typename T>
+  py::object operator()(std::vector<T>& v) const {
+    const auto size = static_cast<py::ssize_t>(v.size());
+    return Own(std::move(v), {size});
+  }
+  py::object operator()(const GraphPtr& g) const {
+    py::dict d;
+    auto array = [&g](const std::vector<int64_t>& v) { return SharedView(v, g); };
+    d["node_type"] = array(g->node_type);
+    d["node_text_id"] = array(g->node_text_id);
+    d["node_function"] = array(g->node_function);
+    d["node_block"] = array(g->node_block);
+    d["node_text"] = g->node_text;
+    d["node_full_text"] = g->node_full_text;
+    d["edge_source"] = array(g->edge_source);
+    d["edge_target"] = array(g->edge_target);
+    d["edge_flow"] = array(g->edge_flow);
+    d["edge_position"] = array(g->edge_position);
+    return d;
+  }
+};
+
+py::object ToPython(Observation value) { return std::visit(ObservationToPython{}, value); }
 
 py::dict SpaceToDict(const SpaceSpec& s) {
   py::dict d;

@@ -14,19 +14,12 @@
 #include "torch_ext/batching.h"
 #include "torch_ext/dlpack_export.h"
 #include "torch_ext/errors.h"
+#include "torch_ext/numpy_util.h"
 
 namespace py = pybind11;
 
 namespace compiler_gym::python {
 namespace {
-
-// Wraps a vector in a NumPy array that owns it (no copy of the data).
-template <typename T>
-py::array_t<T> Own(std::vector<T> values, std::vector<py::ssize_t> shape) {
-  auto* heap = new std::vector<T>(std::move(values));
-  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return py::array_t<T>(shape, heap->data(), owner);
-}
 
 py::dtype NumpyDtype(DType dtype) {
   switch (dtype) {
