@@ -1,7 +1,7 @@
 """Throughput of the vector engine, side by side with the alternatives users would pick.
 
     python benchmarks/vec_env_throughput.py [--env llvm-autophase-ic-v0] [--steps 40]
-        [--num-envs 1 4 16 64] [--plot vec_env_throughput.png]
+        [--num-envs 1 4 16 64] [--repeats 3] [--plot vec_env_throughput.png]
 
 Measured in one run on the same benchmarks and random actions:
   * make_vec, sync step, for each num_threads in {1, all cores} and each num_envs;
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from functools import partial
 
 import gymnasium
 import numpy as np
@@ -107,26 +108,41 @@ def main(argv=None) -> int:
     parser.add_argument("--env", default="llvm-autophase-ic-v0")
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 4, 16, 64])
+    parser.add_argument("--repeats", type=int, default=3, help="rounds; the median is reported")
     parser.add_argument("--plot", default="")
     args = parser.parse_args(argv)
     cores = os.cpu_count() or 1
+    nan = float("nan")
     rows = []
 
     def rng():
         # Every configuration replays the same random actions.
         return np.random.default_rng(0)
 
-    print(f"{args.env}, {args.steps} steps per env, {cores} cores; env steps/s")
+    print(
+        f"{args.env}, {args.steps} steps per env, {cores} cores; env steps/s, "
+        f"median of {args.repeats} rounds"
+    )
     print(
         f"{'num_envs':>8} {'vec 1 thr':>10} {'vec all':>10} {'vec async':>10} "
         f"{'py loop':>10} {'AsyncVecEnv':>12} {'eff':>6} {'vs Async':>9}"
     )
     for n in args.num_envs:
-        one = vec_sync(args.env, n, 1, args.steps, rng())
-        full = vec_sync(args.env, n, cores, args.steps, rng())
-        asy = vec_async(args.env, n, cores, args.steps, rng()) if n > 1 else float("nan")
-        loop = python_loop(args.env, n, args.steps, rng())
-        subproc = async_vector_env(args.env, n, args.steps, rng()) if n <= 64 else float("nan")
+        e, k = args.env, args.steps
+        runs = {
+            "one": partial(vec_sync, e, n, 1, k),
+            "full": partial(vec_sync, e, n, cores, k),
+            "asy": partial(vec_async, e, n, cores, k) if n > 1 else None,
+            "loop": partial(python_loop, e, n, k),
+            "subproc": partial(async_vector_env, e, n, k) if n <= 64 else None,
+        }
+        # Rounds interleave the configurations, so that a slow spell of a shared machine
+        # does not fall on one of them only; each reports its median round.
+        samples = {name: [] for name in runs}
+        for _ in range(args.repeats):
+            for name, run in runs.items():
+                samples[name].append(run(rng()) if run else nan)
+        one, full, asy, loop, subproc = (float(np.median(samples[name])) for name in runs)
         efficiency = full / (one * min(cores, n))
         rows.append((n, one, full, asy, loop, subproc))
         print(
