@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #ifdef CG_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -18,6 +21,62 @@ namespace {
 
 // A cache line: enough for any SIMD load and keeps two buffers from sharing a line.
 constexpr size_t kHostAlignment = 64;
+// Host blocks from this size on are pooled (below it, malloc keeps freed memory itself).
+constexpr size_t kHostPoolMinBytes = size_t{1} << 20;
+constexpr size_t kHostPoolBytes = size_t{1} << 30;
+
+// Large host blocks freed by batches that Python released, kept for the next batches. glibc
+// returns such blocks to the kernel (they are mmapped), so every batch would otherwise fault in
+// and zero its pages afresh: a third of a 1024-env graph batch's handoff. A block serves a
+// request of at least half its size; the pool holds at most kHostPoolBytes.
+class HostPool {
+ public:
+  static HostPool& Get() {
+    static HostPool* pool = new HostPool();  // leaked: deleters may run during static teardown
+    return *pool;
+  }
+
+  // A kept block of at least `bytes` and at most twice that, with its capacity; nullptr if none.
+  std::pair<void*, size_t> Take(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = blocks_.lower_bound(bytes);
+    if (it == blocks_.end() || it->first / 2 > bytes) return {nullptr, 0};
+    const std::pair<void*, size_t> block{it->second, it->first};
+    held_ -= it->first;
+    blocks_.erase(it);
+    return block;
+  }
+
+  // Keeps the block, or frees it when the pool is full.
+  void Give(void* data, size_t capacity) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (held_ + capacity <= kHostPoolBytes) {
+        blocks_.emplace(capacity, data);
+        held_ += capacity;
+        return;
+      }
+    }
+    std::free(data);
+  }
+
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [capacity, data] : blocks_) std::free(data);
+    blocks_.clear();
+    held_ = 0;
+  }
+
+  size_t held() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return held_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::multimap<size_t, void*> blocks_;  // capacity -> block
+  size_t held_ = 0;
+};
 
 StatusOr<std::shared_ptr<void>> AllocateHost(size_t bytes) {
   if (bytes > SIZE_MAX - kHostAlignment) {
@@ -26,11 +85,22 @@ StatusOr<std::shared_ptr<void>> AllocateHost(size_t bytes) {
   // aligned_alloc wants a multiple of the alignment; at least one line so data() is never null.
   const size_t rounded =
       std::max(kHostAlignment, (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment);
-  void* data = std::aligned_alloc(kHostAlignment, rounded);
+  if (rounded < kHostPoolMinBytes) {
+    void* data = std::aligned_alloc(kHostAlignment, rounded);
+    if (data == nullptr) {
+      return ResourceExhausted("out of host memory allocating " + std::to_string(bytes) + " bytes");
+    }
+    return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
+  }
+  auto [data, capacity] = HostPool::Get().Take(rounded);
+  if (data == nullptr) {
+    data = std::aligned_alloc(kHostAlignment, rounded);
+    capacity = rounded;
+  }
   if (data == nullptr) {
     return ResourceExhausted("out of host memory allocating " + std::to_string(bytes) + " bytes");
   }
-  return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
+  return std::shared_ptr<void>(data, [capacity](void* p) { HostPool::Get().Give(p, capacity); });
 }
 
 #ifdef CG_WITH_CUDA
@@ -113,6 +183,10 @@ Status CheckDevice(Device device) {
   if (CudaDeviceCount() == 0) return FailedPrecondition("device cuda: no CUDA device is available");
   return Status::Ok();
 }
+
+size_t HostPoolBytesHeld() { return HostPool::Get().held(); }
+
+void ClearHostPool() { HostPool::Get().Clear(); }
 
 StatusOr<DeviceBuffer> DeviceBuffer::Allocate(Device device, size_t bytes, bool pinned,
                                               void* stream) {

@@ -68,6 +68,12 @@ class DeviceBuffer {
   void* stream_ = nullptr;
 };
 
+// Large host buffers (1 MiB and up) are recycled: when the last reference goes, the block is
+// kept (up to 1 GiB in all) and serves a later request of at least half its size, so batches of
+// similar size reuse memory that is already mapped. These report and release what is kept.
+size_t HostPoolBytesHeld();
+void ClearHostPool();
+
 // The engine's CUDA stream: one non-blocking stream on the device current at first use, created
 // on first use (thread-safe) and never destroyed; nullptr without CUDA or without a device.
 // Batches are copied and assembled on it; consumers synchronize through DLPack's stream protocol.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -98,6 +99,54 @@ TEST(DeviceBuffer, SharedKeepsTheMemoryAlive) {
     kept = buffer->shared();
   }
   EXPECT_EQ(*static_cast<int32_t*>(kept.get()), 42);
+}
+
+TEST(DeviceBuffer, LargeHostBlocksAreRecycled) {
+  ClearHostPool();
+  constexpr size_t kMiB = size_t{1} << 20;
+  void* first = nullptr;
+  {
+    auto a = DeviceBuffer::Allocate(Device::kCpu, 8 * kMiB);
+    ASSERT_TRUE(a.ok());
+    first = a->data();
+    auto small = DeviceBuffer::Allocate(Device::kCpu, 1000);  // below the pooled size
+    ASSERT_TRUE(small.ok());
+  }
+  EXPECT_EQ(HostPoolBytesHeld(), 8 * kMiB);
+  {
+    // Twice the request is too wasteful: a new block.
+    auto tiny = DeviceBuffer::Allocate(Device::kCpu, 3 * kMiB);
+    ASSERT_TRUE(tiny.ok());
+    EXPECT_NE(tiny->data(), first);
+    EXPECT_EQ(HostPoolBytesHeld(), 8 * kMiB);
+  }
+  EXPECT_EQ(HostPoolBytesHeld(), 8 * kMiB + 3 * kMiB);
+  {
+    // A slightly smaller request takes the kept 8 MiB block; its contents are overwritable.
+    auto b = DeviceBuffer::Allocate(Device::kCpu, 7 * kMiB);
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(b->data(), first);
+    std::vector<uint8_t> ones(7 * kMiB, 1);
+    std::memcpy(b->data(), ones.data(), ones.size());
+    EXPECT_EQ(HostPoolBytesHeld(), 3 * kMiB);
+  }
+  ClearHostPool();
+  EXPECT_EQ(HostPoolBytesHeld(), 0u);
+}
+
+TEST(DeviceBuffer, TheHostPoolIsBounded) {
+  ClearHostPool();
+  constexpr size_t kMiB = size_t{1} << 20;
+  {
+    std::vector<DeviceBuffer> buffers;
+    for (int i = 0; i < 5; ++i) {
+      auto b = DeviceBuffer::Allocate(Device::kCpu, 300 * kMiB);
+      ASSERT_TRUE(b.ok());
+      buffers.push_back(*std::move(b));
+    }
+  }
+  EXPECT_EQ(HostPoolBytesHeld(), 900 * kMiB);  // three fit in 1 GiB; two were freed
+  ClearHostPool();
 }
 
 TEST(Stream, SynchronizeAndNvtxWorkEverywhere) {
