@@ -27,7 +27,7 @@ constexpr size_t kHostPoolBytes = size_t{1} << 30;
 
 // Large host blocks freed by batches that Python released, kept for the next batches. glibc
 // returns such blocks to the kernel (they are mmapped), so every batch would otherwise fault in
-// and zero its pages afresh: a third of a 1024-env graph batch's handoff. A block serves a
+// and zero its pages afresh: most of a 1024-env graph batch's handoff. A block serves a
 // request of at least half its size; the pool holds at most kHostPoolBytes.
 class HostPool {
  public:
@@ -85,14 +85,8 @@ StatusOr<std::shared_ptr<void>> AllocateHost(size_t bytes) {
   // aligned_alloc wants a multiple of the alignment; at least one line so data() is never null.
   const size_t rounded =
       std::max(kHostAlignment, (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment);
-  if (rounded < kHostPoolMinBytes) {
-    void* data = std::aligned_alloc(kHostAlignment, rounded);
-    if (data == nullptr) {
-      return ResourceExhausted("out of host memory allocating " + std::to_string(bytes) + " bytes");
-    }
-    return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
-  }
-  auto [data, capacity] = HostPool::Get().Take(rounded);
+  auto [data, capacity] = rounded >= kHostPoolMinBytes ? HostPool::Get().Take(rounded)
+                                                       : std::pair<void*, size_t>{nullptr, 0};
   if (data == nullptr) {
     data = std::aligned_alloc(kHostAlignment, rounded);
     capacity = rounded;
@@ -100,6 +94,8 @@ StatusOr<std::shared_ptr<void>> AllocateHost(size_t bytes) {
   if (data == nullptr) {
     return ResourceExhausted("out of host memory allocating " + std::to_string(bytes) + " bytes");
   }
+  if (capacity < kHostPoolMinBytes)
+    return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
   return std::shared_ptr<void>(data, [capacity](void* p) { HostPool::Get().Give(p, capacity); });
 }
 

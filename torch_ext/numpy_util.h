@@ -25,8 +25,7 @@ pybind11::array_t<T> SharedView(const std::vector<T>& values, std::shared_ptr<Ke
   auto* heap = new std::shared_ptr<Keeper>(std::move(keeper));
   pybind11::capsule owner(heap, [](void* p) { delete static_cast<std::shared_ptr<Keeper>*>(p); });
   pybind11::array_t<T> array({static_cast<pybind11::ssize_t>(values.size())}, values.data(), owner);
-  pybind11::detail::array_proxy(array.ptr())->flags &=
-      ~pybind11::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  array.attr("setflags")(pybind11::arg("write") = false);
   return array;
 }
 
