@@ -15,7 +15,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
-#include "observations/module_text.h"
+#include "observations/statement_text.h"
 
 namespace compiler_gym::observations {
 namespace {
@@ -313,19 +313,27 @@ const llvm::Instruction& FirstStatement(const llvm::BasicBlock& block) {
 Inst2vecStatementGraph Build(const llvm::Module& module, bool with_edges) {
   Inst2vecStatementGraph graph;
   const StructBodies bodies = Inst2vecStructBodies(module);
-  const PrintedModule printed = PrintModule(module);
+  StatementText text(module);
+  std::string printed;
   std::string normalized;
   llvm::DenseMap<const llvm::Value*, int32_t> index;
-  graph.statements.reserve(printed.spans.size());
-  for (const PrintedModule::Span& span : printed.spans) {
-    if (const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(span.value)) {
-      if (global->isDeclaration()) continue;
-    } else if (!IsStatement(*llvm::cast<llvm::Instruction>(span.value))) {
-      continue;
-    }
-    if (with_edges) index[span.value] = static_cast<int32_t>(graph.statements.size());
-    NormalizeInto(printed.TextOf(span), bodies, normalized);
+  graph.statements.reserve(module.global_size() + module.getInstructionCount());
+  auto add = [&](const llvm::Value& value) {
+    if (with_edges) index[&value] = static_cast<int32_t>(graph.statements.size());
+    printed.clear();
+    text.Append(value, printed);
+    NormalizeInto(printed, bodies, normalized);
     graph.statements.push_back(normalized);  // one allocation of the final size
+  };
+  for (const llvm::GlobalVariable& global : module.globals()) {
+    if (!global.isDeclaration()) add(global);
+  }
+  for (const llvm::Function& function : module) {
+    for (const llvm::BasicBlock& block : function) {
+      for (const llvm::Instruction& inst : block) {
+        if (IsStatement(inst)) add(inst);
+      }
+    }
   }
   if (!with_edges) return graph;
 

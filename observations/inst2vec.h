@@ -5,8 +5,9 @@
 // declarations are not statements), then each instruction of each defined function
 // (declarations, labels and debug info are not statements: LLVM 19 keeps debug info as records
 // that Instruction::print leaves out, and a module holding dbg.* intrinsic calls instead gives
-// the same statements). Each is printed by LLVM with one ModuleSlotTracker for the module, then
-// normalized. Normalization rules:
+// the same statements). Each is written in LLVM's assembly syntax (statement_text.h: straight
+// from the IR, or by LLVM's printer for rare forms; either gives what Module::print gives, as
+// far as the rules below can tell), then normalized. Normalization rules:
 //   - local identifiers (%x, %7, %"a b") -> <%ID>, including the blocks of phi incoming pairs;
 //     global identifiers (@x, @0, @"a b", intrinsics such as @llvm.memcpy.p0.p0.i64) -> <@ID>
 //   - branch / switch / indirectbr / invoke / callbr targets ("label %bb") -> "label <LABEL>"

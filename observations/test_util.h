@@ -1,15 +1,20 @@
-// Test helper: parse a fixture from tests/data into a module.
+// Test helpers: fixtures from tests/data, and inst2vec statements through LLVM's own printer.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/SourceMgr.h"
+#include "observations/inst2vec.h"
+#include "observations/module_text.h"
 
 namespace compiler_gym::testing {
 
@@ -23,6 +28,39 @@ inline std::unique_ptr<llvm::Module> ParseFixture(const std::string& name,
   auto module = llvm::parseAssemblyFile(FixturePath(name), error, context);
   EXPECT_TRUE(module) << error.getMessage().str();
   return module;
+}
+
+// inst2vec statements the obvious way: LLVM's printer writes the whole module, and each
+// statement's text is cut out and normalized. The reference for the direct writer of
+// observations/statement_text.cc, which Inst2vecPreprocess uses.
+inline std::vector<std::string> PrintedInst2vecStatements(const llvm::Module& module) {
+  const auto bodies = observations::Inst2vecStructBodies(module);
+  const observations::PrintedModule printed = observations::PrintModule(module);
+  std::vector<std::string> statements;
+  for (const observations::PrintedModule::Span& span : printed.spans) {
+    const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(span.value);
+    if (global != nullptr ? global->isDeclaration()
+                          : llvm::isa<llvm::DbgInfoIntrinsic>(span.value)) {
+      continue;
+    }
+    statements.push_back(observations::Inst2vecNormalize(printed.TextOf(span), bodies));
+  }
+  return statements;
+}
+
+// Compares two statement lists entry by entry, so a failure names the first statements that
+// differ rather than dumping both lists.
+inline void ExpectSameStatements(const std::vector<std::string>& actual,
+                                 const std::vector<std::string>& expected,
+                                 const std::string& where) {
+  EXPECT_EQ(actual.size(), expected.size()) << where;
+  int reported = 0;
+  for (size_t i = 0; i < std::min(actual.size(), expected.size()) && reported < 5; ++i) {
+    if (actual[i] == expected[i]) continue;
+    ADD_FAILURE() << where << ", statement " << i << ":\n  written: " << actual[i]
+                  << "\n  printed: " << expected[i];
+    ++reported;
+  }
 }
 
 }  // namespace compiler_gym::testing
