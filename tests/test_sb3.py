@@ -52,7 +52,8 @@ def test_needs_same_step_autoreset():
         CompilerSB3VecEnv(make_vec(ENV, 2, autoreset="next_step", max_episode_steps=2))
 
 
-def test_ppo_learns_on_the_engine():
+def test_ppo_learns_on_the_engine(tmp_path, monkeypatch):
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3 otherwise leaves a folder in /tmp
     venv = VecMonitor(make_sb3_vec_env(ENV, num_envs=4, max_episode_steps=4, num_threads=2))
     model = sb3.PPO("MlpPolicy", VecCheckNan(venv), n_steps=8, batch_size=16, n_epochs=1, seed=0)
     model.learn(total_timesteps=64)
