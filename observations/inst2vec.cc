@@ -325,16 +325,7 @@ Inst2vecStatementGraph Build(const llvm::Module& module, bool with_edges) {
     NormalizeInto(printed, bodies, normalized);
     graph.statements.push_back(normalized);  // one allocation of the final size
   };
-  for (const llvm::GlobalVariable& global : module.globals()) {
-    if (!global.isDeclaration()) add(global);
-  }
-  for (const llvm::Function& function : module) {
-    for (const llvm::BasicBlock& block : function) {
-      for (const llvm::Instruction& inst : block) {
-        if (IsStatement(inst)) add(inst);
-      }
-    }
-  }
+  ForEachInst2vecStatement(module, add);
   if (!with_edges) return graph;
 
   auto& edges = graph.edges;
@@ -412,6 +403,20 @@ StructBodies Inst2vecStructBodies(const llvm::Module& module) {
     expanded.emplace_back(name, ExpandStructBody(body, raw, stack));
   }
   return expanded;
+}
+
+void ForEachInst2vecStatement(const llvm::Module& module,
+                              llvm::function_ref<void(const llvm::Value&)> fn) {
+  for (const llvm::GlobalVariable& global : module.globals()) {
+    if (!global.isDeclaration()) fn(global);
+  }
+  for (const llvm::Function& function : module) {
+    for (const llvm::BasicBlock& block : function) {
+      for (const llvm::Instruction& inst : block) {
+        if (IsStatement(inst)) fn(inst);
+      }
+    }
+  }
 }
 
 std::vector<std::string> Inst2vecPreprocess(const llvm::Module& module) {

@@ -40,9 +40,12 @@
 #include <utility>
 #include <vector>
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 namespace llvm {
 class Module;
-}
+class Value;
+}  // namespace llvm
 
 namespace compiler_gym::observations {
 
@@ -58,6 +61,11 @@ std::vector<std::pair<std::string, std::string>> Inst2vecStructBodies(const llvm
 
 // The normalized statements of a module, in the order above.
 std::vector<std::string> Inst2vecPreprocess(const llvm::Module& module);
+
+// Calls `fn` with the value of each statement (a GlobalVariable or an Instruction), in the
+// order above.
+void ForEachInst2vecStatement(const llvm::Module& module,
+                              llvm::function_ref<void(const llvm::Value&)> fn);
 
 // Statements plus the contextual flow graph of inst2vec over them: an edge (a, b) joins
 // statement a to a statement b that uses the value a defines (data), or that follows a in

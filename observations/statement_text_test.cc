@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "llvm/IR/Function.h"
 #include "llvm/IR/Instruction.h"
 #include "observations/inst2vec.h"
 #include "observations/test_util.h"
@@ -28,26 +27,19 @@ struct Written {
 std::map<std::string, Written> WriteAll(const llvm::Module& module) {
   std::map<std::string, Written> written;
   StatementText writer(module);
-  auto add = [&](const llvm::Value& value, std::string key) {
+  int position = 0;
+  ForEachInst2vecStatement(module, [&](const llvm::Value& value) {
+    ++position;
+    const auto* inst = llvm::dyn_cast<llvm::Instruction>(&value);
+    std::string key = inst == nullptr ? "@" + value.getName().str()
+                      : inst->hasName()
+                          ? "%" + inst->getName().str()
+                          : std::string(inst->getOpcodeName()) + "#" + std::to_string(position);
     const size_t before = writer.printed_by_llvm();
     std::string text;
     writer.Append(value, text);
     written[key] = {text, writer.printed_by_llvm() > before};
-  };
-  for (const llvm::GlobalVariable& global : module.globals()) {
-    if (!global.isDeclaration()) add(global, "@" + global.getName().str());
-  }
-  int position = 0;
-  for (const llvm::Function& function : module) {
-    for (const llvm::BasicBlock& block : function) {
-      for (const llvm::Instruction& inst : block) {
-        ++position;
-        add(inst, inst.hasName()
-                      ? "%" + inst.getName().str()
-                      : std::string(inst.getOpcodeName()) + "#" + std::to_string(position));
-      }
-    }
-  }
+  });
   return written;
 }
 

@@ -4,12 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/GlobalVariable.h"
-#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/SourceMgr.h"
@@ -36,13 +35,12 @@ inline std::unique_ptr<llvm::Module> ParseFixture(const std::string& name,
 inline std::vector<std::string> PrintedInst2vecStatements(const llvm::Module& module) {
   const auto bodies = observations::Inst2vecStructBodies(module);
   const observations::PrintedModule printed = observations::PrintModule(module);
+  std::set<const llvm::Value*> is_statement;
+  observations::ForEachInst2vecStatement(
+      module, [&](const llvm::Value& value) { is_statement.insert(&value); });
   std::vector<std::string> statements;
   for (const observations::PrintedModule::Span& span : printed.spans) {
-    const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(span.value);
-    if (global != nullptr ? global->isDeclaration()
-                          : llvm::isa<llvm::DbgInfoIntrinsic>(span.value)) {
-      continue;
-    }
+    if (!is_statement.contains(span.value)) continue;
     statements.push_back(observations::Inst2vecNormalize(printed.TextOf(span), bodies));
   }
   return statements;

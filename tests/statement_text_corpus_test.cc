@@ -24,19 +24,10 @@ std::pair<size_t, size_t> Count(const llvm::Module& module) {
   observations::StatementText writer(module);
   size_t total = 0;
   std::string text;
-  for (const llvm::GlobalVariable& global : module.globals()) {
-    if (global.isDeclaration()) continue;
-    writer.Append(global, text);
+  observations::ForEachInst2vecStatement(module, [&](const llvm::Value& value) {
+    writer.Append(value, text);
     ++total;
-  }
-  for (const llvm::Function& function : module) {
-    for (const llvm::BasicBlock& block : function) {
-      for (const llvm::Instruction& inst : block) {
-        writer.Append(inst, text);
-        ++total;
-      }
-    }
-  }
+  });
   return {total - writer.printed_by_llvm(), writer.printed_by_llvm()};
 }
 
