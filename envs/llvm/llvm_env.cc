@@ -8,6 +8,7 @@
 #include "envs/llvm/benchmark_cache.h"
 #include "envs/llvm/codegen.h"
 #include "envs/llvm/module_prefetch.h"
+#include "envs/llvm/module_state.h"
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
 #include "envs/llvm/runtime.h"
@@ -39,7 +40,8 @@ namespace {
 
 // An analysis that computes nothing. Cached on every function before a pass runs, it survives
 // exactly on the functions the pass reports unchanged (LLVM drops it with every other analysis a
-// changing pass does not preserve), so only the changed functions need verifying.
+// changing pass does not preserve): a function whose body changed while it kept its marker was
+// changed by a pass that misreported, and its cached analyses cannot be trusted.
 struct UnchangedMarker : llvm::AnalysisInfoMixin<UnchangedMarker> {
   struct Result {};
   Result run(llvm::Function&, llvm::FunctionAnalysisManager&) { return {}; }
@@ -105,6 +107,9 @@ struct LlvmEnv::Impl {
 
   // Observations of the current module, dropped whenever the module changes.
   std::vector<std::optional<Observation>> cache;
+  // The current module's fingerprint, computed before the first step of a module; each step
+  // compares the module against it, whatever the pass reported.
+  std::optional<ModuleFingerprint> fingerprint;
   // Its object file (with the seconds code generation took) and linked executable, shared by
   // the size, build and run observations; dropped likewise.
   std::optional<std::string> object;
@@ -138,6 +143,7 @@ struct LlvmEnv::Impl {
 
   void Invalidate() {
     cache.assign(LlvmEnvSpec().observation_spaces.size(), std::nullopt);
+    fingerprint.reset();
     object.reset();
     executable.reset();
   }
@@ -203,17 +209,31 @@ struct LlvmEnv::Impl {
     }
   }
 
-  // Verifies what the last pass changed: the changed functions, or the whole module when every
-  // function lost its marker (a module pass that changed the IR invalidates them all).
-  Status VerifyChanged() {
+  // The functions of the module in order, to name fingerprint entries.
+  std::vector<llvm::Function*> Functions() {
+    std::vector<llvm::Function*> out;
+    out.reserve(module->size());
+    for (llvm::Function& function : *module) out.push_back(&function);
+    return out;
+  }
+
+  // After a pass that changed the module (by its fingerprint, not by its word): drops analyses
+  // that a misreporting pass left cached, then verifies what changed: the changed functions, or
+  // the whole module when anything outside function bodies changed.
+  Status AfterChange(const ModuleFingerprint& before, const ModuleFingerprint& after,
+                     bool claimed_unchanged) {
+    const bool header_changed = before.module != after.module;
+    const std::vector<llvm::Function*> functions = Functions();
     std::vector<llvm::Function*> changed;
-    size_t defined = 0;
-    for (llvm::Function& function : *module) {
-      if (function.isDeclaration()) continue;
-      ++defined;
-      if (fam.getCachedResult<UnchangedMarker>(function) == nullptr) changed.push_back(&function);
+    if (!header_changed) {
+      for (size_t i : ChangedFunctions(before, after)) changed.push_back(functions[i]);
     }
-    if (changed.size() == defined) return VerifyModule(*module);
+    bool stale_analyses = claimed_unchanged;
+    for (llvm::Function* function : changed) {
+      stale_analyses |= fam.getCachedResult<UnchangedMarker>(*function) != nullptr;
+    }
+    if (stale_analyses) ClearAnalyses();
+    if (header_changed) return VerifyModule(*module);
     for (llvm::Function* function : changed) {
       std::string message;
       llvm::raw_string_ostream os(message);
@@ -783,6 +803,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     outcome.error = Internal("cannot build pass " + name + ": " + llvm::toString(std::move(err)));
     return false;
   }
+  if (!fingerprint) fingerprint = Fingerprint(*module);
   MarkFunctions();
   llvm::PreservedAnalyses preserved = llvm::PreservedAnalyses::all();
   llvm::CrashRecoveryContext crc;
@@ -812,12 +833,21 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     outcome.error = Internal("pass " + name + " crashed");
     return false;
   }
-  // LLVM's contract: a pass that changed the IR does not report all analyses preserved.
-  if (preserved.areAllPreserved()) return true;
-  outcome.action_had_no_effect = false;
-  Invalidate();
+  // Whether the module changed is read off the module itself: passes do not always keep
+  // LLVM's contract (a pass that changed the IR does not report all analyses preserved).
   const auto verify_start = std::chrono::steady_clock::now();
-  Status verified = VerifyChanged();
+  Canonicalize(*module);
+  ModuleFingerprint after = Fingerprint(*module);
+  if (after == *fingerprint) {
+    outcome.verify_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count();
+    return true;
+  }
+  outcome.action_had_no_effect = false;
+  const ModuleFingerprint before = std::move(*fingerprint);
+  Invalidate();
+  Status verified = AfterChange(before, after, preserved.areAllPreserved());
+  fingerprint = std::move(after);
   outcome.verify_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count();
   if (!verified.ok()) {

@@ -1,0 +1,252 @@
+#include "envs/llvm/module_state.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalAlias.h"
+#include "llvm/IR/GlobalIFunc.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Operator.h"
+
+namespace compiler_gym::llvm_env {
+
+namespace {
+
+// Value::SubclassData holds what each kind of instruction or constant keeps beside its operands
+// (predicates, alignments, volatility, atomic orderings, calling conventions, tail-call kinds,
+// constant expression opcodes). It is protected; a pointer to the member, named through a
+// derived class, reads it for every kind at once instead of one accessor per kind.
+struct SubclassDataAccess : llvm::Value {
+  using llvm::Value::getSubclassDataFromValue;
+};
+constexpr auto kSubclassData = &SubclassDataAccess::getSubclassDataFromValue;
+
+// Order-sensitive 64-bit mixing; fast, not cryptographic (nothing adversarial compares these).
+class Hasher {
+ public:
+  void Add(uint64_t v) {
+    h_ = (h_ ^ v) * 0x9E3779B97F4A7C15ull;
+    h_ ^= h_ >> 31;
+  }
+  void Add(const void* p) { Add(reinterpret_cast<uintptr_t>(p)); }
+  void Add(llvm::StringRef s) { Add(static_cast<uint64_t>(llvm::hash_value(s))); }
+  uint64_t value() const { return h_; }
+
+ private:
+  uint64_t h_ = 0x243F6A8885A308D3ull;
+};
+
+class Walker {
+ public:
+  explicit Walker(const llvm::Module& module) {
+    uint32_t n = 0;
+    for (const llvm::GlobalValue& gv : module.global_values()) global_ordinal_[&gv] = n++;
+  }
+
+  uint64_t ModuleHeader(const llvm::Module& module) {
+    Hasher h;
+    h.Add(llvm::StringRef(module.getTargetTriple()));
+    h.Add(llvm::StringRef(module.getDataLayoutStr()));
+    h.Add(llvm::StringRef(module.getModuleInlineAsm()));
+    for (const llvm::NamedMDNode& named : module.named_metadata()) {
+      h.Add(named.getName());
+      for (const llvm::MDNode* node : named.operands()) h.Add(node);
+    }
+    for (const llvm::GlobalVariable& gv : module.globals()) {
+      h.Add(uint64_t{1});
+      GlobalHeader(gv, h);
+      h.Add(gv.isConstant() | gv.isExternallyInitialized() << 1 | gv.hasInitializer() << 2);
+      h.Add(static_cast<uint64_t>(gv.getThreadLocalMode()));
+      if (gv.hasInitializer()) h.Add(Constant(gv.getInitializer()));
+      h.Add(gv.getCodeModel() ? 1 + static_cast<uint64_t>(*gv.getCodeModel()) : 0);
+      for (const llvm::Attribute& attribute : gv.getAttributes()) h.Add(attribute.getRawPointer());
+    }
+    for (const llvm::Function& f : module) {
+      h.Add(uint64_t{2});
+      GlobalHeader(f, h);
+      h.Add(f.getFunctionType());
+      h.Add(f.getAttributes().getRawPointer());
+      h.Add(static_cast<uint64_t>(f.getCallingConv()));
+      h.Add(f.hasGC() ? f.getGC() : llvm::StringRef());
+      h.Add(f.hasPersonalityFn() ? Constant(f.getPersonalityFn()) : 0);
+      h.Add(f.hasPrefixData() ? Constant(f.getPrefixData()) : 0);
+      h.Add(f.hasPrologueData() ? Constant(f.getPrologueData()) : 0);
+    }
+    for (const llvm::GlobalAlias& alias : module.aliases()) {
+      h.Add(uint64_t{3});
+      GlobalHeader(alias, h);
+      h.Add(Constant(alias.getAliasee()));
+    }
+    for (const llvm::GlobalIFunc& ifunc : module.ifuncs()) {
+      h.Add(uint64_t{4});
+      GlobalHeader(ifunc, h);
+      h.Add(Constant(ifunc.getResolver()));
+    }
+    return h.value();
+  }
+
+  uint64_t Body(const llvm::Function& f) {
+    if (f.isDeclaration()) return 0;
+    // Positions of the function's local values, so that operands name them by position.
+    local_ordinal_.clear();
+    uint32_t n = 0;
+    for (const llvm::Argument& arg : f.args()) local_ordinal_[&arg] = n++;
+    for (const llvm::BasicBlock& block : f) {
+      local_ordinal_[&block] = n++;
+      for (const llvm::Instruction& inst : block) local_ordinal_[&inst] = n++;
+    }
+    Hasher h;
+    for (const llvm::BasicBlock& block : f) {
+      h.Add(uint64_t{0xB10C});
+      for (const llvm::Instruction& inst : block) Instruction(inst, h);
+    }
+    return h.value();
+  }
+
+ private:
+  void GlobalHeader(const llvm::GlobalValue& gv, Hasher& h) {
+    h.Add(gv.getName());
+    h.Add(gv.getValueType());
+    h.Add(static_cast<uint64_t>(gv.getLinkage()) | static_cast<uint64_t>(gv.getVisibility()) << 8 |
+          static_cast<uint64_t>(gv.getDLLStorageClass()) << 16 |
+          static_cast<uint64_t>(gv.getUnnamedAddr()) << 24 |
+          static_cast<uint64_t>(gv.isDSOLocal()) << 32 |
+          static_cast<uint64_t>(gv.getAddressSpace()) << 40);
+    h.Add(gv.hasPartition() ? gv.getPartition() : llvm::StringRef());
+    if (const auto* object = llvm::dyn_cast<llvm::GlobalObject>(&gv)) {
+      h.Add(object->getAlign() ? object->getAlign()->value() : 0);
+      h.Add(object->hasSection() ? object->getSection() : llvm::StringRef());
+      h.Add(object->getComdat());
+      Metadata(*object, h);
+    }
+  }
+
+  template <typename T>
+  void Metadata(const T& value, Hasher& h) {
+    if (!value.hasMetadata()) return;
+    llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 4> attached;
+    value.getAllMetadata(attached);
+    for (const auto& [kind, node] : attached) {
+      h.Add(kind);
+      h.Add(node);
+    }
+  }
+
+  void Instruction(const llvm::Instruction& inst, Hasher& h) {
+    h.Add(static_cast<uint64_t>(inst.getValueID()) | uint64_t{inst.getRawSubclassOptionalData()}
+                                                         << 16 |
+          uint64_t{(inst.*kSubclassData)()} << 32);
+    h.Add(inst.getType());
+    for (const llvm::Use& operand : inst.operands()) h.Add(Operand(operand.get()));
+    if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(&inst)) {
+      for (const llvm::BasicBlock* block : phi->blocks()) h.Add(local_ordinal_.lookup(block));
+    } else if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
+      h.Add(call->getFunctionType());
+      h.Add(call->getAttributes().getRawPointer());
+      for (unsigned i = 0; i < call->getNumOperandBundles(); ++i) {
+        h.Add(call->getOperandBundleAt(i).getTagID());
+      }
+    } else if (const auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst)) {
+      h.Add(gep->getSourceElementType());
+    } else if (const auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
+      h.Add(alloca->getAllocatedType());
+    } else if (const auto* shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(&inst)) {
+      for (int element : shuffle->getShuffleMask()) h.Add(static_cast<uint64_t>(element));
+    } else if (const auto* extract = llvm::dyn_cast<llvm::ExtractValueInst>(&inst)) {
+      for (unsigned index : extract->getIndices()) h.Add(index);
+    } else if (const auto* insert = llvm::dyn_cast<llvm::InsertValueInst>(&inst)) {
+      for (unsigned index : insert->getIndices()) h.Add(index);
+    }
+    Metadata(inst, h);
+  }
+
+  uint64_t Operand(const llvm::Value* value) {
+    if (const auto* constant = llvm::dyn_cast<llvm::Constant>(value)) return Constant(constant);
+    if (const auto* wrapper = llvm::dyn_cast<llvm::MetadataAsValue>(value)) {
+      return reinterpret_cast<uintptr_t>(wrapper->getMetadata());
+    }
+    // Arguments, blocks and instructions of this function (inline asm is a constant-like
+    // uniqued value: its address identifies it).
+    auto it = local_ordinal_.find(value);
+    if (it != local_ordinal_.end()) return 0x10000 + it->second;
+    return reinterpret_cast<uintptr_t>(value);
+  }
+
+  // Constants by content: a pass may destroy a constant expression and create another at the
+  // same address, so an address says nothing about what a constant is after a pass.
+  uint64_t Constant(const llvm::Constant* c) {
+    if (auto it = constant_hash_.find(c); it != constant_hash_.end()) return it->second;
+    Hasher h;
+    h.Add(static_cast<uint64_t>(c->getValueID()) | uint64_t{c->getRawSubclassOptionalData()} << 16 |
+          uint64_t{(c->*kSubclassData)()} << 32);
+    h.Add(c->getType());
+    if (const auto* gv = llvm::dyn_cast<llvm::GlobalValue>(c)) {
+      h.Add(global_ordinal_.lookup(gv));
+    } else if (const auto* i = llvm::dyn_cast<llvm::ConstantInt>(c)) {
+      h.Add(static_cast<uint64_t>(llvm::hash_value(i->getValue())));
+    } else if (const auto* fp = llvm::dyn_cast<llvm::ConstantFP>(c)) {
+      h.Add(static_cast<uint64_t>(llvm::hash_value(fp->getValueAPF().bitcastToAPInt())));
+    } else if (const auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(c)) {
+      h.Add(data->getRawDataValues());
+    } else if (const auto* address = llvm::dyn_cast<llvm::BlockAddress>(c)) {
+      h.Add(global_ordinal_.lookup(address->getFunction()));
+      uint64_t position = 0;
+      for (const llvm::BasicBlock& block : *address->getFunction()) {
+        if (&block == address->getBasicBlock()) break;
+        ++position;
+      }
+      h.Add(position);
+    } else {
+      if (const auto* gep = llvm::dyn_cast<llvm::GEPOperator>(c)) h.Add(gep->getSourceElementType());
+      if (const auto* expr = llvm::dyn_cast<llvm::ConstantExpr>(c);
+          expr != nullptr && expr->getOpcode() == llvm::Instruction::ShuffleVector) {
+        for (int element : expr->getShuffleMask()) h.Add(static_cast<uint64_t>(element));
+      }
+      for (const llvm::Use& operand : c->operands()) {
+        h.Add(Constant(llvm::cast<llvm::Constant>(operand.get())));
+      }
+    }
+    constant_hash_[c] = h.value();
+    return h.value();
+  }
+
+  llvm::DenseMap<const llvm::GlobalValue*, uint32_t> global_ordinal_;
+  llvm::DenseMap<const llvm::Value*, uint32_t> local_ordinal_;
+  llvm::DenseMap<const llvm::Constant*, uint64_t> constant_hash_;
+};
+
+}  // namespace
+
+ModuleFingerprint Fingerprint(const llvm::Module& module) {
+  Walker walker(module);
+  ModuleFingerprint out;
+  out.module = walker.ModuleHeader(module);
+  out.bodies.reserve(module.size());
+  for (const llvm::Function& f : module) out.bodies.push_back(walker.Body(f));
+  return out;
+}
+
+std::vector<size_t> ChangedFunctions(const ModuleFingerprint& before,
+                                     const ModuleFingerprint& after) {
+  std::vector<size_t> changed;
+  for (size_t i = 0; i < after.bodies.size(); ++i) {
+    if (i >= before.bodies.size() || before.bodies[i] != after.bodies[i]) changed.push_back(i);
+  }
+  return changed;
+}
+
+void Canonicalize(llvm::Module& module) {
+  for (llvm::Function& f : module) {
+    if (!f.isIntrinsic()) continue;
+    const llvm::AttributeList canonical =
+        llvm::Intrinsic::getAttributes(module.getContext(), f.getIntrinsicID());
+    if (f.getAttributes() != canonical) f.setAttributes(canonical);
+  }
+  for (llvm::GlobalValue& gv : module.global_values()) gv.removeDeadConstantUsers();
+}
+
+}  // namespace compiler_gym::llvm_env

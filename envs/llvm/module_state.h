@@ -1,0 +1,51 @@
+// What the LLVM environment treats as a module's state, independent of what passes claim:
+//
+//   ModuleFingerprint before = Fingerprint(module);
+//   RunPass(module);
+//   Canonicalize(module);
+//   ModuleFingerprint after = Fingerprint(module);
+//   if (after.module != before.module) { /* globals or the function list changed */ }
+//   for (size_t f : ChangedFunctions(before, after)) { /* that body changed */ }
+//
+// A fingerprint is not a hash to compare across modules or processes (IrSha1 is): it identifies
+// types, attribute lists and metadata by address, which is sound only within one context, and
+// is only ever compared with an earlier fingerprint of the same module.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "llvm/IR/Module.h"
+
+namespace compiler_gym::llvm_env {
+
+struct ModuleFingerprint {
+  // Everything outside function bodies: the module's properties and every global value's
+  // header (name, linkage, attributes, type, initializer, ...), in module order.
+  uint64_t module = 0;
+  // One per function in module order (declarations included, 0 for them): its body.
+  std::vector<uint64_t> bodies;
+  bool operator==(const ModuleFingerprint&) const = default;
+};
+
+// One walk over the module. Local values (arguments, blocks, instructions) are identified by
+// their position and constants by their content, so deleting an instruction and creating an
+// identical one in its place is no change, while any change that reaches the bitcode (an
+// operand, a flag, an alignment, a name, an attribute, a metadata attachment, a global's
+// initializer, the order of anything) changes the fingerprint.
+ModuleFingerprint Fingerprint(const llvm::Module& module);
+
+// Indices of the function bodies that differ; only meaningful when `before.module ==
+// after.module` (the same function list).
+std::vector<size_t> ChangedFunctions(const ModuleFingerprint& before,
+                                     const ModuleFingerprint& after);
+
+// Brings the in-memory module to the form it has after a bitcode round trip, which is the form
+// every fork and every new episode starts from:
+// - intrinsic declarations carry exactly their intrinsic's attributes (passes that infer
+//   attributes add some, and the bitcode reader resets them);
+// - no dead constants hang off global values (bitcode cannot hold them, and passes that walk a
+//   global's users would see them in the original but not in a copy).
+void Canonicalize(llvm::Module& module);
+
+}  // namespace compiler_gym::llvm_env
