@@ -76,6 +76,21 @@ struct MiscompilePass : llvm::PassInfoMixin<MiscompilePass> {
     return llvm::PreservedAnalyses::all();
   }
 };
+// Changes the IR and claims it changed nothing (a broken contract LLVM's own passes have shown),
+// to test that the environment reads changes off the module: drops `nsw` from the first add.
+struct SilentChangePass : llvm::PassInfoMixin<SilentChangePass> {
+  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
+    for (llvm::Function& function : module) {
+      for (llvm::Instruction& inst : llvm::instructions(function)) {
+        if (inst.getOpcode() == llvm::Instruction::Add && inst.hasNoSignedWrap()) {
+          inst.setHasNoSignedWrap(false);
+          return llvm::PreservedAnalyses::all();
+        }
+      }
+    }
+    return llvm::PreservedAnalyses::all();
+  }
+};
 struct SegfaultPass : llvm::PassInfoMixin<SegfaultPass> {
   llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
     volatile int* null_pointer = nullptr;
@@ -192,6 +207,10 @@ struct LlvmEnv::Impl {
       }
       if (name == "compiler-gym-test-miscompile") {
         mpm.addPass(MiscompilePass());
+        return true;
+      }
+      if (name == "compiler-gym-test-silent-change") {
+        mpm.addPass(SilentChangePass());
         return true;
       }
       if (name == "compiler-gym-test-segfault") {

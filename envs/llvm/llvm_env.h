@@ -36,7 +36,9 @@ class LlvmEnv final : public Env {
   StatusOr<Observation> Observe(int observation_index) override;
 
   // Runs a textual pipeline as one step, for tests of failure containment: besides LLVM's
-  // passes it accepts "compiler-gym-test-fatal-error" and "compiler-gym-test-segfault".
+  // passes it accepts "compiler-gym-test-fatal-error", "compiler-gym-test-segfault",
+  // "compiler-gym-test-miscompile" and "compiler-gym-test-silent-change" (changes the IR while
+  // reporting every analysis preserved).
   StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);
 
   // Parameters: runtime_observation_count (measured runs, >= 1), runtime_warmup_runs_count

@@ -198,6 +198,26 @@ TEST(LlvmEnv, CrashingPassIsContained) {
   EXPECT_EQ(ObserveInt(bystander, "IrInstructionCount"), 15);
 }
 
+// Changes are read off the module, not off what the pass reports: a pass that changes the IR
+// and claims it preserved everything still has an effect, and no cached observation survives it.
+TEST(LlvmEnv, ChangeReportedAsNoneStillInvalidates) {
+  LlvmEnv env;
+  ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("inst2vec.ll"))).ok());
+  const std::string sha = ObserveText(env, "IrSha1");
+  const std::string ir = ObserveText(env, "Ir");
+  ASSERT_NE(ir.find("add nsw"), std::string::npos);
+  auto out = env.StepPipelineForTesting("compiler-gym-test-silent-change");
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->done);
+  EXPECT_FALSE(out->action_had_no_effect);
+  EXPECT_NE(ObserveText(env, "IrSha1"), sha);
+  EXPECT_EQ(ObserveText(env, "Ir").find("add nsw"), std::string::npos);
+  // Nothing left to drop: the same pass is now a no-op, and says so.
+  out = env.StepPipelineForTesting("compiler-gym-test-silent-change");
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->action_had_no_effect);
+}
+
 TEST(LlvmEnv, ObjectTextSizeIsPositive) {
   LlvmEnv env;
   ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("instcount.ll"))).ok());

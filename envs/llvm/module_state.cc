@@ -68,7 +68,7 @@ class Walker {
     for (const llvm::Function& f : module) {
       h.Add(uint64_t{2});
       GlobalHeader(f, h);
-      h.Add(f.getFunctionType());
+      h.Add(Type(f.getFunctionType()));
       h.Add(f.getAttributes().getRawPointer());
       h.Add(static_cast<uint64_t>(f.getCallingConv()));
       h.Add(f.hasGC() ? f.getGC() : llvm::StringRef());
@@ -110,7 +110,7 @@ class Walker {
  private:
   void GlobalHeader(const llvm::GlobalValue& gv, Hasher& h) {
     h.Add(gv.getName());
-    h.Add(gv.getValueType());
+    h.Add(Type(gv.getValueType()));
     h.Add(static_cast<uint64_t>(gv.getLinkage()) | static_cast<uint64_t>(gv.getVisibility()) << 8 |
           static_cast<uint64_t>(gv.getDLLStorageClass()) << 16 |
           static_cast<uint64_t>(gv.getUnnamedAddr()) << 24 |
@@ -140,20 +140,20 @@ class Walker {
     h.Add(static_cast<uint64_t>(inst.getValueID()) | uint64_t{inst.getRawSubclassOptionalData()}
                                                          << 16 |
           uint64_t{(inst.*kSubclassData)()} << 32);
-    h.Add(inst.getType());
+    h.Add(Type(inst.getType()));
     for (const llvm::Use& operand : inst.operands()) h.Add(Operand(operand.get()));
     if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(&inst)) {
       for (const llvm::BasicBlock* block : phi->blocks()) h.Add(local_ordinal_.lookup(block));
     } else if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
-      h.Add(call->getFunctionType());
+      h.Add(Type(call->getFunctionType()));
       h.Add(call->getAttributes().getRawPointer());
       for (unsigned i = 0; i < call->getNumOperandBundles(); ++i) {
         h.Add(call->getOperandBundleAt(i).getTagID());
       }
     } else if (const auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst)) {
-      h.Add(gep->getSourceElementType());
+      h.Add(Type(gep->getSourceElementType()));
     } else if (const auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
-      h.Add(alloca->getAllocatedType());
+      h.Add(Type(alloca->getAllocatedType()));
     } else if (const auto* shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(&inst)) {
       for (int element : shuffle->getShuffleMask()) h.Add(static_cast<uint64_t>(element));
     } else if (const auto* extract = llvm::dyn_cast<llvm::ExtractValueInst>(&inst)) {
@@ -183,7 +183,7 @@ class Walker {
     Hasher h;
     h.Add(static_cast<uint64_t>(c->getValueID()) | uint64_t{c->getRawSubclassOptionalData()} << 16 |
           uint64_t{(c->*kSubclassData)()} << 32);
-    h.Add(c->getType());
+    h.Add(Type(c->getType()));
     if (const auto* gv = llvm::dyn_cast<llvm::GlobalValue>(c)) {
       h.Add(global_ordinal_.lookup(gv));
     } else if (const auto* i = llvm::dyn_cast<llvm::ConstantInt>(c)) {
@@ -201,7 +201,9 @@ class Walker {
       }
       h.Add(position);
     } else {
-      if (const auto* gep = llvm::dyn_cast<llvm::GEPOperator>(c)) h.Add(gep->getSourceElementType());
+      if (const auto* gep = llvm::dyn_cast<llvm::GEPOperator>(c)) {
+        h.Add(Type(gep->getSourceElementType()));
+      }
       if (const auto* expr = llvm::dyn_cast<llvm::ConstantExpr>(c);
           expr != nullptr && expr->getOpcode() == llvm::Instruction::ShuffleVector) {
         for (int element : expr->getShuffleMask()) h.Add(static_cast<uint64_t>(element));
@@ -214,7 +216,25 @@ class Walker {
     return h.value();
   }
 
+  // Types live as long as their context, so an address identifies one, except that named
+  // struct types can be renamed in place (-strip-nondebug does): their names, and those of the
+  // structs inside aggregates, are part of a type's hash.
+  uint64_t Type(llvm::Type* type) {
+    if (type->getNumContainedTypes() == 0) return reinterpret_cast<uintptr_t>(type);
+    if (auto it = type_hash_.find(type); it != type_hash_.end()) return it->second;
+    Hasher h;
+    h.Add(type);
+    if (auto* s = llvm::dyn_cast<llvm::StructType>(type); s != nullptr && s->hasName()) {
+      h.Add(s->getName());
+    }
+    // With opaque pointers no type contains itself, so this recursion ends.
+    for (llvm::Type* contained : type->subtypes()) h.Add(Type(contained));
+    type_hash_[type] = h.value();
+    return h.value();
+  }
+
   llvm::DenseMap<const llvm::GlobalValue*, uint32_t> global_ordinal_;
+  llvm::DenseMap<const llvm::Type*, uint64_t> type_hash_;
   llvm::DenseMap<const llvm::Value*, uint32_t> local_ordinal_;
   llvm::DenseMap<const llvm::Constant*, uint64_t> constant_hash_;
 };
