@@ -288,10 +288,16 @@ struct VecEnv::Impl {
 StatusOr<std::unique_ptr<VecEnv>> VecEnv::Create(EnvFactory factory, BenchmarkSampler sampler,
                                                  VecEnvConfig config) {
   if (config.num_envs <= 0) return InvalidArgument("num_envs must be positive");
-  if (config.batch_size <= 0) config.batch_size = config.num_envs;
+  // 0 asks for the default; a negative count is a mistake, not a default.
+  if (config.batch_size < 0) return InvalidArgument("batch_size must be >= 0 (0 = num_envs)");
+  if (config.num_threads < 0) return InvalidArgument("num_threads must be >= 0 (0 = every core)");
+  if (config.max_episode_steps < 0) {
+    return InvalidArgument("max_episode_steps must be >= 0 (0 = no limit)");
+  }
+  if (config.batch_size == 0) config.batch_size = config.num_envs;
   if (config.batch_size > config.num_envs) return InvalidArgument("batch_size > num_envs");
   if (config.actions_per_step <= 0) return InvalidArgument("actions_per_step must be positive");
-  if (config.num_threads <= 0) {
+  if (config.num_threads == 0) {
     config.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
   if (!sampler) return InvalidArgument("a benchmark sampler is required");

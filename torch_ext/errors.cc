@@ -32,6 +32,13 @@ const char* ExceptionNameFor(StatusCode code) {
   return "ServiceError";
 }
 
+py::str LenientStr(const std::string& text) {
+  PyObject* decoded =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (decoded == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
 void RaiseStatus(const Status& status) {
   py::gil_scoped_acquire gil;
   // Our own exception types live in compiler_gym.errors (pure Python, so users can catch them
@@ -40,7 +47,7 @@ void RaiseStatus(const Status& status) {
   py::module_ errors = py::module_::import("compiler_gym.errors");
   py::object type =
       py::hasattr(errors, name) ? errors.attr(name) : py::module_::import("builtins").attr(name);
-  PyErr_SetString(type.ptr(), status.message().c_str());
+  PyErr_SetObject(type.ptr(), LenientStr(status.message()).ptr());
   throw py::error_already_set();
 }
 

@@ -27,6 +27,11 @@ auto WithoutGil(F&& fn) {
   return fn();
 }
 
+// Text from the engine as a Python str. Messages quote the input they failed on (a parser's
+// line of a binary file, a compiler's output), which need not be UTF-8: invalid bytes become
+// U+FFFD instead of raising UnicodeDecodeError in place of the real error.
+pybind11::str LenientStr(const std::string& text);
+
 // The Python exception class name (in compiler_gym.errors or builtins) for a code.
 const char* ExceptionNameFor(StatusCode code);
 

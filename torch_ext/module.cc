@@ -123,7 +123,8 @@ class PyEnv {
     const StepOutcome out = ValueOrThrow(WithoutGil([&] { return env_->Step(actions); }));
     return py::make_tuple(out.action_had_no_effect, out.done,
                           out.done ? std::string(StatusCodeName(out.error.code())) : "",
-                          out.error.message(), out.compute_seconds, out.verify_seconds);
+                          LenientStr(out.error.message()), out.compute_seconds,
+                          out.verify_seconds);
   }
 
   py::object Observe(int index) {
@@ -140,7 +141,7 @@ class PyEnv {
     if (llvm_env == nullptr) RaiseStatus(Unimplemented("not an LLVM environment"));
     const StepOutcome out =
         ValueOrThrow(WithoutGil([&] { return llvm_env->StepPipelineForTesting(pipeline); }));
-    return py::make_tuple(out.done, out.error.message());
+    return py::make_tuple(out.done, LenientStr(out.error.message()));
   }
 
   void SetParameter(const std::string& name, const std::string& value) {
@@ -273,7 +274,7 @@ PYBIND11_MODULE(_C, m) {
         py::dict out;
         out["ok"] = runs.ok();
         out["error_type"] = std::string(runs.ok() ? "" : StatusCodeName(runs.status().code()));
-        out["error"] = runs.ok() ? std::string() : runs.status().message();
+        out["error"] = LenientStr(runs.ok() ? std::string() : runs.status().message());
         out["stdout"] = py::bytes(runs.ok() ? runs->last.stdout_text : std::string());
         out["seconds"] = runs.ok() && !runs->runtimes.empty() ? runs->runtimes.front() : 0.0;
         return out;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "engine/vec_env.h"
@@ -181,7 +182,7 @@ py::dict BatchToDict(const BatchPtr& batch, size_t num_rewards, const Outputs& o
   py::list error_types, error_details;
   for (const Status& e : batch->errors) {
     error_types.append(e.ok() ? "" : std::string(StatusCodeName(e.code())));
-    error_details.append(e.message());
+    error_details.append(LenientStr(e.message()));
   }
   d["error_type"] = error_types;
   d["error_details"] = error_details;
@@ -214,6 +215,52 @@ const std::vector<GatheredSpace>& GatheredSpaces() {
       {"Inst2vec", "Inst2vecEmbeddingIndices", Inst2vecTable},
   };
   return spaces;
+}
+
+// Actions (or env ids) from any integer array of the expected shape: `rows` entries, each of
+// `k` values, as [rows] (k = 1) or [rows, k]. Floats and bools are refused rather than
+// truncated, and values outside int's range rather than wrapped; the engine checks the range
+// of the action space itself.
+std::vector<int> IntegerRows(const py::array& array, const char* what, int64_t rows, int64_t k) {
+  const char kind = array.dtype().kind();
+  if (kind != 'i' && kind != 'u') {
+    RaiseStatus(InvalidArgument(std::string(what) + " must be integers, got dtype " +
+                                std::string(py::str(array.dtype()))));
+  }
+  const bool flat = array.ndim() == 1 && array.shape(0) == rows && k == 1;
+  const bool matrix = array.ndim() == 2 && array.shape(0) == rows && array.shape(1) == k;
+  if (!flat && !matrix) {
+    std::string shape;
+    for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+      shape += (d ? ", " : "") + std::to_string(array.shape(d));
+    }
+    RaiseStatus(InvalidArgument(std::string(what) + " must have shape [" + std::to_string(rows) +
+                                (k == 1 ? "" : ", " + std::to_string(k)) + "], got [" + shape +
+                                "]"));
+  }
+  std::vector<int> out(static_cast<size_t>(rows * k));
+  auto check = [&](auto value, size_t i) {
+    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
+      RaiseStatus(OutOfRange(std::string(what) + " value " + std::to_string(value) +
+                             " is out of range"));
+    }
+    out[i] = static_cast<int>(value);
+  };
+  if (kind == 'u') {
+    auto values = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(array);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const uint64_t v = values.data()[i];
+      if (v > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
+        RaiseStatus(OutOfRange(std::string(what) + " value " + std::to_string(v) +
+                               " is out of range"));
+      }
+      out[i] = static_cast<int>(v);
+    }
+  } else {
+    auto values = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
+    for (size_t i = 0; i < out.size(); ++i) check(values.data()[i], i);
+  }
+  return out;
 }
 
 class PyVecEnv {
@@ -262,8 +309,10 @@ class PyVecEnv {
     return BatchToDict(batch, num_rewards_, outputs_);
   }
 
-  py::dict Step(py::array_t<int, py::array::c_style | py::array::forcecast> actions) {
-    std::vector<int> a(actions.data(), actions.data() + actions.size());
+  py::dict Step(const py::array& actions) {
+    const VecEnvConfig& config = vec_->config();
+    std::vector<int> a =
+        IntegerRows(actions, "actions", config.num_envs, config.actions_per_step);
     BatchPtr batch = ValueOrThrow(WithoutGil([&] {
       kernels::NvtxRange range("VecEnv.step");  // engine phases, for Nsight Systems
       return vec_->Step(a);
@@ -271,10 +320,11 @@ class PyVecEnv {
     return BatchToDict(batch, num_rewards_, outputs_);
   }
 
-  void Send(py::array_t<int, py::array::c_style | py::array::forcecast> actions,
-            py::array_t<int, py::array::c_style | py::array::forcecast> env_ids) {
-    std::vector<int> a(actions.data(), actions.data() + actions.size());
-    std::vector<int> ids(env_ids.data(), env_ids.data() + env_ids.size());
+  void Send(const py::array& actions, const py::array& env_ids) {
+    if (env_ids.ndim() != 1) RaiseStatus(InvalidArgument("env_ids must be one-dimensional"));
+    std::vector<int> ids = IntegerRows(env_ids, "env_ids", env_ids.shape(0), 1);
+    std::vector<int> a = IntegerRows(actions, "actions", env_ids.shape(0),
+                                     vec_->config().actions_per_step);
     ThrowIfError(WithoutGil([&] { return vec_->Send(a, ids); }));
   }
 

@@ -1,5 +1,7 @@
 #include "envs/llvm/module_state.h"
 
+#include <limits>
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/IR/Constants.h"
@@ -239,6 +241,33 @@ class Walker {
   llvm::DenseMap<const llvm::Constant*, uint64_t> constant_hash_;
 };
 
+// The bitcode reader reads an alignment attribute into 32 bits, so the largest alignment
+// LLVM 19 allows, 2^32 (which -attributor and -function-attrs infer for null pointers), does
+// not survive a round trip: it reads back as no alignment.
+class UnstorableAlignments {
+ public:
+  explicit UnstorableAlignments(llvm::LLVMContext& context) : context_(context) {}
+
+  llvm::AttributeList Fix(llvm::AttributeList list) {
+    if (list.isEmpty()) return list;
+    auto [it, inserted] = fixed_.try_emplace(list.getRawPointer(), list);
+    if (!inserted) return it->second;
+    llvm::AttributeList out = list;
+    for (unsigned index : list.indexes()) {
+      const llvm::MaybeAlign align = list.getAttributes(index).getAlignment();
+      if (align && align->value() > std::numeric_limits<uint32_t>::max()) {
+        out = out.removeAttributeAtIndex(context_, index, llvm::Attribute::Alignment);
+      }
+    }
+    it->second = out;
+    return out;
+  }
+
+ private:
+  llvm::LLVMContext& context_;
+  llvm::DenseMap<void*, llvm::AttributeList> fixed_;
+};
+
 }  // namespace
 
 ModuleFingerprint Fingerprint(const llvm::Module& module) {
@@ -260,11 +289,26 @@ std::vector<size_t> ChangedFunctions(const ModuleFingerprint& before,
 }
 
 void Canonicalize(llvm::Module& module) {
+  UnstorableAlignments alignments(module.getContext());
   for (llvm::Function& f : module) {
-    if (!f.isIntrinsic()) continue;
-    const llvm::AttributeList canonical =
-        llvm::Intrinsic::getAttributes(module.getContext(), f.getIntrinsicID());
-    if (f.getAttributes() != canonical) f.setAttributes(canonical);
+    if (f.isIntrinsic()) {
+      const llvm::AttributeList canonical =
+          llvm::Intrinsic::getAttributes(module.getContext(), f.getIntrinsicID());
+      if (f.getAttributes() != canonical) f.setAttributes(canonical);
+    } else if (llvm::AttributeList fixed = alignments.Fix(f.getAttributes());
+               fixed != f.getAttributes()) {
+      f.setAttributes(fixed);
+    }
+    for (llvm::BasicBlock& block : f) {
+      for (llvm::Instruction& inst : block) {
+        auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+        if (call == nullptr) continue;
+        if (llvm::AttributeList fixed = alignments.Fix(call->getAttributes());
+            fixed != call->getAttributes()) {
+          call->setAttributes(fixed);
+        }
+      }
+    }
   }
   for (llvm::GlobalValue& gv : module.global_values()) gv.removeDeadConstantUsers();
 }

@@ -44,6 +44,7 @@ std::vector<size_t> ChangedFunctions(const ModuleFingerprint& before,
 // every fork and every new episode starts from:
 // - intrinsic declarations carry exactly their intrinsic's attributes (passes that infer
 //   attributes add some, and the bitcode reader resets them);
+// - no parameter, return or call-site alignment of 2^32 (the reader keeps 32 bits of it);
 // - no dead constants hang off global values (bitcode cannot hold them, and passes that walk a
 //   global's users would see them in the original but not in a copy).
 void Canonicalize(llvm::Module& module);

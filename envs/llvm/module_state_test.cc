@@ -201,6 +201,23 @@ TEST(Canonicalize, ResetsIntrinsicAttributesAsTheBitcodeReaderDoes) {
             (*copy)->getFunction("llvm.memset.p0.i64")->getAttributes().getAsString(llvm::AttributeList::FunctionIndex));
 }
 
+TEST(Canonicalize, DropsAlignmentsThatBitcodeCannotHold) {
+  Parsed p;
+  llvm::CallInst& call = llvm::cast<llvm::CallInst>(p.Inst("f", 5));
+  const llvm::Align huge(uint64_t{1} << 32);
+  call.addParamAttr(0, llvm::Attribute::getWithAlignment(*p.context, huge));
+  p.F().addParamAttr(2, llvm::Attribute::getWithAlignment(*p.context, huge));
+  p.F().addParamAttr(1, llvm::Attribute::getWithAlignment(*p.context, llvm::Align(8)));
+  auto context = NewContext();
+  auto copy = ParseModule(ModuleToBitcode(*p.module), "copy", *context);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_FALSE((*copy)->getFunction("f")->getParamAlign(2).has_value());  // LLVM's round trip
+  Canonicalize(*p.module);
+  EXPECT_FALSE(call.getParamAlign(0).has_value());
+  EXPECT_FALSE(p.F().getParamAlign(2).has_value());
+  EXPECT_EQ(p.F().getParamAlign(1), llvm::MaybeAlign(8));  // storable alignments stay
+}
+
 TEST(Canonicalize, RemovesDeadConstantUsersOfGlobals) {
   Parsed p;
   llvm::GlobalVariable* g = p.module->getNamedGlobal("g");

@@ -19,7 +19,8 @@ namespace compiler_gym::llvm_env {
 // SPEC section 2), parses .bc/.ll (or in-memory data), links several files in process,
 // normalizes (ModuleID and source_filename "-", no debug info, no named metadata) and verifies.
 // Errors: kNotFound for a missing file, kBenchmarkInit for anything that does not give a valid
-// module.
+// module: empty input, text that does not parse, and corrupt bitcode that crashes LLVM's reader
+// (contained: the process goes on).
 StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark);
 
 // A context for programs under optimization. It discards local value names, as release builds
@@ -27,11 +28,16 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark);
 // keeping them would make a fork or a replay print and hash differently from the original.
 std::unique_ptr<llvm::LLVMContext> NewContext();
 
+// Registers, in a fixed order, the metadata kinds that LLVM registers on demand, so that every
+// context writes the same kind table into bitcode whatever ran in it before.
+void RegisterMetadataKinds(llvm::LLVMContext& context);
+
 // The first error LLVM diagnosed in a context from NewContext() since the last call (its
 // handler records errors instead of exiting the process); empty if none.
 std::string TakeDiagnosedError(llvm::LLVMContext& context);
 
-// Parses bitcode or text IR into `context`. kBenchmarkInit on failure.
+// Parses bitcode or text IR into `context`. kBenchmarkInit on failure, and for empty input.
+// Not crash-contained: for untrusted input use LoadBenchmarkBitcode, which is.
 StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::StringRef name,
                                                     llvm::LLVMContext& context);
 

@@ -30,6 +30,11 @@ def _to_torch(value: Any, device: str) -> Any:
     return value
 
 
+def _as_array(values: Any) -> np.ndarray:
+    """A NumPy view of actions or ids given as a list, an array or a (CPU or CUDA) tensor."""
+    return np.asarray(values.cpu() if hasattr(values, "cpu") else values)
+
+
 class CompilerVecEnv(gymnasium.vector.VectorEnv):
     """A batch of environments of one id, stepped in parallel on a oneTBB arena.
 
@@ -70,7 +75,9 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
                 observation_space = spec.id if spec else "Autophase"
             if reward_space == "default":
                 reward_space = probe.reward_space.name if probe.reward_space else None
-            uris = benchmarks or [str(probe.benchmark.uri)]
+            # An empty list is the caller's mistake, which the engine reports; None is the
+            # default benchmark.
+            uris = benchmarks if benchmarks is not None else [str(probe.benchmark.uri)]
             resolved = [
                 b if isinstance(b, Benchmark) else probe.datasets.benchmark(str(b)) for b in uris
             ]
@@ -148,16 +155,14 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
 
     def step(self, actions: Any):
         """Steps every env with its action (``[num_envs]`` or ``[num_envs, k]``)."""
-        actions = np.asarray(actions.cpu() if hasattr(actions, "cpu") else actions, np.int32)
-        return self._unpack(self._engine.step(actions.ravel()))
+        # The engine checks dtype, shape and range: no cast here that could truncate or wrap.
+        return self._unpack(self._engine.step(_as_array(actions)))
 
     def send(self, actions: Any, env_ids: Optional[Any] = None) -> None:
         """Queues one step for each listed env (all envs by default) and returns at once."""
-        actions = np.asarray(actions.cpu() if hasattr(actions, "cpu") else actions, np.int32)
         if env_ids is None:
-            env_ids = np.arange(self.num_envs, dtype=np.int32)
-        env_ids = np.asarray(env_ids.cpu() if hasattr(env_ids, "cpu") else env_ids, np.int32)
-        self._engine.send(actions.ravel(), env_ids.ravel())
+            env_ids = np.arange(self.num_envs)
+        self._engine.send(_as_array(actions), _as_array(env_ids))
 
     def recv(self, timeout: Optional[float] = None):
         """The first ``batch_size`` envs to finish: ``(obs, rewards, terminated, truncated,
