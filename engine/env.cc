@@ -27,6 +27,7 @@ Status Env::Reset(const Benchmark& benchmark) {
   episode_over_ = false;
   RETURN_IF_ERROR(DoReset(benchmark));
   benchmark_uri_ = benchmark.uri;
+  actions_.clear();
   rewards_.assign(Spec().reward_spaces.size(), RewardState{});
   in_episode_ = true;
   return Status::Ok();
@@ -43,6 +44,10 @@ StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
     }
   }
   ASSIGN_OR_RETURN(StepOutcome outcome, DoStep(actions));
+  const size_t applied = outcome.actions_applied < 0
+                             ? actions.size()
+                             : std::min(actions.size(), size_t(outcome.actions_applied));
+  actions_.insert(actions_.end(), actions.begin(), actions.begin() + applied);
   if (outcome.done) episode_over_ = true;
   return outcome;
 }
@@ -99,6 +104,7 @@ StatusOr<std::unique_ptr<Env>> Env::Fork() {
   copy->in_episode_ = in_episode_;
   copy->episode_over_ = episode_over_;
   copy->benchmark_uri_ = benchmark_uri_;
+  copy->actions_ = actions_;
   copy->rewards_ = rewards_;
   return copy;
 }

@@ -59,6 +59,9 @@ struct StepOutcome {
   double compute_seconds = 0;
   // Seconds spent checking the result (e.g. verifying the changed IR).
   double verify_seconds = 0;
+  // How many of the step's actions were applied, the failing one included; -1 = all. A family
+  // sets it when an error stops a multi-action step early.
+  int actions_applied = -1;
 };
 
 class Env {
@@ -93,6 +96,9 @@ class Env {
   int action_space() const { return action_space_; }
   bool in_episode() const { return in_episode_; }
   bool episode_over() const { return episode_over_; }
+  // The actions applied in this episode, in order (a fork copies them): what a replay of the
+  // episode applies, whatever interrupted the caller between steps.
+  const std::vector<int>& actions() const { return actions_; }
   const std::string& benchmark_uri() const { return benchmark_uri_; }
 
  protected:
@@ -110,6 +116,7 @@ class Env {
   bool in_episode_ = false;
   bool episode_over_ = false;
   std::string benchmark_uri_;
+  std::vector<int> actions_;
   std::vector<RewardState> rewards_;
 };
 

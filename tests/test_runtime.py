@@ -22,19 +22,19 @@ def env():
         yield e
 
 
-def test_runtime_is_positive_and_stable(env):
+def test_runtime_is_measured_anew_each_time(env):
+    # Only what is deterministic is asserted: how many runs, their sign, that a second
+    # observation measures again. How close two measurements are depends on the machine's
+    # load, so that claim lives in benchmarks/, not here.
     env.runtime_observation_count = 5
     env.runtime_warmup_runs_count = 1
     first = env.observation["Runtime"]
     assert first.dtype == np.float64 and first.shape == (5,)
-    assert (first > 0).all()
-    # Another episode on the same state measures again; the medians agree within 20%.
+    assert (first > 0).all() and np.isfinite(first).all()
     env.reset()
     second = env.observation["Runtime"]
     assert second.shape == (5,)
     assert not np.array_equal(first, second)  # really measured twice
-    a, b = np.median(first), np.median(second)
-    assert abs(a - b) / min(a, b) < 0.2, (first, second)
     assert env.observation.spaces["Runtime"].space.contains(first)
 
 

@@ -118,9 +118,21 @@ class PyEnv {
   }
 
   // Returns (action_had_no_effect, done, error_type, error_details, compute_seconds,
-  // verify_seconds).
+  // verify_seconds). The actions are applied one engine call at a time, with a check for
+  // signals between them: Ctrl-C stops a long multistep after the action in progress and
+  // raises KeyboardInterrupt, and the env's actions() are exactly the ones applied.
   py::tuple Step(const std::vector<int>& actions) {
-    const StepOutcome out = ValueOrThrow(WithoutGil([&] { return env_->Step(actions); }));
+    StepOutcome out;
+    for (size_t i = 0; i < actions.size() && !out.done; ++i) {
+      if (i > 0 && PyErr_CheckSignals() != 0) throw py::error_already_set();
+      const StepOutcome one = ValueOrThrow(
+          WithoutGil([&] { return env_->Step(std::span<const int>(&actions[i], 1)); }));
+      out.action_had_no_effect &= one.action_had_no_effect;
+      out.done = one.done;
+      out.error = one.error;
+      out.compute_seconds += one.compute_seconds;
+      out.verify_seconds += one.verify_seconds;
+    }
     return py::make_tuple(out.action_had_no_effect, out.done,
                           out.done ? std::string(StatusCodeName(out.error.code())) : "",
                           LenientStr(out.error.message()), out.compute_seconds,
@@ -167,6 +179,7 @@ class PyEnv {
 
   bool in_episode() const { return env_->in_episode(); }
   bool episode_over() const { return env_->episode_over(); }
+  std::vector<int> actions() const { return env_->actions(); }
   const EnvSpec& spec() const { return env_->Spec(); }
 
  private:
@@ -207,7 +220,8 @@ PYBIND11_MODULE(_C, m) {
            py::arg("undefined_sanitizer") = false)
       .def("_step_pipeline_for_testing", &PyEnv::StepPipelineForTesting, py::arg("pipeline"))
       .def_property_readonly("in_episode", &PyEnv::in_episode)
-      .def_property_readonly("episode_over", &PyEnv::episode_over);
+      .def_property_readonly("episode_over", &PyEnv::episode_over)
+      .def_property_readonly("actions", &PyEnv::actions);
 
   BindDeviceArray(m);
   BindVecEnv(m);

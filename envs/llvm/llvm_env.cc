@@ -38,17 +38,6 @@ namespace compiler_gym::llvm_env {
 
 namespace {
 
-// An analysis that computes nothing. Cached on every function before a pass runs, it survives
-// exactly on the functions the pass reports unchanged (LLVM drops it with every other analysis a
-// changing pass does not preserve): a function whose body changed while it kept its marker was
-// changed by a pass that misreported, and its cached analyses cannot be trusted.
-struct UnchangedMarker : llvm::AnalysisInfoMixin<UnchangedMarker> {
-  struct Result {};
-  Result run(llvm::Function&, llvm::FunctionAnalysisManager&) { return {}; }
-  static llvm::AnalysisKey Key;  // NOLINT: LLVM's analysis identity idiom.
-};
-llvm::AnalysisKey UnchangedMarker::Key;
-
 // Passes that fail the way a buggy LLVM pass does, to test that a failure stays in its env.
 // Reachable only through LlvmEnv::StepPipelineForTesting, never from an action.
 struct FatalErrorPass : llvm::PassInfoMixin<FatalErrorPass> {
@@ -198,7 +187,6 @@ struct LlvmEnv::Impl {
     pb->registerFunctionAnalyses(fam);
     pb->registerLoopAnalyses(lam);
     pb->crossRegisterProxies(lam, fam, cgam, mam);
-    fam.registerPass([] { return UnchangedMarker(); });
     pb->registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& mpm,
                                            llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
       if (name == "compiler-gym-test-fatal-error") {
@@ -222,11 +210,6 @@ struct LlvmEnv::Impl {
     return Status::Ok();
   }
 
-  void MarkFunctions() {
-    for (llvm::Function& function : *module) {
-      if (!function.isDeclaration()) (void)fam.getResult<UnchangedMarker>(function);
-    }
-  }
 
   // The functions of the module in order, to name fingerprint entries.
   std::vector<llvm::Function*> Functions() {
@@ -236,22 +219,16 @@ struct LlvmEnv::Impl {
     return out;
   }
 
-  // After a pass that changed the module (by its fingerprint, not by its word): drops analyses
-  // that a misreporting pass left cached, then verifies what changed: the changed functions, or
-  // the whole module when anything outside function bodies changed.
-  Status AfterChange(const ModuleFingerprint& before, const ModuleFingerprint& after,
-                     bool claimed_unchanged) {
+  // After a pass that changed the module (by its fingerprint, not by its word): verifies what
+  // changed: the changed functions, or the whole module when anything outside function bodies
+  // changed.
+  Status VerifyChanged(const ModuleFingerprint& before, const ModuleFingerprint& after) {
     const bool header_changed = before.module != after.module;
     const std::vector<llvm::Function*> functions = Functions();
     std::vector<llvm::Function*> changed;
     if (!header_changed) {
       for (size_t i : ChangedFunctions(before, after)) changed.push_back(functions[i]);
     }
-    bool stale_analyses = claimed_unchanged;
-    for (llvm::Function* function : changed) {
-      stale_analyses |= fam.getCachedResult<UnchangedMarker>(*function) != nullptr;
-    }
-    if (stale_analyses) ClearAnalyses();
     if (header_changed) return VerifyModule(*module);
     for (llvm::Function* function : changed) {
       std::string message;
@@ -823,12 +800,10 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     return false;
   }
   if (!fingerprint) fingerprint = Fingerprint(*module);
-  MarkFunctions();
-  llvm::PreservedAnalyses preserved = llvm::PreservedAnalyses::all();
   llvm::CrashRecoveryContext crc;
   // A crash or fatal error inside the pass unwinds to here instead of killing the process.
   const auto start = std::chrono::steady_clock::now();
-  const bool ok = crc.RunSafely([&] { preserved = mpm->run(*module, mam); });
+  const bool ok = crc.RunSafely([&] { (void)mpm->run(*module, mam); });
   outcome.compute_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!ok) {
@@ -852,6 +827,12 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     outcome.error = Internal("pass " + name + " crashed");
     return false;
   }
+  // Every step starts from no cached analysis. An analysis that passes kept up to date
+  // incrementally (MemorySSA, the dominator tree) is not the one a fresh computation builds,
+  // and passes read its order: -gvn-hoist after -early-cse-memssa and -memcpyopt hoisted
+  // differently in an env than in its fork, which computes analyses afresh. So the state of
+  // an env is its module alone, which a fork, a replay and a new episode all reproduce.
+  ClearAnalyses();
   // Whether the module changed is read off the module itself: passes do not always keep
   // LLVM's contract (a pass that changed the IR does not report all analyses preserved).
   const auto verify_start = std::chrono::steady_clock::now();
@@ -865,7 +846,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   outcome.action_had_no_effect = false;
   const ModuleFingerprint before = std::move(*fingerprint);
   Invalidate();
-  Status verified = AfterChange(before, after, preserved.areAllPreserved());
+  Status verified = VerifyChanged(before, after);
   fingerprint = std::move(after);
   outcome.verify_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count();
@@ -879,8 +860,10 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
 
 StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
   StepOutcome outcome;
+  outcome.actions_applied = 0;
   for (int action : actions) {
     const PassRow& row = PassTable()[action];
+    ++outcome.actions_applied;
     if (!impl_->RunPipelineStep(row.pipeline, row.flag, outcome)) break;
   }
   return outcome;

@@ -87,7 +87,6 @@ class CompilerEnv:
         self.reward_space = (
             reward_space if reward_space is not None else entry["default_reward"] or None
         )
-        self.actions: list[int] = []
         self.episode_reward: Optional[float] = None
         self.episode_walltime: float = 0.0
         self._episode_start = time.time()
@@ -157,6 +156,11 @@ class CompilerEnv:
     def in_episode(self) -> bool:
         return self._env.in_episode
 
+    @property
+    def actions(self) -> list[int]:
+        """The actions applied in this episode, in order, as the engine recorded them."""
+        return self._env.actions if self._env is not None else []
+
     # ---------------------------------------------------------------------------------------
     # Episodes.
 
@@ -180,7 +184,6 @@ class CompilerEnv:
         self._env.reset(next_benchmark.to_engine())
         self._benchmark_in_use = next_benchmark
         self._next_benchmark = None
-        self.actions = []
         self.episode_reward = 0.0 if self._reward_space else None
         self._episode_start = time.time()
         self.episode_walltime = 0.0
@@ -237,12 +240,12 @@ class CompilerEnv:
             else ([self._reward_space] if self._reward_space else [])
         )
 
-        # The engine raises SessionNotFound when no episode is in progress.
+        # The engine raises SessionNotFound when no episode is in progress, and
+        # KeyboardInterrupt between two actions on Ctrl-C (``actions`` then says which ran).
         no_effect, done, error_type, error_details, compute, verify = self._env.step(actions)
         # Timing of the last step inside the engine, for benchmarks/llvm_step_latency.py.
         self._last_compute_seconds = compute
         self._last_verify_seconds = verify
-        self.actions += actions
         self.episode_walltime = time.time() - self._episode_start
         info: dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}
         if done:
@@ -318,7 +321,6 @@ class CompilerEnv:
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._env = self._env.fork()
-        new.actions = list(self.actions)
         new.observation = ObservationView(new, self.observation.spaces)
         new.reward = RewardView(new, dict(self.reward.spaces))
         if isinstance(self._reward_space, PythonReward):
