@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -138,11 +139,18 @@ StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
   const char* path = argv[0].c_str();
   const char* cwd = dir.c_str();
 
+  const pid_t parent = ::getpid();
   const auto start = Clock::now();
   const pid_t pid = ::vfork();
   if (pid < 0) return ResourceExhausted("cannot start a process: " + std::string(strerror(errno)));
   if (pid == 0) {
     ::setpgid(0, 0);
+    // If this process dies (killed, or crashed in a library), the child must not run on: the
+    // thread that spawns it waits for it until it ends, so the spawning thread ends first only
+    // when the whole process does. Checking the parent afterwards closes the race with a
+    // parent that died before the prctl.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     int failed_errno = 0;
     if (::chdir(cwd) != 0) failed_errno = errno;
     if (failed_errno == 0 && memory > 0) {
@@ -204,20 +212,21 @@ StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
                          result.output_truncated) != ReadState::kEnd;
       }
     }
-    const pid_t done = ::wait4(pid, &status, WNOHANG, &usage);
-    if (done == pid) {
+    // Looked at without reaping: until it is reaped, the program's pid (its group's id) cannot
+    // be reused, so killing the group below cannot reach an unrelated process.
+    siginfo_t info{};
+    if (::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
       end = Clock::now();
       exited = true;
     }
   }
-  if (!exited) {
-    // Time is up: kill the whole group (the program and anything it started), then reap.
-    ::kill(-pid, SIGKILL);
-    ::kill(pid, SIGKILL);
-    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-    }
-    end = Clock::now();
+  if (!exited) ::kill(pid, SIGKILL);
+  // Whether the program ended or timed out, nothing it started outlives the run: a forked
+  // child left in the background is killed with the group.
+  ::kill(-pid, SIGKILL);
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  if (!exited) end = Clock::now();
   // Whatever the program wrote before exiting is still in the pipes; a descendant that keeps
   // them open must not block us, so read without waiting.
   for (int fd : {out_read.fd, err_read.fd}) ::fcntl(fd, F_SETFL, O_NONBLOCK);

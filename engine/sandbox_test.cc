@@ -64,6 +64,21 @@ TEST(SandboxTest, TimeOutKillsTheWholeGroup) {
   RemoveTree(*marker);
 }
 
+TEST(SandboxTest, ProgramThatExitsLeavesNoChildRunning) {
+  // A program that forks a background child and exits at once: the child is killed with the
+  // group when the run ends, not left running.
+  auto marker = MakeTempDir("sandbox-test");
+  ASSERT_TRUE(marker.ok());
+  const std::string file = *marker + "/survived";
+  ProcessResult r = Sh("(sleep 1; touch " + file + ") & echo started", {.timeout_seconds = 10});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.stdout_text, "started\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_FALSE(Exists(file));
+  RemoveTree(*marker);
+}
+
 TEST(SandboxTest, MemoryLimitStopsALargeAllocation) {
   // The shell holds a 100 MB string: fine without a limit, impossible under 64 MB.
   const std::string script = "x=$(head -c 100000000 /dev/zero | tr '\\0' a); echo ${#x}";

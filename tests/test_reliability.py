@@ -225,3 +225,45 @@ def test_interrupted_multistep_records_exactly_the_applied_actions():
     assert result["interrupted"], result
     assert 0 < result["applied"] < result["total"], result
     assert result["prefix"] and result["same"] and result["valid"], result
+
+
+def _running(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_sandboxed_program_dies_with_the_process_that_ran_it(tmp_path):
+    # Found by fuzzing: csmith probes kept running for 20 minutes after the worker process
+    # that started them crashed. A sandboxed program must not outlive its parent.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pidfile = tmp_path / "pid"
+    script = (
+        "import compiler_gym\n"
+        f"compiler_gym._C.run_sandboxed(['/bin/sh', '-c', 'echo $$ > {pidfile}; exec sleep 60'],"
+        " timeout_seconds=120)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.time() + 60
+        while not (pidfile.exists() and pidfile.read_text().strip()):
+            assert time.time() < deadline, "the sandboxed program did not start"
+            time.sleep(0.05)
+        child = int(pidfile.read_text())
+        assert _running(child)
+        os.kill(parent.pid, signal.SIGKILL)  # as a crash would end it: no clean-up code runs
+        parent.wait()
+        deadline = time.time() + 10
+        while _running(child) and time.time() < deadline:
+            time.sleep(0.05)
+        assert not _running(child)
+    finally:
+        parent.kill()
