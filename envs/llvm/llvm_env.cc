@@ -114,6 +114,7 @@ struct LlvmEnv::Impl {
   // The current module's fingerprint, computed before the first step of a module; each step
   // compares the module against it, whatever the pass reported.
   std::optional<ModuleFingerprint> fingerprint;
+  FingerprintCache fingerprint_cache;  // of the current module; cleared when it is replaced
   // Its object file (with the seconds code generation took) and linked executable, shared by
   // the size, build and run observations; dropped likewise.
   std::optional<std::string> object;
@@ -777,6 +778,7 @@ Status LlvmEnv::DoReset(const Benchmark& benchmark) {
   }
   s.ClearAnalyses();
   s.RetireModule();
+  s.fingerprint_cache.bodies.clear();
   s.context = std::move(fresh.context);
   s.module = std::move(fresh.module);
   if (cached != s.benchmark || !s.pb) {
@@ -799,7 +801,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     outcome.error = Internal("cannot build pass " + name + ": " + llvm::toString(std::move(err)));
     return false;
   }
-  if (!fingerprint) fingerprint = Fingerprint(*module);
+  if (!fingerprint) fingerprint = Fingerprint(*module, &fingerprint_cache);
   llvm::CrashRecoveryContext crc;
   // A crash or fatal error inside the pass unwinds to here instead of killing the process.
   const auto start = std::chrono::steady_clock::now();
@@ -837,7 +839,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   // LLVM's contract (a pass that changed the IR does not report all analyses preserved).
   const auto verify_start = std::chrono::steady_clock::now();
   Canonicalize(*module);
-  ModuleFingerprint after = Fingerprint(*module);
+  ModuleFingerprint after = Fingerprint(*module, &fingerprint_cache);
   if (after == *fingerprint) {
     outcome.verify_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count();

@@ -91,6 +91,30 @@ class Walker {
     return h.value();
   }
 
+  // The quick hash: like Body(), but local values and data constants (which live as long as
+  // their context) are named by address, so no numbering is needed. Constant expressions and
+  // aggregates can be destroyed and their address reused, so they are still hashed by content.
+  uint64_t BodyByAddress(const llvm::Function& f) {
+    Hasher h;
+    for (const llvm::BasicBlock& block : f) {
+      h.Add(&block);
+      for (const llvm::Instruction& inst : block) {
+        h.Add(&inst);
+        InstructionHeader(inst, h);
+        for (const llvm::Use& operand : inst.operands()) {
+          const llvm::Value* value = operand.get();
+          const bool by_address = !llvm::isa<llvm::Constant>(value) ||
+                                  llvm::isa<llvm::ConstantData>(value) ||
+                                  llvm::isa<llvm::GlobalValue>(value);
+          h.Add(by_address ? reinterpret_cast<uintptr_t>(value)
+                           : Constant(llvm::cast<llvm::Constant>(value)));
+        }
+        InstructionProperties(inst, h, /*by_address=*/true);
+      }
+    }
+    return h.value();
+  }
+
   uint64_t Body(const llvm::Function& f) {
     if (f.isDeclaration()) return 0;
     // Positions of the function's local values, so that operands name them by position.
@@ -139,13 +163,24 @@ class Walker {
   }
 
   void Instruction(const llvm::Instruction& inst, Hasher& h) {
+    InstructionHeader(inst, h);
+    for (const llvm::Use& operand : inst.operands()) h.Add(Operand(operand.get()));
+    InstructionProperties(inst, h, /*by_address=*/false);
+  }
+
+  void InstructionHeader(const llvm::Instruction& inst, Hasher& h) {
     h.Add(static_cast<uint64_t>(inst.getValueID()) | uint64_t{inst.getRawSubclassOptionalData()}
                                                          << 16 |
           uint64_t{(inst.*kSubclassData)()} << 32);
     h.Add(Type(inst.getType()));
-    for (const llvm::Use& operand : inst.operands()) h.Add(Operand(operand.get()));
+  }
+
+  // What an instruction holds beside its operands.
+  void InstructionProperties(const llvm::Instruction& inst, Hasher& h, bool by_address) {
     if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(&inst)) {
-      for (const llvm::BasicBlock* block : phi->blocks()) h.Add(local_ordinal_.lookup(block));
+      for (const llvm::BasicBlock* block : phi->blocks()) {
+        h.Add(by_address ? reinterpret_cast<uintptr_t>(block) : local_ordinal_.lookup(block));
+      }
     } else if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
       h.Add(Type(call->getFunctionType()));
       h.Add(call->getAttributes().getRawPointer());
@@ -270,12 +305,23 @@ class UnstorableAlignments {
 
 }  // namespace
 
-ModuleFingerprint Fingerprint(const llvm::Module& module) {
+ModuleFingerprint Fingerprint(const llvm::Module& module, FingerprintCache* cache) {
   Walker walker(module);
   ModuleFingerprint out;
   out.module = walker.ModuleHeader(module);
   out.bodies.reserve(module.size());
-  for (const llvm::Function& f : module) out.bodies.push_back(walker.Body(f));
+  for (const llvm::Function& f : module) {
+    if (cache == nullptr || f.isDeclaration()) {
+      out.bodies.push_back(walker.Body(f));
+      continue;
+    }
+    const uint64_t by_address = walker.BodyByAddress(f);
+    FingerprintCache::Entry& entry = cache->bodies[&f];
+    if (entry.by_address != by_address || entry.body == 0) {
+      entry = {by_address, walker.Body(f)};
+    }
+    out.bodies.push_back(entry.body);
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Module.h"
 
 namespace compiler_gym::llvm_env {
@@ -28,12 +29,25 @@ struct ModuleFingerprint {
   bool operator==(const ModuleFingerprint&) const = default;
 };
 
+// What a fingerprint can reuse from the previous one of the same module: each function body's
+// hash, keyed by a quicker hash of the body that names values by address. Equal quick hashes
+// mean an unchanged body (an address can be reused only by a value that is hashed too), so on
+// the common step that changes little, only changed bodies are numbered and hashed again.
+// Clear it whenever the module is replaced.
+struct FingerprintCache {
+  struct Entry {
+    uint64_t by_address = 0;
+    uint64_t body = 0;
+  };
+  llvm::DenseMap<const llvm::Function*, Entry> bodies;
+};
+
 // One walk over the module. Local values (arguments, blocks, instructions) are identified by
 // their position and constants by their content, so deleting an instruction and creating an
 // identical one in its place is no change, while any change that reaches the bitcode (an
 // operand, a flag, an alignment, a name, an attribute, a metadata attachment, a global's
 // initializer, the order of anything) changes the fingerprint.
-ModuleFingerprint Fingerprint(const llvm::Module& module);
+ModuleFingerprint Fingerprint(const llvm::Module& module, FingerprintCache* cache = nullptr);
 
 // Indices of the function bodies that differ; only meaningful when `before.module ==
 // after.module` (the same function list).

@@ -78,13 +78,21 @@ TEST_P(FingerprintMutation, Changes) {
   Parsed p;
   const ModuleFingerprint before = Fingerprint(*p.module);
   EXPECT_EQ(Fingerprint(*p.module), before) << "not stable";
+  FingerprintCache cache;
+  const ModuleFingerprint before_cached = Fingerprint(*p.module, &cache);
+  EXPECT_EQ(Fingerprint(*p.module, &cache), before_cached) << "not stable with a cache";
   GetParam().apply(p);
   const ModuleFingerprint after = Fingerprint(*p.module);
+  const ModuleFingerprint after_cached = Fingerprint(*p.module, &cache);
   if (GetParam().in_module) {
     EXPECT_NE(after.module, before.module);
+    EXPECT_NE(after_cached.module, before_cached.module);
   } else {
     EXPECT_EQ(after.module, before.module);
     EXPECT_EQ(ChangedFunctions(before, after), std::vector<size_t>{1});
+    // The cache reuses only bodies that did not change: it finds the same change.
+    EXPECT_EQ(ChangedFunctions(before_cached, after_cached), std::vector<size_t>{1});
+    EXPECT_EQ(after_cached, after);
   }
 }
 
@@ -178,6 +186,8 @@ TEST(Fingerprint, IdenticalReplacementIsNoChange) {
   mul.replaceAllUsesWith(copy);
   mul.eraseFromParent();
   EXPECT_EQ(Fingerprint(*p.module), before);
+  FingerprintCache cache;
+  EXPECT_EQ(Fingerprint(*p.module, &cache), before);
 }
 
 TEST(Canonicalize, ResetsIntrinsicAttributesAsTheBitcodeReaderDoes) {
