@@ -267,3 +267,30 @@ def test_sandboxed_program_dies_with_the_process_that_ran_it(tmp_path):
         assert not _running(child)
     finally:
         parent.kill()
+
+
+LABEL_TABLE_PROGRAM = r"""
+#include <stdio.h>
+static int dispatch(int x) {
+  static void *table[] = {&&even, &&odd};  /* label addresses in a static initializer */
+  goto *table[x & 1];
+even: return 10;
+odd: return 20;
+}
+int main(void) { printf("%d\n", dispatch(0) + dispatch(1)); return 0; }
+"""
+
+
+def test_code_generation_of_label_addresses_in_initializers(tmp_path):
+    # Found by fuzzing gcc-torture: ObjectTextSizeBytes failed with "Undefined temporary
+    # symbol" for programs whose static tables hold label addresses, though llc-19 compiled the
+    # same bitcode (the in-process copy for code generation lost the labels).
+    source = tmp_path / "labels.c"
+    source.write_text(LABEL_TABLE_PROGRAM)
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset(benchmark=compiler_gym.make_benchmark(str(source)))
+        assert env.observation["ObjectTextSizeBytes"] > 0
+        assert env.observation["TextSizeBytes"] > 0
+        env.step(env.action_space.flags.index("-mem2reg"))
+        assert env.observation["ObjectTextSizeBytes"] > 0
+        assert env.validate().okay()

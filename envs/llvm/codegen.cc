@@ -10,7 +10,6 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 
 namespace compiler_gym::llvm_env {
 
@@ -41,7 +40,13 @@ StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const llvm::M
 }
 
 StatusOr<std::string> EmitObject(const llvm::Module& module) {
-  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+  // Code generation changes the module it runs on, so it runs on a copy, made through bitcode
+  // in a context of its own. llvm::CloneModule is not used: it maps a blockaddress in a global
+  // initializer (a static table of label addresses) to the original function's block, and the
+  // object then refers to a label that is never defined ("Undefined temporary symbol").
+  auto context = NewContext();
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> copy,
+                   ParseModule(ModuleToBitcode(module), "codegen", *context));
   ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(*copy));
   if (copy->getDataLayout().isDefault()) copy->setDataLayout(tm->createDataLayout());
   llvm::SmallVector<char, 0> buffer;
@@ -53,7 +58,7 @@ StatusOr<std::string> EmitObject(const llvm::Module& module) {
   // The backend reports some input it cannot handle (e.g. inline asm naming undefined
   // labels) as fatal errors: contained, they fail this call and leak what they broke.
   if (!RunCrashContained([&] { pm->run(*copy); })) {
-    (void)pm.release(), (void)copy.release(), (void)tm.release();
+    (void)pm.release(), (void)copy.release(), (void)tm.release(), (void)context.release();
     return Aborted("code generation failed (LLVM reported a fatal error)");
   }
   if (std::string error = TakeDiagnosedError(copy->getContext()); !error.empty()) {
