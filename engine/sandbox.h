@@ -20,7 +20,15 @@ struct SandboxLimits {
   double timeout_seconds = 60;        // wall clock; the process group is killed after it
   int64_t memory_bytes = 0;           // RLIMIT_AS of the child; 0 = unlimited
   size_t max_output_bytes = 1 << 20;  // per stream; the rest is read and dropped
+  // For programs rather than tools: no network (a network namespace of its own, and Landlock's
+  // TCP rules) and no changes to the file system outside the working directory (Landlock).
+  // Where the kernel refuses either, the program runs with what it allows; IsolationStatus()
+  // says which.
+  bool isolated = false;
 };
+
+// What isolation this machine gives (probed once): "network, filesystem", or what is missing.
+std::string IsolationStatus();
 
 struct ProcessResult {
   int exit_code = -1;      // valid when signal == 0 and !timed_out
@@ -29,7 +37,7 @@ struct ProcessResult {
   bool output_truncated = false;
   std::string stdout_text;
   std::string stderr_text;
-  double wall_seconds = 0;  // from just before the process starts until it is reaped
+  double wall_seconds = 0;  // from the program's start (its exec) until it is reaped
   double cpu_seconds = 0;   // user + system time of the child
 
   // Exit code 0, no signal, in time.

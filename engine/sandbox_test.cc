@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -77,6 +78,32 @@ TEST(SandboxTest, ProgramThatExitsLeavesNoChildRunning) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_FALSE(Exists(file));
   RemoveTree(*marker);
+}
+
+TEST(SandboxTest, IsolatedProgramWritesOnlyItsWorkdirAndHasNoNetwork) {
+  if (IsolationStatus() != "network, file system") {
+    GTEST_SKIP() << "isolation unavailable on this machine: " << IsolationStatus();
+  }
+  auto outside = MakeTempDir("sandbox-test");
+  ASSERT_TRUE(outside.ok());
+  const std::string file = *outside + "/escaped";
+  auto r = RunSandboxed({"/bin/sh", "-c",
+                         "echo inside > here && cat here && (echo x > " + file +
+                             ") 2>/dev/null; echo outside=$?; readlink /proc/self/ns/net"},
+                        {.timeout_seconds = 10, .isolated = true});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->exit_code, 0) << r->stderr_text;
+  EXPECT_NE(r->stdout_text.find("inside\noutside=2\n"), std::string::npos) << r->stdout_text;
+  EXPECT_FALSE(Exists(file));
+  // Its own network namespace: not ours.
+  char own[128] = {0};
+  ASSERT_GT(::readlink("/proc/self/ns/net", own, sizeof(own) - 1), 0);
+  EXPECT_EQ(r->stdout_text.find(own), std::string::npos) << r->stdout_text;
+  // Without isolation the same write succeeds: the test can tell.
+  auto open = RunSandboxed({"/bin/sh", "-c", "echo x > " + file}, {.timeout_seconds = 10});
+  ASSERT_TRUE(open.ok());
+  EXPECT_TRUE(Exists(file));
+  RemoveTree(*outside);
 }
 
 TEST(SandboxTest, MemoryLimitStopsALargeAllocation) {

@@ -294,3 +294,32 @@ def test_code_generation_of_label_addresses_in_initializers(tmp_path):
         env.step(env.action_space.flags.index("-mem2reg"))
         assert env.observation["ObjectTextSizeBytes"] > 0
         assert env.validate().okay()
+
+
+def test_benchmark_cache_is_bounded_over_an_endless_generator():
+    # An endless generator dataset must not grow memory: the cache of loaded programs and
+    # baselines drops the least recently used past its bound.
+    from compiler_gym import _C
+
+    limit = _C.benchmark_cache_stats()["limit_bytes"]
+    _C.clear_benchmark_cache()
+    try:
+        with compiler_gym.make("llvm-ic-v0") as env:
+            env.reset(benchmark="generator://llvm-stress-v0/0")
+            one = _C.benchmark_cache_stats()["bytes"]  # a program with its Oz baseline
+            _C.set_benchmark_cache_limit(4 * one)
+            for seed in range(1, 25):
+                env.reset(benchmark=f"generator://llvm-stress-v0/{seed}")
+                env.step(env.action_space.flags.index("-mem2reg"))
+            stats = _C.benchmark_cache_stats()
+            assert 1 <= stats["entries"] <= 8, stats
+            assert stats["bytes"] <= 4 * one + 4 * one, stats  # the bound, plus the newest
+            # A dropped program loads again, unchanged.
+            env.reset(benchmark="generator://llvm-stress-v0/0")
+            first = env.observation["IrSha1"]
+            _C.clear_benchmark_cache()
+            env.reset(benchmark="generator://llvm-stress-v0/0")
+            assert env.observation["IrSha1"] == first
+    finally:
+        _C.set_benchmark_cache_limit(limit)
+        _C.clear_benchmark_cache()

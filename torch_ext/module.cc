@@ -280,6 +280,16 @@ PYBIND11_MODULE(_C, m) {
   m.def("instcount_feature_names", &observations::InstCountFeatureNames);
   m.def("autophase_feature_names", &observations::AutophaseFeatureNames);
   m.def("clear_benchmark_cache", &llvm_env::ClearBenchmarkCache);
+  m.def("set_benchmark_cache_limit", &llvm_env::SetBenchmarkCacheLimit, py::arg("bytes"),
+        "Bounds the cache of loaded benchmarks (least recently used dropped first).");
+  m.def("benchmark_cache_stats", [] {
+    const llvm_env::BenchmarkCacheStats stats = llvm_env::GetBenchmarkCacheStats();
+    py::dict d;
+    d["entries"] = stats.entries;
+    d["bytes"] = stats.bytes;
+    d["limit_bytes"] = stats.limit_bytes;
+    return d;
+  });
   m.def(
       "probe_benchmark",
       [](const Benchmark& benchmark, double timeout_seconds) {
@@ -305,9 +315,10 @@ PYBIND11_MODULE(_C, m) {
   m.def(
       "run_sandboxed",
       [](const std::vector<std::string>& argv, double timeout_seconds, int64_t memory_bytes,
-         const std::string& workdir, const std::vector<std::string>& extra_env) {
+         const std::string& workdir, const std::vector<std::string>& extra_env, bool isolated) {
         const SandboxLimits limits{.timeout_seconds = timeout_seconds,
-                                   .memory_bytes = memory_bytes};
+                                   .memory_bytes = memory_bytes,
+                                   .isolated = isolated};
         const ProcessResult r = ValueOrThrow(
             WithoutGil([&] { return RunSandboxed(argv, limits, workdir, extra_env); }));
         py::dict out;
@@ -324,8 +335,13 @@ PYBIND11_MODULE(_C, m) {
       },
       py::arg("argv"), py::arg("timeout_seconds") = 60.0, py::arg("memory_bytes") = 0,
       py::arg("workdir") = "", py::arg("extra_env") = std::vector<std::string>{},
+      py::arg("isolated") = false,
       "Runs argv in a sandbox (fresh temporary workdir unless given, wall-clock and "
-      "address-space limits, stdin from /dev/null); returns how it ended and its output.");
+      "address-space limits, stdin from /dev/null; with isolated, no network and no writes "
+      "outside the workdir); returns how it ended and its output.");
+  m.def("isolation_status", &IsolationStatus,
+        "What isolation sandboxed programs get here: 'network, file system', or what is "
+        "missing.");
   // Join the background worker while the interpreter is still whole, before C++ static
   // destructors run.
   py::module_::import("atexit").attr("register")(

@@ -1,5 +1,8 @@
 #include "envs/llvm/benchmark_cache.h"
 
+#include <cstdlib>
+#include <list>
+
 #include <map>
 
 #include "envs/llvm/codegen.h"
@@ -44,11 +47,42 @@ std::string CacheKey(const Benchmark& b) {
 struct Entry {
   std::mutex mu;  // held while loading
   std::shared_ptr<CachedBenchmark> value;
+  std::list<std::string>::iterator recency;  // its place in Cache::recency
+};
+
+// Benchmarks by key, and their keys from the most to the least recently used. Bounded in bytes
+// (programs, baselines and objects together), so an endless generator dataset does not grow
+// memory: past the limit the least recently used benchmarks are dropped (envs still using one
+// keep it alive), and load again if asked for.
+struct Cache {
+  std::map<std::string, std::shared_ptr<Entry>> entries;
+  std::list<std::string> recency;
+  int64_t limit_bytes = [] {
+    const char* mb = std::getenv("COMPILER_GYM_BENCHMARK_CACHE_MB");
+    return (mb != nullptr && *mb ? std::atoll(mb) : 512) * (int64_t{1} << 20);
+  }();
+
+  int64_t Bytes() const {
+    int64_t total = 0;
+    for (const auto& [key, entry] : entries) total += entry->value ? entry->value->bytes() : 0;
+    return total;
+  }
+
+  // Requires cache_mu. The most recent entry always stays: it is the one being used.
+  void Evict() {
+    int64_t total = Bytes();
+    while (total > limit_bytes && recency.size() > 1) {
+      auto victim = entries.find(recency.back());
+      total -= victim->second->value ? victim->second->value->bytes() : 0;
+      recency.pop_back();
+      entries.erase(victim);
+    }
+  }
 };
 
 std::mutex cache_mu;
-std::map<std::string, std::shared_ptr<Entry>>& Cache() {
-  static auto* cache = new std::map<std::string, std::shared_ptr<Entry>>();
+Cache& TheCache() {
+  static auto* cache = new Cache();
   return *cache;
 }
 
@@ -70,6 +104,7 @@ StatusOr<std::string> CachedBenchmark::OptimizedBitcode(OptLevel level) {
       RETURN_IF_ERROR(RunPipeline(*module, tm.get(), PipelineFor(level)));
       return ModuleToBitcode(*module);
     }();
+    if (state.bitcode->ok()) bytes_ += (*state.bitcode)->size();
   }
   return *state.bitcode;
 }
@@ -83,6 +118,7 @@ StatusOr<std::string> CachedBenchmark::OptimizedObject(OptLevel level) {
       ASSIGN_OR_RETURN(auto module, ParseModule(bitcode, benchmark_.uri, *context));
       return EmitObject(*module);
     }();
+    if (state.object->ok()) bytes_ += (*state.object)->size();
   }
   return *state.object;
 }
@@ -146,14 +182,26 @@ StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& b
   std::shared_ptr<Entry> entry;
   {
     std::lock_guard<std::mutex> lock(cache_mu);
-    auto& slot = Cache()[key];
-    if (!slot) slot = std::make_shared<Entry>();
+    Cache& cache = TheCache();
+    auto& slot = cache.entries[key];
+    if (!slot) {
+      slot = std::make_shared<Entry>();
+      cache.recency.push_front(key);
+    } else {
+      cache.recency.splice(cache.recency.begin(), cache.recency, slot->recency);
+    }
+    slot->recency = cache.recency.begin();
     entry = slot;
+    cache.Evict();  // baselines computed since the last call count now
   }
   std::lock_guard<std::mutex> lock(entry->mu);
   if (entry->value) return entry->value;
   ASSIGN_OR_RETURN(std::string bitcode, LoadBenchmarkBitcode(benchmark));
   entry->value = std::make_shared<CachedBenchmark>(benchmark, std::move(bitcode));
+  {
+    std::lock_guard<std::mutex> cache_lock(cache_mu);
+    TheCache().Evict();
+  }
   return entry->value;
 }
 
@@ -166,7 +214,20 @@ StatusOr<ProgramRuns> ProbeBenchmark(const Benchmark& benchmark, const RunConfig
 
 void ClearBenchmarkCache() {
   std::lock_guard<std::mutex> lock(cache_mu);
-  Cache().clear();
+  TheCache().entries.clear();
+  TheCache().recency.clear();
+}
+
+void SetBenchmarkCacheLimit(int64_t bytes) {
+  std::lock_guard<std::mutex> lock(cache_mu);
+  TheCache().limit_bytes = bytes;
+  TheCache().Evict();
+}
+
+BenchmarkCacheStats GetBenchmarkCacheStats() {
+  std::lock_guard<std::mutex> lock(cache_mu);
+  return {static_cast<int64_t>(TheCache().entries.size()), TheCache().Bytes(),
+          TheCache().limit_bytes};
 }
 
 }  // namespace compiler_gym::llvm_env

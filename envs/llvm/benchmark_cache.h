@@ -3,6 +3,8 @@
 // on first use. Environments clone from here on reset instead of recompiling.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,6 +26,8 @@ class CachedBenchmark {
 
   const Benchmark& benchmark() const { return benchmark_; }
   const std::string& bitcode() const { return bitcode_; }
+  // Memory held: the program's bitcode, and the baselines' bitcode and objects computed so far.
+  int64_t bytes() const { return bytes_; }
 
   // The cost of the program after LLVM's default<level> pipeline.
   StatusOr<int64_t> Baseline(OptLevel level, CostKind cost);
@@ -45,6 +49,7 @@ class CachedBenchmark {
 
   const Benchmark benchmark_;
   const std::string bitcode_;
+  std::atomic<int64_t> bytes_{static_cast<int64_t>(bitcode_.size())};
   std::mutex mu_;
   LevelState levels_[3];
   std::mutex reference_mu_;  // held for the (slow) reference run, without blocking baselines
@@ -62,5 +67,15 @@ StatusOr<ProgramRuns> ProbeBenchmark(const Benchmark& benchmark, const RunConfig
 
 // Drops every cached benchmark (tests, and users who replace files under the same URI).
 void ClearBenchmarkCache();
+
+// The cache's bound in bytes (default 512 MiB, or $COMPILER_GYM_BENCHMARK_CACHE_MB); setting it
+// evicts at once.
+void SetBenchmarkCacheLimit(int64_t bytes);
+struct BenchmarkCacheStats {
+  int64_t entries = 0;
+  int64_t bytes = 0;
+  int64_t limit_bytes = 0;
+};
+BenchmarkCacheStats GetBenchmarkCacheStats();
 
 }  // namespace compiler_gym::llvm_env

@@ -218,6 +218,40 @@ TEST(LlvmEnv, ChangeReportedAsNoneStillInvalidates) {
   EXPECT_TRUE(out->action_had_no_effect);
 }
 
+// The cache of loaded benchmarks is bounded in bytes and drops the least recently used first,
+// so an endless generator dataset does not grow memory.
+TEST(BenchmarkCache, BoundedLeastRecentlyUsed) {
+  ClearBenchmarkCache();
+  auto benchmark = [](int i) {
+    return Benchmark{.uri = "benchmark://cache-test/" + std::to_string(i),
+                     .data = "define i32 @f" + std::to_string(i) +
+                             "(i32 %a) {\n  %b = add i32 %a, 1\n  ret i32 %b\n}\n"};
+  };
+  auto get = [&](int i) {
+    auto cached = GetCachedBenchmark(benchmark(i));
+    EXPECT_TRUE(cached.ok());
+    return *cached;
+  };
+  std::vector<std::shared_ptr<CachedBenchmark>> loaded;
+  for (int i = 0; i < 10; ++i) loaded.push_back(get(i));
+  const int64_t one = loaded[9]->bytes();
+  ASSERT_GT(one, 0);
+  EXPECT_EQ(GetBenchmarkCacheStats().entries, 10);
+  SetBenchmarkCacheLimit(3 * one + one / 2);  // room for 3
+  EXPECT_EQ(GetBenchmarkCacheStats().entries, 3);
+  EXPECT_LE(GetBenchmarkCacheStats().bytes, 3 * one + one / 2);
+  EXPECT_EQ(get(9), loaded[9]);  // kept: among the 3 most recent (7, 8, 9)
+  EXPECT_EQ(get(8), loaded[8]);
+  const auto reloaded = get(0);  // dropped long ago: loads again, same program; 7 goes
+  EXPECT_NE(reloaded, loaded[0]);
+  EXPECT_EQ(reloaded->bitcode(), loaded[0]->bitcode());
+  EXPECT_EQ(get(9), loaded[9]);
+  EXPECT_NE(get(7), loaded[7]);  // 7 was the least recently used
+  EXPECT_EQ(GetBenchmarkCacheStats().entries, 3);
+  SetBenchmarkCacheLimit(int64_t{512} << 20);
+  ClearBenchmarkCache();
+}
+
 TEST(LlvmEnv, ObjectTextSizeIsPositive) {
   LlvmEnv env;
   ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("instcount.ll"))).ok());

@@ -108,8 +108,10 @@ StatusOr<ProcessResult> RunOnce(const Executable& executable, const Benchmark& b
                                 const std::vector<std::string>& extra_env) {
   std::vector<std::string> argv = {executable.path()};
   argv.insert(argv.end(), benchmark.run_args.begin(), benchmark.run_args.end());
+  // The program under test: no network, no writes outside its scratch directory.
   const SandboxLimits limits{.timeout_seconds = config.timeout_seconds,
-                             .memory_bytes = config.memory_bytes};
+                             .memory_bytes = config.memory_bytes,
+                             .isolated = true};
   return RunSandboxed(argv, limits, "", extra_env);
 }
 

@@ -61,6 +61,7 @@ class CsmithDataset(SeededGeneratorDataset):
                 [str(Path(scratch) / "a.out")],
                 timeout_seconds=self.probe_timeout_seconds,
                 memory_bytes=1 << 30,
+                isolated=True,  # a generated program: no network, no writes outside scratch
             )
         if not run["ok"]:
             return {"runnable": False, "reason": f"run: {run['description']}"}
