@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -78,8 +78,8 @@ struct __attribute__((packed)) LandlockPathBeneathAttr {
 uint64_t LandlockWriteAccess(int abi) {
   uint64_t access = 0;
   for (int bit : {1, 4, 5, 6, 7, 8, 9, 10, 11, 12}) access |= uint64_t{1} << bit;  // ABI 1
-  if (abi >= 2) access |= uint64_t{1} << 13;                                      // REFER
-  if (abi >= 3) access |= uint64_t{1} << 14;                                      // TRUNCATE
+  if (abi >= 2) access |= uint64_t{1} << 13;                                       // REFER
+  if (abi >= 3) access |= uint64_t{1} << 14;                                       // TRUNCATE
   return access;
 }
 // TCP bind and connect (ABI 4+): the network namespace already has no route out; this also
@@ -127,10 +127,40 @@ std::string ProcessResult::Describe(const SandboxLimits& limits) const {
   return "exit code " + std::to_string(exit_code);
 }
 
-StatusOr<std::string> MakeTempDir(const std::string& prefix) {
+namespace {
+
+std::string TempBase() {
   const char* base = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + "-XXXXXX";
+  return base != nullptr && *base != '\0' ? base : "/tmp";
+}
+
+// The owner's pid in a temporary directory's name ("<prefix>.pid<N>-XXXXXX"), or 0.
+pid_t OwnerOf(const std::string& name) {
+  const size_t at = name.rfind(".pid");
+  if (at == std::string::npos) return 0;
+  return static_cast<pid_t>(std::atol(name.c_str() + at + 4));
+}
+
+// Removes the temporary directories of processes that died without removing them (killed, or
+// crashed): a directory's name says which process made it. Once per process.
+void SweepDeadOwners() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(TempBase(), ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("compiler_gym-", 0) != 0) continue;
+      const pid_t owner = OwnerOf(name);
+      if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) RemoveTree(entry.path());
+    }
+  });
+}
+
+}  // namespace
+
+StatusOr<std::string> MakeTempDir(const std::string& prefix) {
+  SweepDeadOwners();
+  std::string pattern = TempBase() + "/" + prefix + ".pid" + std::to_string(::getpid()) + "-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) {
     return Internal("cannot create a temporary directory " + pattern + ": " + strerror(errno));
   }

@@ -56,7 +56,9 @@ StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
                                      const SandboxLimits& limits, const std::string& workdir = "",
                                      const std::vector<std::string>& extra_env = {});
 
-// A new empty directory under the system's temporary directory, named after `prefix`.
+// A new empty directory under the system's temporary directory, named after `prefix` and the
+// calling process. The first call in a process also removes the directories of compiler_gym
+// processes that died before removing theirs.
 StatusOr<std::string> MakeTempDir(const std::string& prefix);
 
 // Removes a file or directory tree; errors are ignored (best effort cleanup).

@@ -323,3 +323,28 @@ def test_benchmark_cache_is_bounded_over_an_endless_generator():
     finally:
         _C.set_benchmark_cache_limit(limit)
         _C.clear_benchmark_cache()
+
+
+def test_temporary_directories_of_dead_processes_are_swept(tmp_path):
+    # Found by fuzzing: workers that crashed left their scratch directories in $TMPDIR for
+    # good. A directory's name says which process made it; the next process removes those
+    # whose owner is gone, and leaves the others.
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer runs
+    stale = tmp_path / f"compiler_gym-run.pid{dead.pid}-abc123"
+    alive = tmp_path / f"compiler_gym-run.pid{os.getpid()}-def456"
+    unrelated = tmp_path / "someone-else.pid1-xyz"
+    for d in (stale, alive, unrelated):
+        d.mkdir()
+        (d / "file").write_text("x")
+    made = subprocess.run(
+        [sys.executable, "-c", "import compiler_gym; print(compiler_gym._C.make_temp_dir('compiler_gym-t'))"],
+        capture_output=True, text=True, check=True, env={**os.environ, "TMPDIR": str(tmp_path)},
+    ).stdout.strip()  # fmt: skip
+    assert not stale.exists()
+    assert alive.exists() and unrelated.exists()
+    assert made.startswith(str(tmp_path / "compiler_gym-t.pid"))

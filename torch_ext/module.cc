@@ -135,8 +135,7 @@ class PyEnv {
     }
     return py::make_tuple(out.action_had_no_effect, out.done,
                           out.done ? std::string(StatusCodeName(out.error.code())) : "",
-                          LenientStr(out.error.message()), out.compute_seconds,
-                          out.verify_seconds);
+                          LenientStr(out.error.message()), out.compute_seconds, out.verify_seconds);
   }
 
   py::object Observe(int index) {
@@ -316,9 +315,8 @@ PYBIND11_MODULE(_C, m) {
       "run_sandboxed",
       [](const std::vector<std::string>& argv, double timeout_seconds, int64_t memory_bytes,
          const std::string& workdir, const std::vector<std::string>& extra_env, bool isolated) {
-        const SandboxLimits limits{.timeout_seconds = timeout_seconds,
-                                   .memory_bytes = memory_bytes,
-                                   .isolated = isolated};
+        const SandboxLimits limits{
+            .timeout_seconds = timeout_seconds, .memory_bytes = memory_bytes, .isolated = isolated};
         const ProcessResult r = ValueOrThrow(
             WithoutGil([&] { return RunSandboxed(argv, limits, workdir, extra_env); }));
         py::dict out;
@@ -339,6 +337,11 @@ PYBIND11_MODULE(_C, m) {
       "Runs argv in a sandbox (fresh temporary workdir unless given, wall-clock and "
       "address-space limits, stdin from /dev/null; with isolated, no network and no writes "
       "outside the workdir); returns how it ended and its output.");
+  m.def(
+      "make_temp_dir", [](const std::string& prefix) { return ValueOrThrow(MakeTempDir(prefix)); },
+      py::arg("prefix"),
+      "A new temporary directory named after the prefix and this process, so that one left "
+      "behind by a process that died is removed by the next (the caller removes it).");
   m.def("isolation_status", &IsolationStatus,
         "What isolation sandboxed programs get here: 'network, file system', or what is "
         "missing.");

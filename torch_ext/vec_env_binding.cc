@@ -241,23 +241,25 @@ std::vector<int> IntegerRows(const py::array& array, const char* what, int64_t r
   std::vector<int> out(static_cast<size_t>(rows * k));
   auto check = [&](auto value, size_t i) {
     if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
-      RaiseStatus(OutOfRange(std::string(what) + " value " + std::to_string(value) +
-                             " is out of range"));
+      RaiseStatus(
+          OutOfRange(std::string(what) + " value " + std::to_string(value) + " is out of range"));
     }
     out[i] = static_cast<int>(value);
   };
   if (kind == 'u') {
-    auto values = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(array);
+    auto values = py::array_t < uint64_t,
+         py::array::c_style | py::array::forcecast > ::ensure(array);
     for (size_t i = 0; i < out.size(); ++i) {
       const uint64_t v = values.data()[i];
       if (v > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
-        RaiseStatus(OutOfRange(std::string(what) + " value " + std::to_string(v) +
-                               " is out of range"));
+        RaiseStatus(
+            OutOfRange(std::string(what) + " value " + std::to_string(v) + " is out of range"));
       }
       out[i] = static_cast<int>(v);
     }
   } else {
-    auto values = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
+    auto values = py::array_t < int64_t,
+         py::array::c_style | py::array::forcecast > ::ensure(array);
     for (size_t i = 0; i < out.size(); ++i) check(values.data()[i], i);
   }
   return out;
@@ -311,8 +313,7 @@ class PyVecEnv {
 
   py::dict Step(const py::array& actions) {
     const VecEnvConfig& config = vec_->config();
-    std::vector<int> a =
-        IntegerRows(actions, "actions", config.num_envs, config.actions_per_step);
+    std::vector<int> a = IntegerRows(actions, "actions", config.num_envs, config.actions_per_step);
     BatchPtr batch = ValueOrThrow(WithoutGil([&] {
       kernels::NvtxRange range("VecEnv.step");  // engine phases, for Nsight Systems
       return vec_->Step(a);
@@ -323,8 +324,8 @@ class PyVecEnv {
   void Send(const py::array& actions, const py::array& env_ids) {
     if (env_ids.ndim() != 1) RaiseStatus(InvalidArgument("env_ids must be one-dimensional"));
     std::vector<int> ids = IntegerRows(env_ids, "env_ids", env_ids.shape(0), 1);
-    std::vector<int> a = IntegerRows(actions, "actions", env_ids.shape(0),
-                                     vec_->config().actions_per_step);
+    std::vector<int> a =
+        IntegerRows(actions, "actions", env_ids.shape(0), vec_->config().actions_per_step);
     ThrowIfError(WithoutGil([&] { return vec_->Send(a, ids); }));
   }
 

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <list>
-
 #include <map>
 
 #include "envs/llvm/codegen.h"

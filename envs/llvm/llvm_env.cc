@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "engine/sandbox.h"
 #include "envs/llvm/benchmark_cache.h"
 #include "envs/llvm/codegen.h"
 #include "envs/llvm/module_prefetch.h"
@@ -211,7 +212,6 @@ struct LlvmEnv::Impl {
     return Status::Ok();
   }
 
-
   // The functions of the module in order, to name fingerprint entries.
   std::vector<llvm::Function*> Functions() {
     std::vector<llvm::Function*> out;
@@ -249,11 +249,7 @@ struct LlvmEnv::Impl {
 
   StatusOr<std::string> Workdir() {
     if (workdir.empty()) {
-      llvm::SmallString<128> dir;
-      if (llvm::sys::fs::createUniqueDirectory("compiler_gym-env", dir)) {
-        return Internal("cannot create a temporary directory");
-      }
-      workdir = std::string(dir.str());
+      ASSIGN_OR_RETURN(workdir, MakeTempDir("compiler_gym-env"));
     }
     return workdir;
   }
@@ -291,7 +287,6 @@ template <size_t N>
 std::vector<int64_t> ToVector(const std::array<int64_t, N>& a) {
   return std::vector<int64_t>(a.begin(), a.end());
 }
-
 
 StatusOr<Observation> Baseline(Impl& s, OptLevel level, CostKind cost) {
   ASSIGN_OR_RETURN(int64_t value, s.benchmark->Baseline(level, cost));

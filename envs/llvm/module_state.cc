@@ -169,8 +169,8 @@ class Walker {
   }
 
   void InstructionHeader(const llvm::Instruction& inst, Hasher& h) {
-    h.Add(static_cast<uint64_t>(inst.getValueID()) | uint64_t{inst.getRawSubclassOptionalData()}
-                                                         << 16 |
+    h.Add(static_cast<uint64_t>(inst.getValueID()) |
+          uint64_t{inst.getRawSubclassOptionalData()} << 16 |
           uint64_t{(inst.*kSubclassData)()} << 32);
     h.Add(Type(inst.getType()));
   }

@@ -105,13 +105,11 @@ INSTANTIATE_TEST_SUITE_P(
                  }},
         Mutation{"predicate", false,
                  [](Parsed& p) {
-                   llvm::cast<llvm::ICmpInst>(p.Inst("f", 1))
-                       .setPredicate(llvm::CmpInst::ICMP_SLE);
+                   llvm::cast<llvm::ICmpInst>(p.Inst("f", 1)).setPredicate(llvm::CmpInst::ICMP_SLE);
                  }},
-        Mutation{"operand_order", false,
-                 [](Parsed& p) {
-                   llvm::cast<llvm::BinaryOperator>(p.Inst("f", 0)).swapOperands();
-                 }},
+        Mutation{
+            "operand_order", false,
+            [](Parsed& p) { llvm::cast<llvm::BinaryOperator>(p.Inst("f", 0)).swapOperands(); }},
         Mutation{"constant_operand", false,
                  [](Parsed& p) {
                    llvm::Instruction& cmp = p.Inst("f", 1);
@@ -127,8 +125,7 @@ INSTANTIATE_TEST_SUITE_P(
                  [](Parsed& p) { llvm::cast<llvm::CallInst>(p.Inst("f", 5)).setTailCall(true); }},
         Mutation{"call_attribute", false,
                  [](Parsed& p) {
-                   llvm::cast<llvm::CallInst>(p.Inst("f", 5))
-                       .addFnAttr(llvm::Attribute::NoUnwind);
+                   llvm::cast<llvm::CallInst>(p.Inst("f", 5)).addFnAttr(llvm::Attribute::NoUnwind);
                  }},
         Mutation{"metadata", false,
                  [](Parsed& p) {
@@ -202,13 +199,16 @@ TEST(Canonicalize, ResetsIntrinsicAttributesAsTheBitcodeReaderDoes) {
   auto context = NewContext();
   auto copy = ParseModule(ModuleToBitcode(*p.module), "copy", *context);
   ASSERT_TRUE(copy.ok());
-  EXPECT_FALSE((*copy)->getFunction("llvm.memset.p0.i64")->hasFnAttribute(
-      llvm::Attribute::MustProgress));
+  EXPECT_FALSE(
+      (*copy)->getFunction("llvm.memset.p0.i64")->hasFnAttribute(llvm::Attribute::MustProgress));
   // ... and so does Canonicalize, in place.
   Canonicalize(*p.module);
   EXPECT_EQ(memset->getAttributes(), canonical);
   EXPECT_EQ(memset->getAttributes().getAsString(llvm::AttributeList::FunctionIndex),
-            (*copy)->getFunction("llvm.memset.p0.i64")->getAttributes().getAsString(llvm::AttributeList::FunctionIndex));
+            (*copy)
+                ->getFunction("llvm.memset.p0.i64")
+                ->getAttributes()
+                .getAsString(llvm::AttributeList::FunctionIndex));
 }
 
 TEST(Canonicalize, DropsAlignmentsThatBitcodeCannotHold) {
@@ -234,7 +234,8 @@ TEST(Canonicalize, RemovesDeadConstantUsersOfGlobals) {
   const size_t uses = g->getNumUses();
   // A constant expression that nothing uses, as passes leave behind.
   llvm::Constant* dead = llvm::ConstantExpr::getGetElementPtr(
-      llvm::Type::getInt8Ty(*p.context), g, llvm::ConstantInt::get(llvm::Type::getInt64Ty(*p.context), 1));
+      llvm::Type::getInt8Ty(*p.context), g,
+      llvm::ConstantInt::get(llvm::Type::getInt64Ty(*p.context), 1));
   ASSERT_EQ(g->getNumUses(), uses + 1);
   (void)dead;
   Canonicalize(*p.module);

@@ -124,7 +124,8 @@ std::string TakeDiagnosedError(llvm::LLVMContext& context) {
 StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::StringRef name,
                                                     llvm::LLVMContext& context) {
   // Empty text parses as an empty module, which is no program to optimize.
-  if (data.trim().empty()) return BenchmarkInitError("cannot parse " + name.str() + ": it is empty");
+  if (data.trim().empty())
+    return BenchmarkInitError("cannot parse " + name.str() + ": it is empty");
   llvm::SMDiagnostic diagnostic;
   auto buffer = llvm::MemoryBuffer::getMemBuffer(data, name, /*RequiresNullTerminator=*/false);
   std::unique_ptr<llvm::Module> module =
@@ -209,11 +210,8 @@ StatusOr<std::string> LoadBitcodeIn(const Benchmark& benchmark, llvm::LLVMContex
     std::string input = file;
     if (IsSourceFile(file)) {
       if (!workdir) {
-        llvm::SmallString<128> dir;
-        if (llvm::sys::fs::createUniqueDirectory("compiler_gym-cc", dir)) {
-          return Internal("cannot create a temporary directory");
-        }
-        workdir = std::make_unique<ScopedPath>(std::string(dir.str()));
+        ASSIGN_OR_RETURN(std::string dir, MakeTempDir("compiler_gym-cc"));
+        workdir = std::make_unique<ScopedPath>(std::move(dir));
       }
       llvm::SmallString<256> output(workdir->path());
       llvm::sys::path::append(output, std::to_string(&file - benchmark.files.data()) + ".bc");

@@ -7,7 +7,9 @@ headers from Debian's ``libcsmith-dev``.
 from __future__ import annotations
 
 import json
-import tempfile
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from compiler_gym import _C
@@ -16,6 +18,16 @@ from compiler_gym.datasets.generator import SeededGeneratorDataset
 from compiler_gym.util.runfiles import write_atomically
 
 _INCLUDE_DIR = "/usr/include/csmith"
+
+
+@contextmanager
+def _scratch_dir(prefix: str) -> Iterator[str]:
+    """A temporary directory that the engine removes later if this process dies first."""
+    path = _C.make_temp_dir(prefix)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 class CsmithDataset(SeededGeneratorDataset):
@@ -49,7 +61,7 @@ class CsmithDataset(SeededGeneratorDataset):
 
     def _probe(self, path: Path) -> dict:
         """Builds and runs the program once: is it runnable, and what does it print?"""
-        with tempfile.TemporaryDirectory(prefix="compiler_gym-csmith-") as scratch:
+        with _scratch_dir("compiler_gym-csmith") as scratch:
             build = _C.run_sandboxed(
                 [_C.clang_path(), "-O1", "-w", "-I", _INCLUDE_DIR, str(path), "-o", "a.out"],
                 timeout_seconds=300,
