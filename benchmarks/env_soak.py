@@ -55,6 +55,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runtime-every", type=int, default=50)
     parser.add_argument("--error-every", type=int, default=20)
+    parser.add_argument(
+        "--no-crashes",
+        action="store_true",
+        help="leave out the crashing test pass (a contained crash leaks its module on purpose)",
+    )
     args = parser.parse_args(argv)
 
     rng = np.random.default_rng(args.seed)
@@ -93,7 +98,7 @@ def main(argv=None) -> int:
                     env.observation["Runtime"]
                     counts["runtimes"] += 1
             if episode % args.error_every == 0:
-                kind = (episode // args.error_every) % 3
+                kind = (episode // args.error_every) % (2 if args.no_crashes else 3)
                 try:
                     if kind == 0:
                         env.step(n + 7)
