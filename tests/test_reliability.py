@@ -12,7 +12,7 @@ HEALTHY = "benchmark://builtin-v0/crc32"
 
 
 @pytest.fixture(scope="module")
-def crc32_bitcode(tmp_path_factory) -> bytes:
+def crc32_bitcode() -> bytes:
     with compiler_gym.make("llvm-v0", benchmark=HEALTHY) as env:
         env.reset()
         with open(env.observation["BitcodeFile"], "rb") as f:
@@ -64,21 +64,21 @@ def test_corrupt_bitcode_is_a_typed_error_and_the_process_survives(tmp_path, crc
         assert env.observation["IrSha1"] == expected
 
 
-def test_non_utf8_error_message_is_not_a_unicode_error(tmp_path):
-    # The text parser quotes the line it failed on: bytes that are not UTF-8 must not turn
-    # BenchmarkInitError into UnicodeDecodeError.
-    path = tmp_path / "binary.ll"
-    path.write_bytes(b"\xc5\xff\xfe garbage \x80\x81\n")
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        # The text parser quotes the line it failed on: bytes that are not UTF-8 must not turn
+        # BenchmarkInitError into UnicodeDecodeError.
+        (b"\xc5\xff\xfe garbage \x80\x81\n", "cannot parse"),
+        # An empty file parses as an empty module, which is no program.
+        (b"", "empty"),
+    ],
+)
+def test_unparsable_program_is_a_benchmark_init_error(tmp_path, content, message):
+    path = tmp_path / "program.ll"
+    path.write_bytes(content)
     with compiler_gym.make("llvm-v0") as env:
-        with pytest.raises(BenchmarkInitError, match="cannot parse"):
-            env.reset(benchmark=f"file://{path}")
-
-
-def test_empty_program_is_refused(tmp_path):
-    path = tmp_path / "empty.ll"
-    path.write_bytes(b"")
-    with compiler_gym.make("llvm-v0") as env:
-        with pytest.raises(BenchmarkInitError, match="empty"):
+        with pytest.raises(BenchmarkInitError, match=message):
             env.reset(benchmark=f"file://{path}")
 
 

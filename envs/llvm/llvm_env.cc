@@ -212,30 +212,23 @@ struct LlvmEnv::Impl {
     return Status::Ok();
   }
 
-  // The functions of the module in order, to name fingerprint entries.
-  std::vector<llvm::Function*> Functions() {
-    std::vector<llvm::Function*> out;
-    out.reserve(module->size());
-    for (llvm::Function& function : *module) out.push_back(&function);
-    return out;
-  }
-
   // After a pass that changed the module (by its fingerprint, not by its word): verifies what
   // changed: the changed functions, or the whole module when anything outside function bodies
   // changed.
   Status VerifyChanged(const ModuleFingerprint& before, const ModuleFingerprint& after) {
-    const bool header_changed = before.module != after.module;
-    const std::vector<llvm::Function*> functions = Functions();
-    std::vector<llvm::Function*> changed;
-    if (!header_changed) {
-      for (size_t i : ChangedFunctions(before, after)) changed.push_back(functions[i]);
-    }
-    if (header_changed) return VerifyModule(*module);
-    for (llvm::Function* function : changed) {
+    if (before.module != after.module) return VerifyModule(*module);
+    // The same function list: fingerprint entries follow the module's functions in order.
+    const std::vector<size_t> changed = ChangedFunctions(before, after);
+    auto next = changed.begin();
+    size_t index = 0;
+    for (llvm::Function& function : *module) {
+      if (next == changed.end()) break;
+      if (index++ != *next) continue;
+      ++next;
       std::string message;
       llvm::raw_string_ostream os(message);
-      if (llvm::verifyFunction(*function, &os)) {
-        return FailedPrecondition("function " + function->getName().str() +
+      if (llvm::verifyFunction(function, &os)) {
+        return FailedPrecondition("function " + function.getName().str() +
                                   " does not verify: " + os.str().substr(0, 2000));
       }
     }
