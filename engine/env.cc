@@ -1,6 +1,7 @@
 #include "engine/env.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace compiler_gym {
 
@@ -50,6 +51,17 @@ StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
   actions_.insert(actions_.end(), actions.begin(), actions.begin() + applied);
   if (outcome.done) episode_over_ = true;
   return outcome;
+}
+
+namespace {
+std::atomic<bool> background_threads_allowed{true};
+}  // namespace
+
+bool BackgroundThreadsAllowed() { return background_threads_allowed.load(); }
+void DisallowBackgroundThreads() { background_threads_allowed.store(false); }
+
+StatusOr<std::string> Env::Call(const std::string& method, const std::string&) {
+  return Unimplemented("no method " + method + " in family " + Spec().family);
 }
 
 Status Env::SetParameter(const std::string& name, const std::string&) {

@@ -48,6 +48,12 @@ struct EnvSpec {
   int ActionSpaceIndex(std::string_view name) const;
 };
 
+// Whether environments may start background threads in this process (true unless disabled).
+// A worker process (engine/worker.h) disables them: it forks itself to fork its env, and a
+// fork has only the forking thread.
+bool BackgroundThreadsAllowed();
+void DisallowBackgroundThreads();
+
 struct StepOutcome {
   bool action_had_no_effect = true;
   // True only when an error ended the episode (a crashing pass, a module that no longer
@@ -91,6 +97,11 @@ class Env {
   // measures), as text. Unknown names are kInvalidArgument; bad values too. Forks copy them.
   virtual Status SetParameter(const std::string& name, const std::string& value);
   virtual StatusOr<std::string> GetParameter(const std::string& name) const;
+
+  // A family's own operation beyond the common interface (e.g. LLVM's "check_semantics"), by
+  // name, with text in and out, so that it reaches an env in a worker process unchanged.
+  // Unknown methods are kUnimplemented.
+  virtual StatusOr<std::string> Call(const std::string& method, const std::string& argument);
 
   Status SetActionSpace(int action_space_index);
   int action_space() const { return action_space_; }

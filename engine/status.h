@@ -35,6 +35,7 @@ namespace compiler_gym {
   X(kUnimplemented, "UNIMPLEMENTED")            \
   X(kResourceExhausted, "RESOURCE_EXHAUSTED")   \
   X(kAborted, "ABORTED")                        \
+  X(kCrash, "CRASH")                            \
   X(kInternal, "INTERNAL")
 
 enum class StatusCode {
@@ -90,6 +91,8 @@ inline Status ResourceExhausted(std::string m) {
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 // An outside program (a compiler, the benchmark under test) failed or crashed.
 inline Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
+// The compiler itself crashed (a signal, a fatal error) while working on an env.
+inline Status Crash(std::string m) { return {StatusCode::kCrash, std::move(m)}; }
 
 // Holds either a value or a non-OK Status.
 template <typename T>

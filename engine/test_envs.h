@@ -1,8 +1,15 @@
 // Small deterministic environments for the engine's tests. Not part of the library.
 #pragma once
 
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "engine/env.h"
 
@@ -12,7 +19,9 @@ namespace compiler_gym::testing {
 // action lowers by (action + 1). Observations: Cost, CostO0 (the start), CostOz (4), History
 // (the last three costs, int64[3]) and Trace (text of all actions). Rewards on Cost.
 // Benchmark "bad" fails to load; benchmark "throw" makes Step() throw; benchmark "crash" makes
-// Step() report an error that ends the episode.
+// Step() report an error that ends the episode. Faults for the process-isolated executor's tests
+// (only ever run in a worker process): on Step(), "segv" segfaults, "abort" aborts, "hang"
+// never returns, and "alloc" allocates without bound.
 class CounterEnv final : public Env {
  public:
   const EnvSpec& Spec() const override {
@@ -69,6 +78,18 @@ class CounterEnv final : public Env {
   }
   StatusOr<StepOutcome> DoStep(std::span<const int> actions) override {
     if (mode_ == "throw") throw std::runtime_error("injected exception");
+    if (mode_ == "segv") std::raise(SIGSEGV);
+    if (mode_ == "abort") std::abort();
+    if (mode_ == "hang") {
+      while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    if (mode_ == "alloc") {
+      std::vector<std::unique_ptr<char[]>> hoard;
+      while (true) {
+        hoard.emplace_back(new char[64 << 20]);
+        std::memset(hoard.back().get(), 1, 64 << 20);
+      }
+    }
     StepOutcome out;
     if (mode_ == "crash") {
       out.done = true;

@@ -24,6 +24,8 @@ const char* ExceptionNameFor(StatusCode code) {
       return "ServiceError";
     case StatusCode::kAborted:
       return "ServiceError";
+    case StatusCode::kCrash:
+      return "ServiceError";
     case StatusCode::kInternal:
       return "ServiceError";
     case StatusCode::kOk:

@@ -814,7 +814,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     pb.reset();
     benchmark.reset();
     outcome.done = true;
-    outcome.error = Internal("pass " + name + " crashed");
+    outcome.error = Crash("pass " + name + " crashed");
     return false;
   }
   // Every step starts from no cached analysis. An analysis that passes kept up to date

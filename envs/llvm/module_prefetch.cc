@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "engine/env.h"
 #include "envs/llvm/module_util.h"
 
 namespace compiler_gym::llvm_env {
@@ -52,7 +53,14 @@ class BackgroundWorker {
   }
 
  private:
-  BackgroundWorker() : thread_([this] { Run(); }) {}
+  // Where background threads are not allowed, it is born stopped: everything runs inline.
+  BackgroundWorker() {
+    if (BackgroundThreadsAllowed()) {
+      thread_ = std::thread([this] { Run(); });
+    } else {
+      stopped_ = true;
+    }
+  }
 
   void Run() {
     while (true) {
