@@ -6,6 +6,8 @@
 Measured in one run on the same benchmarks and random actions:
   * make_vec, sync step, for each num_threads in {1, all cores} and each num_envs;
   * make_vec, async send/recv with batch_size = num_envs / 2;
+  * make_vec with isolation="process" (a worker process per env), sync, all cores, and its
+    ratio to the same in process (target: within 15%);
   * a Python loop over num_envs single compiler_gym.make envs;
   * gymnasium.vector.AsyncVectorEnv over single envs (one subprocess per env);
 and prints env steps/s, parallel efficiency, and the speedups.
@@ -31,16 +33,23 @@ URIS = [
 ]
 
 
-def vec_sync(env_id, n, threads, steps, rng):
+def vec_sync(env_id, n, threads, steps, rng, isolation="none"):
     vec = compiler_gym.make_vec(
-        env_id, num_envs=n, num_threads=threads, benchmarks=URIS, max_episode_steps=steps
+        env_id,
+        num_envs=n,
+        num_threads=threads,
+        benchmarks=URIS,
+        max_episode_steps=steps,
+        isolation=isolation,
     )
     vec.reset()
     actions = rng.integers(vec.single_action_space.n, size=(steps, n))
     start = time.perf_counter()
     for t in range(steps):
         vec.step(actions[t])
-    return n * steps / (time.perf_counter() - start)
+    rate = n * steps / (time.perf_counter() - start)
+    vec.close()
+    return rate
 
 
 def vec_async(env_id, n, threads, steps, rng):
@@ -125,7 +134,8 @@ def main(argv=None) -> int:
     )
     print(
         f"{'num_envs':>8} {'vec 1 thr':>10} {'vec all':>10} {'vec async':>10} "
-        f"{'py loop':>10} {'AsyncVecEnv':>12} {'eff':>6} {'vs Async':>9}"
+        f"{'py loop':>10} {'AsyncVecEnv':>12} {'eff':>6} {'vs Async':>9} {'isolated':>9} "
+        f"{'iso/all':>8}"
     )
     for n in args.num_envs:
         e, k = args.env, args.steps
@@ -135,6 +145,7 @@ def main(argv=None) -> int:
             "asy": partial(vec_async, e, n, cores, k) if n > 1 else None,
             "loop": partial(python_loop, e, n, k),
             "subproc": partial(async_vector_env, e, n, k) if n <= 64 else None,
+            "iso": partial(vec_sync, e, n, cores, k, isolation="process"),
         }
         # Rounds interleave the configurations, so that a slow spell of a shared machine
         # does not fall on one of them only; each reports its median round.
@@ -142,12 +153,12 @@ def main(argv=None) -> int:
         for _ in range(args.repeats):
             for name, run in runs.items():
                 samples[name].append(run(rng()) if run else nan)
-        one, full, asy, loop, subproc = (float(np.median(samples[name])) for name in runs)
+        one, full, asy, loop, subproc, iso = (float(np.median(samples[name])) for name in runs)
         efficiency = full / (one * min(cores, n))
-        rows.append((n, one, full, asy, loop, subproc))
+        rows.append((n, one, full, asy, loop, subproc, iso))
         print(
             f"{n:>8} {one:>10.0f} {full:>10.0f} {asy:>10.0f} {loop:>10.0f} {subproc:>12.0f} "
-            f"{efficiency:>6.2f} {full / subproc:>8.2f}x"
+            f"{efficiency:>6.2f} {full / subproc:>8.2f}x {iso:>9.0f} {iso / full:>8.2f}"
         )
     if args.plot:
         import matplotlib
@@ -162,6 +173,7 @@ def main(argv=None) -> int:
             "vec async",
             "Python loop",
             "AsyncVectorEnv",
+            "vec, isolated",
         ]
         for k, label in enumerate(labels, start=1):
             plt.plot(data[:, 0], data[:, k], marker="o", label=label)

@@ -95,6 +95,7 @@ class Env {
 
   // Named settings of an environment family (e.g. how many runs a Runtime observation
   // measures), as text. Unknown names are kInvalidArgument; bad values too. Forks copy them.
+  // Names starting "testing." are one-shot test hooks, not settings: nothing copies them.
   virtual Status SetParameter(const std::string& name, const std::string& value);
   virtual StatusOr<std::string> GetParameter(const std::string& name) const;
 

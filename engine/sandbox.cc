@@ -265,6 +265,13 @@ StatusOr<ProcessResult> Run(const std::vector<std::string>& argv, const SandboxL
   for (const std::string& e : extra_env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   const rlim_t memory = static_cast<rlim_t>(limits.memory_bytes);
+  // A soft limit of this process (a worker's, engine/worker.h) is not the program's: without a
+  // limit of its own, the program gets the hard one (AddressSanitizer reserves terabytes).
+  struct rlimit inherited{};
+  ::getrlimit(RLIMIT_AS, &inherited);
+  const struct rlimit program_limit =
+      memory > 0 ? rlimit{memory, memory} : rlimit{inherited.rlim_max, inherited.rlim_max};
+  const bool set_limit = memory > 0 || inherited.rlim_cur != inherited.rlim_max;
   const char* path = argv[0].c_str();
   const char* cwd = dir.c_str();
 
@@ -295,9 +302,8 @@ StatusOr<ProcessResult> Run(const std::vector<std::string>& argv, const SandboxL
       }
     }
     if (failed_errno == 0 && ::chdir(cwd) != 0) failed_errno = errno;
-    if (failed_errno == 0 && memory > 0) {
-      const struct rlimit limit = {memory, memory};
-      if (::setrlimit(RLIMIT_AS, &limit) != 0) failed_errno = errno;
+    if (failed_errno == 0 && set_limit) {
+      if (::setrlimit(RLIMIT_AS, &program_limit) != 0) failed_errno = errno;
     }
     if (failed_errno == 0 &&
         (::dup2(null_in.fd, 0) < 0 || ::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0)) {

@@ -104,9 +104,9 @@ struct Graph {
 // Shared so that slabs and Python hold a graph without copying it.
 using GraphPtr = std::shared_ptr<const Graph>;
 
-using Observation = std::variant<std::monostate, int64_t, double, bool, Text, Bytes, Json,
-                                 std::vector<int64_t>, std::vector<float>, std::vector<double>,
-                                 GraphPtr>;
+using Observation =
+    std::variant<std::monostate, int64_t, double, bool, Text, Bytes, Json, std::vector<int64_t>,
+                 std::vector<float>, std::vector<double>, GraphPtr>;
 
 // Scalar view of an observation, for costs. A vector of doubles (repeated measurements, such as
 // Runtime) gives its median. Returns false if there is no number: another type, or no values.

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -28,6 +29,11 @@ extern char** environ;
 namespace compiler_gym {
 
 namespace {
+
+// The soft limit only: programs the worker runs (engine/sandbox.h) may raise theirs back.
+rlimit AddressLimit(int64_t mb) {
+  return rlimit{mb > 0 ? static_cast<rlim_t>(mb) << 20 : RLIM_INFINITY, RLIM_INFINITY};
+}
 
 // Descriptors a worker finds at startup.
 constexpr int kWorkerSocketFd = 3;
@@ -520,6 +526,8 @@ class RemoteEnv final : public Env {
       }
       options_.memory_limit_mb = static_cast<int64_t>(number);
       if (pid_ > 0) {
+        // After the worker has set its own limit, or it would overwrite this one.
+        RETURN_IF_ERROR(AwaitHello(Deadline()));
         const rlimit limit = AddressLimit(options_.memory_limit_mb);
         if (::prlimit(pid_, RLIMIT_AS, &limit, nullptr) != 0) return Internal(Errno("prlimit"));
       }
@@ -527,7 +535,8 @@ class RemoteEnv final : public Env {
     }
     RETURN_IF_ERROR(EnsureWorker());
     RETURN_IF_ERROR(SendParameter(name, value));
-    // A new worker gets the same settings, in the same order.
+    // A new worker gets the same settings, in the same order; test hooks are one-shot.
+    if (name.starts_with("testing.")) return Status::Ok();
     std::erase_if(parameters_, [&](const auto& p) { return p.first == name; });
     parameters_.emplace_back(name, value);
     return Status::Ok();
@@ -558,6 +567,9 @@ class RemoteEnv final : public Env {
     Reader r(reply);
     Status status;
     if (!r.Stat(&status)) return Garbled();
+    // A benchmark that failed to load may have done so by crashing the parser, contained but
+    // suspect: the next episode gets a fresh process.
+    if (!status.ok()) Retire(/*graceful=*/false);
     return status;
   }
 
@@ -613,12 +625,6 @@ class RemoteEnv final : public Env {
   }
 
  private:
-  static rlimit AddressLimit(int64_t mb) {
-    rlimit limit{RLIM_INFINITY, RLIM_INFINITY};
-    if (mb > 0) limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(mb) << 20;
-    return limit;
-  }
-
   // A worker with the env's settings: the one it has, or a new one.
   Status EnsureWorker() {
     if (pid_ > 0) return Status::Ok();
@@ -665,29 +671,39 @@ class RemoteEnv final : public Env {
     return text;
   }
 
+  // The worker's first words say whether it could make its env; by then it has set up its
+  // process (its memory limit, say).
+  Status AwaitHello(std::chrono::steady_clock::time_point deadline) {
+    if (greeted_) return Status::Ok();
+    std::string reply;
+    ReadResult hello = ReadFrame(sock_.get(), &reply, deadline);
+    if (hello != ReadResult::kOk) return Lost(hello);
+    Reader r(reply);
+    Status status;
+    if (!r.Stat(&status)) return Garbled();
+    if (!status.ok()) {
+      Retire(/*graceful=*/false);
+      last_error_ = status;
+      return status;
+    }
+    greeted_ = true;
+    return Status::Ok();
+  }
+
+  std::chrono::steady_clock::time_point Deadline() const {
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>(options_.step_timeout_seconds));
+  }
+
   // Sends a request and waits for its reply under the deadline. When the worker dies or runs
   // past the deadline it is reaped (killed first in the second case), and the error says how
   // it ended.
   StatusOr<std::string> Request(const std::string& request, const std::vector<int>& fds = {}) {
     if (pid_ < 0) return FailedPrecondition(Gone());
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(options_.step_timeout_seconds));
+    const auto deadline = Deadline();
+    RETURN_IF_ERROR(AwaitHello(deadline));
     std::string reply;
-    if (!greeted_) {
-      // The worker's first words say whether it could make its env.
-      ReadResult hello = ReadFrame(sock_.get(), &reply, deadline);
-      if (hello != ReadResult::kOk) return Lost(hello);
-      Reader r(reply);
-      Status status;
-      if (!r.Stat(&status)) return Garbled();
-      if (!status.ok()) {
-        Retire(/*graceful=*/false);
-        last_error_ = status;
-        return status;
-      }
-      greeted_ = true;
-    }
     if (!SendFrame(sock_.get(), request, fds)) return Lost(ReadResult::kClosed);
     ReadResult result = ReadFrame(sock_.get(), &reply, deadline);
     if (result != ReadResult::kOk) return Lost(result);
@@ -891,7 +907,25 @@ bool Serve(Serving& s, const std::string& request, std::vector<int>& fds) {
 
 }  // namespace
 
-void WorkerOutOfMemory() { ::_exit(kWorkerOutOfMemoryExit); }
+void WorkerAllocationFailed() {
+  // No allocation here: the allocator has just failed. statm's first field is the size of the
+  // address space in pages.
+  rlimit limit{};
+  ::getrlimit(RLIMIT_AS, &limit);
+  char text[64] = {};
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)!::read(fd, text, sizeof text - 1);
+    ::close(fd);
+  }
+  const unsigned long long used = std::strtoull(text, nullptr, 10) * ::sysconf(_SC_PAGESIZE);
+  if (limit.rlim_cur != RLIM_INFINITY && used >= limit.rlim_cur / 4 * 3) {
+    ::_exit(kWorkerOutOfMemoryExit);
+  }
+  // Far from the limit: an impossible request (a size read from a corrupt file, say), which is
+  // a crash like any other, and one LLVM may recover from.
+  std::abort();
+}
 
 StatusOr<std::unique_ptr<Env>> MakeRemoteEnv(const WorkerOptions& options, const EnvSpec& spec) {
   if (options.step_timeout_seconds <= 0) return InvalidArgument("step timeout must be > 0");
@@ -912,10 +946,10 @@ int WorkerMain(const Registry& registry, int argc, char** argv) {
   ::signal(SIGINT, SIG_IGN);
   const long long memory_mb = std::atoll(argv[2]);
   if (memory_mb > 0) {
-    const rlimit limit{static_cast<rlim_t>(memory_mb) << 20, static_cast<rlim_t>(memory_mb) << 20};
+    const rlimit limit = AddressLimit(memory_mb);
     ::setrlimit(RLIMIT_AS, &limit);
   }
-  std::set_new_handler([] { WorkerOutOfMemory(); });
+  std::set_new_handler([] { WorkerAllocationFailed(); });
   Serving serving;
   serving.shared = SharedRegion(Fd(kWorkerSharedFd));
   ::fcntl(kWorkerSocketFd, F_SETFD, FD_CLOEXEC);

@@ -34,8 +34,9 @@ struct WorkerOptions {
   // How long one request (a step, an observation, a reset) may take before its worker is
   // killed. Generous: some LLVM passes legitimately run for minutes on large programs.
   double step_timeout_seconds = 300;
-  // The worker's address-space limit (RLIMIT_AS) in MiB; 0 = none.
-  int64_t memory_limit_mb = 0;
+  // The worker's address-space limit (soft RLIMIT_AS) in MiB; 0 = none. Programs it runs
+  // (runtime measurement, sanitizer builds) have limits of their own.
+  int64_t memory_limit_mb = 8192;
 };
 
 // Parameters a remote env keeps itself; the others go to its family in the worker.
@@ -50,9 +51,11 @@ StatusOr<std::unique_ptr<Env>> MakeRemoteEnv(const WorkerOptions& options, const
 // over the descriptors MakeRemoteEnv passed. Returns the process's exit code.
 int WorkerMain(const Registry& registry, int argc, char** argv);
 
-// How a worker exits when an allocation fails under its memory limit; the worker executable
-// calls WorkerOutOfMemory() from its allocators' failure hooks.
+// What a worker does when an allocation fails, called from its allocators' failure hooks: near
+// its memory limit it exits with kWorkerOutOfMemoryExit (the env reports kResourceExhausted);
+// otherwise the request was impossible (a size read from a corrupt file) and it aborts, a crash
+// that the family may contain as it does in process.
 inline constexpr int kWorkerOutOfMemoryExit = 86;
-[[noreturn]] void WorkerOutOfMemory();
+[[noreturn]] void WorkerAllocationFailed();
 
 }  // namespace compiler_gym

@@ -153,6 +153,14 @@ TEST(RemoteEnv, ParametersSurviveANewWorker) {
   out = env->Step(zero);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->error.code(), StatusCode::kDeadlineExceeded);
+  // A memory limit set while a worker starts up applies to it (not overwritten by the limit it
+  // started with).
+  auto fresh = Remote(/*timeout_seconds=*/30, /*memory_mb=*/0);
+  ASSERT_TRUE(fresh->SetParameter(kMemoryLimitParameter, "256").ok());
+  ASSERT_TRUE(fresh->Reset(Benchmark{.uri = "alloc"}).ok());
+  out = fresh->Step(zero);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->error.code(), StatusCode::kResourceExhausted) << out->error.ToString();
 }
 
 TEST(RemoteEnv, WorkerThatCannotStartIsAnError) {

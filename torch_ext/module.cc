@@ -146,12 +146,12 @@ class PyEnv {
     return ValueOrThrow(WithoutGil([&] { return env_->Reward(index); }));
   }
 
-  // Test hook: runs a textual pipeline (see LlvmEnv::StepPipelineForTesting) as one step.
+  // Test hook: the next action runs `pipeline` instead (see LlvmEnv::StepPipelineForTesting),
+  // through the env's parameters, so that it reaches a worker process too.
   py::tuple StepPipelineForTesting(const std::string& pipeline) {
-    auto* llvm_env = dynamic_cast<llvm_env::LlvmEnv*>(env_.get());
-    if (llvm_env == nullptr) RaiseStatus(Unimplemented("not an LLVM environment"));
+    ThrowIfError(env_->SetParameter("testing.next_step_pipeline", pipeline));
     const StepOutcome out =
-        ValueOrThrow(WithoutGil([&] { return llvm_env->StepPipelineForTesting(pipeline); }));
+        ValueOrThrow(WithoutGil([&] { return env_->Step(std::vector<int>{0}); }));
     return py::make_tuple(out.done, LenientStr(out.error.message()));
   }
 
@@ -163,13 +163,9 @@ class PyEnv {
     return ValueOrThrow(env_->GetParameter(name));
   }
 
-  // LLVM only: the differential test behind validate(); returns the problems found.
-  std::vector<std::string> CheckSemantics(bool address_sanitizer, bool undefined_sanitizer) {
-    auto* llvm_env = dynamic_cast<llvm_env::LlvmEnv*>(env_.get());
-    if (llvm_env == nullptr) RaiseStatus(Unimplemented("not an LLVM environment"));
-    const llvm_env::SemanticsOptions options{.address_sanitizer = address_sanitizer,
-                                             .undefined_sanitizer = undefined_sanitizer};
-    return ValueOrThrow(WithoutGil([&] { return llvm_env->CheckSemantics(options); }));
+  // A family's own operation (Env::Call), e.g. LLVM's "check_semantics".
+  std::string Call(const std::string& method, const std::string& argument) {
+    return ValueOrThrow(WithoutGil([&] { return env_->Call(method, argument); }));
   }
 
   PyEnv Fork() {
@@ -215,8 +211,7 @@ PYBIND11_MODULE(_C, m) {
       .def("fork", &PyEnv::Fork)
       .def("set_parameter", &PyEnv::SetParameter, py::arg("name"), py::arg("value"))
       .def("get_parameter", &PyEnv::GetParameter, py::arg("name"))
-      .def("check_semantics", &PyEnv::CheckSemantics, py::arg("address_sanitizer") = false,
-           py::arg("undefined_sanitizer") = false)
+      .def("call", &PyEnv::Call, py::arg("method"), py::arg("argument") = "")
       .def("_step_pipeline_for_testing", &PyEnv::StepPipelineForTesting, py::arg("pipeline"))
       .def_property_readonly("in_episode", &PyEnv::in_episode)
       .def_property_readonly("episode_over", &PyEnv::episode_over)
@@ -226,8 +221,11 @@ PYBIND11_MODULE(_C, m) {
   BindVecEnv(m);
 
   m.def(
-      "make_env", [](const std::string& id) { return PyEnv(ValueOrThrow(AllEnvs().Make(id))); },
-      py::arg("id"));
+      "make_env",
+      [](const std::string& id, const std::string& isolation) {
+        return PyEnv(ValueOrThrow(MakeEnv(id, isolation)));
+      },
+      py::arg("id"), py::arg("isolation") = "none");
 
   m.def("env_ids", [] {
     py::list out;

@@ -1,5 +1,6 @@
 #include "torch_ext/vec_env_binding.h"
 
+#include <dlfcn.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -9,6 +10,7 @@
 #include <map>
 
 #include "engine/vec_env.h"
+#include "engine/worker.h"
 #include "envs/all_envs.h"
 #include "kernels/device.h"
 #include "observations/vocabulary.h"
@@ -20,6 +22,40 @@
 namespace py = pybind11;
 
 namespace compiler_gym::python {
+namespace {
+
+// The worker executable lies beside this module, in the build tree and once installed.
+std::string WorkerPath() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&WorkerPath), &info) == 0 || info.dli_fname == nullptr) {
+    return "compiler_gym-worker";
+  }
+  std::string path = info.dli_fname;
+  return path.substr(0, path.rfind('/') + 1) + "compiler_gym-worker";
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Env>> MakeEnv(
+    const std::string& id, const std::string& isolation,
+    const std::vector<std::pair<std::string, std::string>>& parameters) {
+  const EnvEntry* entry = AllEnvs().Find(id);
+  if (entry == nullptr) return NotFound("unknown environment id " + id);
+  std::unique_ptr<Env> env;
+  if (isolation == "none") {
+    env = entry->factory();
+  } else if (isolation == "process") {
+    static const std::string worker = WorkerPath();
+    // The spec of a family is static: one local instance describes every remote one.
+    ASSIGN_OR_RETURN(
+        env, MakeRemoteEnv({.worker_path = worker, .env_id = id}, entry->factory()->Spec()));
+  } else {
+    return InvalidArgument("isolation must be 'none' or 'process', got '" + isolation + "'");
+  }
+  for (const auto& [name, value] : parameters) RETURN_IF_ERROR(env->SetParameter(name, value));
+  return env;
+}
+
 namespace {
 
 py::dtype NumpyDtype(DType dtype) {
@@ -268,11 +304,15 @@ std::vector<int> IntegerRows(const py::array& array, const char* what, int64_t r
 class PyVecEnv {
  public:
   PyVecEnv(const std::string& env_id, std::vector<Benchmark> benchmarks, bool random_benchmarks,
-           VecEnvConfig config, kernels::Device device) {
+           VecEnvConfig config, kernels::Device device, const std::string& isolation,
+           std::vector<std::pair<std::string, std::string>> parameters) {
     if (benchmarks.empty()) RaiseStatus(InvalidArgument("make_vec() needs at least one benchmark"));
-    const EnvEntry* entry = AllEnvs().Find(env_id);
-    if (entry == nullptr) RaiseStatus(NotFound("unknown environment id " + env_id));
-    auto factory = [entry]() -> StatusOr<std::unique_ptr<Env>> { return entry->factory(); };
+    if (AllEnvs().Find(env_id) == nullptr) {
+      RaiseStatus(NotFound("unknown environment id " + env_id));
+    }
+    auto factory = [env_id, isolation, parameters]() {
+      return MakeEnv(env_id, isolation, parameters);
+    };
     // Benchmarks are chosen in C++ on the workers: no Python call, no GIL, per-env RNG.
     auto sampler = [benchmarks, random_benchmarks](int env_id, int64_t,
                                                    std::mt19937_64& rng) -> Benchmark {
@@ -341,6 +381,14 @@ class PyVecEnv {
     return BatchToDict(batch, num_rewards_, outputs_);
   }
 
+  // One env's setting (Env::SetParameter), for tests and tools; not while steps are in flight.
+  void SetEnvParameter(int env_id, const std::string& name, const std::string& value) {
+    if (env_id < 0 || env_id >= num_envs()) {
+      RaiseStatus(OutOfRange("env id " + std::to_string(env_id) + " is out of range"));
+    }
+    ThrowIfError(WithoutGil([&] { return vec_->env(env_id).SetParameter(name, value); }));
+  }
+
   int num_envs() const { return vec_->config().num_envs; }
   int batch_size() const { return vec_->config().batch_size; }
   int num_threads() const { return vec_->config().num_threads; }
@@ -359,7 +407,9 @@ void BindVecEnv(py::module_& m) {
                        bool random_benchmarks, int num_envs, int batch_size, int num_threads,
                        int max_episode_steps, int actions_per_step, const std::string& autoreset,
                        uint64_t seed, std::vector<std::string> observation_spaces,
-                       std::vector<std::string> reward_spaces, const std::string& device) {
+                       std::vector<std::string> reward_spaces, const std::string& device,
+                       const std::string& isolation,
+                       std::vector<std::pair<std::string, std::string>> parameters) {
              if (device != "cpu" && device.rfind("cuda", 0) != 0) {
                RaiseStatus(InvalidArgument("device must be 'cpu' or 'cuda', got " + device));
              }
@@ -378,17 +428,21 @@ void BindVecEnv(py::module_& m) {
                                  .reward_spaces = std::move(reward_spaces)};
              return std::make_unique<PyVecEnv>(
                  env_id, std::move(benchmarks), random_benchmarks, std::move(config),
-                 device == "cpu" ? kernels::Device::kCpu : kernels::Device::kCuda);
+                 device == "cpu" ? kernels::Device::kCpu : kernels::Device::kCuda, isolation,
+                 std::move(parameters));
            }),
            py::arg("env_id"), py::arg("benchmarks"), py::arg("random_benchmarks"),
            py::arg("num_envs"), py::arg("batch_size"), py::arg("num_threads"),
            py::arg("max_episode_steps"), py::arg("actions_per_step"), py::arg("autoreset"),
            py::arg("seed"), py::arg("observation_spaces"), py::arg("reward_spaces"),
-           py::arg("device") = "cpu")
+           py::arg("device") = "cpu", py::arg("isolation") = "none",
+           py::arg("parameters") = std::vector<std::pair<std::string, std::string>>{})
       .def("reset", &PyVecEnv::Reset, py::arg("mask") = py::none())
       .def("step", &PyVecEnv::Step, py::arg("actions"))
       .def("send", &PyVecEnv::Send, py::arg("actions"), py::arg("env_ids"))
       .def("recv", &PyVecEnv::Recv, py::arg("timeout") = py::none())
+      .def("_set_env_parameter", &PyVecEnv::SetEnvParameter, py::arg("env_id"), py::arg("name"),
+           py::arg("value"))
       .def_property_readonly("num_envs", &PyVecEnv::num_envs)
       .def_property_readonly("batch_size", &PyVecEnv::batch_size)
       .def_property_readonly("num_threads", &PyVecEnv::num_threads);

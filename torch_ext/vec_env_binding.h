@@ -3,7 +3,20 @@
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/env.h"
+
 namespace compiler_gym::python {
+
+// Makes an env of a registered id: in this process (isolation "none") or in a worker process
+// of its own ("process", engine/worker.h), then applies `parameters` in order.
+StatusOr<std::unique_ptr<Env>> MakeEnv(
+    const std::string& id, const std::string& isolation,
+    const std::vector<std::pair<std::string, std::string>>& parameters = {});
 
 void BindVecEnv(pybind11::module_& m);
 

@@ -7,9 +7,9 @@
 #include "llvm/Support/ErrorHandling.h"
 
 int main(int argc, char** argv) {
-  // LLVM reports a failed allocation through its own handler (without exceptions it would
-  // abort, which reads as a crash): make it exit the way an out-of-memory worker does.
+  // LLVM reports a failed allocation through its own handler (without exceptions it aborts,
+  // which reads as a crash): tell a worker out of memory from an impossible request.
   llvm::install_bad_alloc_error_handler(
-      [](void*, const char*, bool) { compiler_gym::WorkerOutOfMemory(); });
+      [](void*, const char*, bool) { compiler_gym::WorkerAllocationFailed(); });
   return compiler_gym::WorkerMain(compiler_gym::AllEnvs(), argc, argv);
 }

@@ -1,8 +1,12 @@
 #include "envs/llvm/llvm_env.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "engine/sandbox.h"
@@ -81,6 +85,27 @@ struct SilentChangePass : llvm::PassInfoMixin<SilentChangePass> {
     return llvm::PreservedAnalyses::all();
   }
 };
+// Never returns, like a pass stuck in a loop: only a worker's deadline ends it.
+struct HangPass : llvm::PassInfoMixin<HangPass> {
+  llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
+    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+};
+// Allocates without bound, like a pass whose memory explodes. Only under an address-space
+// limit (a worker's), so that a mistaken use cannot take the machine's memory.
+struct AllocatePass : llvm::PassInfoMixin<AllocatePass> {
+  llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
+      llvm::report_fatal_error("compiler-gym-test-alloc: refused without a memory limit");
+    }
+    std::vector<std::unique_ptr<char[]>> hoard;
+    while (true) {
+      hoard.emplace_back(new char[64 << 20]);
+      std::memset(hoard.back().get(), 1, 64 << 20);
+    }
+  }
+};
 struct SegfaultPass : llvm::PassInfoMixin<SegfaultPass> {
   llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
     volatile int* null_pointer = nullptr;
@@ -122,6 +147,8 @@ struct LlvmEnv::Impl {
   double object_seconds = 0;
   std::unique_ptr<Executable> executable;
   RunConfig run_config;
+  // Test hook (kNextStepPipelineParameter): the pipeline the next action runs instead.
+  std::string next_step_pipeline;
   std::string workdir;  // for BitcodeFile; removed with the env
 
   ~Impl() {
@@ -205,6 +232,14 @@ struct LlvmEnv::Impl {
       }
       if (name == "compiler-gym-test-segfault") {
         mpm.addPass(SegfaultPass());
+        return true;
+      }
+      if (name == "compiler-gym-test-hang") {
+        mpm.addPass(HangPass());
+        return true;
+      }
+      if (name == "compiler-gym-test-alloc") {
+        mpm.addPass(AllocatePass());
         return true;
       }
       return false;
@@ -854,6 +889,11 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
   for (int action : actions) {
     const PassRow& row = PassTable()[action];
     ++outcome.actions_applied;
+    const std::string injected = std::exchange(impl_->next_step_pipeline, "");
+    if (!injected.empty()) {
+      if (!impl_->RunPipelineStep(injected, injected, outcome)) break;
+      continue;
+    }
     if (!impl_->RunPipelineStep(row.pipeline, row.flag, outcome)) break;
   }
   return outcome;
@@ -946,6 +986,10 @@ const ParameterRow* FindParameter(const std::string& name) {
 }  // namespace
 
 Status LlvmEnv::SetParameter(const std::string& name, const std::string& value) {
+  if (name == kNextStepPipelineParameter) {
+    impl_->next_step_pipeline = value;
+    return Status::Ok();
+  }
   const ParameterRow* row = FindParameter(name);
   if (row == nullptr) return InvalidArgument("unknown parameter " + name);
   char* end = nullptr;
@@ -962,9 +1006,27 @@ Status LlvmEnv::SetParameter(const std::string& name, const std::string& value) 
 }
 
 StatusOr<std::string> LlvmEnv::GetParameter(const std::string& name) const {
+  if (name == kNextStepPipelineParameter) return impl_->next_step_pipeline;
   const ParameterRow* row = FindParameter(name);
   if (row == nullptr) return InvalidArgument("unknown parameter " + name);
   return row->get(impl_->run_config);
+}
+
+StatusOr<std::string> LlvmEnv::Call(const std::string& method, const std::string& argument) {
+  if (method != "check_semantics") return Env::Call(method, argument);
+  SemanticsOptions options;
+  std::istringstream names(argument);
+  for (std::string name; names >> name;) {
+    if (name == "address") {
+      options.address_sanitizer = true;
+    } else if (name == "undefined") {
+      options.undefined_sanitizer = true;
+    } else {
+      return InvalidArgument("unknown sanitizer " + name + " (address, undefined)");
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<std::string> problems, CheckSemantics(options));
+  return nlohmann::json(problems).dump();
 }
 
 StatusOr<std::vector<std::string>> LlvmEnv::CheckSemantics(const SemanticsOptions& options) {

@@ -39,7 +39,11 @@ class LlvmEnv final : public Env {
   // passes it accepts "compiler-gym-test-fatal-error", "compiler-gym-test-segfault",
   // "compiler-gym-test-miscompile" and "compiler-gym-test-silent-change" (changes the IR while
   // reporting every analysis preserved).
+  // The same through any env, in process or in a worker: SetParameter(kNextStepPipelineParameter,
+  // pipeline) makes the next action run `pipeline` instead (once); "compiler-gym-test-hang" and
+  // "compiler-gym-test-alloc" (under a memory limit only) are for isolated envs.
   StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);
+  static constexpr char kNextStepPipelineParameter[] = "testing.next_step_pipeline";
 
   // Parameters: runtime_observation_count (measured runs, >= 1), runtime_warmup_runs_count
   // (>= 0), runtime_timeout_seconds (> 0), runtime_memory_bytes (>= 0; 0 = unlimited).
@@ -52,6 +56,10 @@ class LlvmEnv final : public Env {
   // when there are none. kFailedPrecondition when the benchmark is not runnable or there is
   // no module (no episode, or it ended in an error).
   StatusOr<std::vector<std::string>> CheckSemantics(const SemanticsOptions& options);
+
+  // Call("check_semantics", "address undefined") is CheckSemantics with the named sanitizers
+  // (none, one or both), returning the problems as a JSON array of strings.
+  StatusOr<std::string> Call(const std::string& method, const std::string& argument) override;
 
   struct Impl;
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from compiler_gym import _C, batches
 from compiler_gym.datasets import Benchmark
+from compiler_gym.envs.compiler_env import default_isolation
 from compiler_gym.registration import make
 
 
@@ -41,6 +42,12 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
     Observations and rewards come back as ``torch.Tensor``s that share memory with the engine's
     output slabs (no copy). Errors stay in their row: ``terminated[i]`` with
     ``info["error_type"][i]``, while the other envs go on.
+
+    ``isolation="process"`` runs each env in a worker process of its own (see
+    :class:`~compiler_gym.envs.CompilerEnv`): a crashing, hanging or memory-hungry compiler
+    ends only its row's episode (``CRASH``, ``DEADLINE_EXCEEDED``, ``RESOURCE_EXHAUSTED``).
+    ``parameters`` are settings applied to every env (as ``env.send_param``), e.g.
+    ``{"worker.step_timeout_seconds": 60}``.
     """
 
     def __init__(
@@ -58,6 +65,8 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         actions_per_step: int = 1,
         autoreset: str = "next_step",
         seed: int = 0,
+        isolation: Optional[str] = None,
+        parameters: Optional[dict[str, Any]] = None,
     ):
         if device.startswith("cuda"):
             import torch
@@ -106,6 +115,8 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             [observation_space] if observation_space else [],
             [reward_space] if reward_space else [],
             "cuda" if device.startswith("cuda") else "cpu",
+            isolation or default_isolation(),
+            [(str(k), str(v)) for k, v in (parameters or {}).items()],
         )
         self.batch_size = self._engine.batch_size
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any, Optional, Union
@@ -31,6 +32,12 @@ def _space_by_name(space: Any, spec_type: type, table: dict[str, Any], what: str
     return table[space]
 
 
+def default_isolation() -> str:
+    """Where environments run when ``isolation`` is not given: ``$COMPILER_GYM_ISOLATION``,
+    else ``"none"`` (in this process)."""
+    return os.environ.get("COMPILER_GYM_ISOLATION", "none")
+
+
 class CompilerEnv:
     """A compiler optimization environment with CompilerGym's API.
 
@@ -48,13 +55,22 @@ class CompilerEnv:
         observation_space: ObservationSpaceArg = None,
         reward_space: RewardSpaceArg = None,
         action_space: Optional[str] = None,
+        isolation: Optional[str] = None,
     ):
+        """``isolation="process"`` runs the compiler in a worker process of the env's own:
+        a crash, a step past ``worker.step_timeout_seconds`` (default 300) or memory past
+        ``worker.memory_limit_mb`` (default 8192) ends the episode with ``info["error_type"]``
+        ``CRASH``, ``DEADLINE_EXCEEDED`` or ``RESOURCE_EXHAUSTED``, and the next ``reset()``
+        starts a new worker. The default, ``"none"`` (or ``$COMPILER_GYM_ISOLATION``), runs it
+        in this process: faster, with crashes contained but no bound on a step's time.
+        """
         entry = next((e for e in _C.env_ids() if e["id"] == env_id), None)
         if entry is None:
             raise LookupError(f"Unknown environment: {env_id}")
         self.env_id = env_id
         self._entry = entry
-        self._env = _C.make_env(env_id)
+        self.isolation = isolation or default_isolation()
+        self._env = _C.make_env(env_id, self.isolation)
         spec = _C.env_spec(env_id)
         self.action_spaces: list[Commandline] = [
             self._make_action_space(a) for a in spec["action_spaces"]
@@ -312,6 +328,18 @@ class CompilerEnv:
             walltime=time.time() - self._episode_start,
             reward=self.episode_reward,
         )
+
+    def send_param(self, key: str, value: Any) -> str:
+        """Sets a named setting of the environment (as CompilerGym's ``send_param``), e.g.
+        ``"runtime_observation_count"`` for LLVM, or ``"worker.step_timeout_seconds"`` of an
+        isolated env; returns its value as the environment reads it back. ValueError for
+        unknown names and bad values. Forks copy settings; ``reset()`` keeps them."""
+        self._env.set_parameter(key, str(value))
+        return self._env.get_parameter(key)
+
+    def get_param(self, key: str) -> str:
+        """The value of a named setting (see :meth:`send_param`), as text."""
+        return self._env.get_parameter(key)
 
     def fork(self) -> CompilerEnv:
         """An independent deep copy: same program, actions, episode reward and reward

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional
 
@@ -71,10 +72,8 @@ class LlvmEnv(CompilerEnv):
     def _semantic_validation_errors(self, sanitizers: set[str]) -> Optional[list[str]]:
         if not self.benchmark.runnable:
             return None
-        return self._env.check_semantics(
-            address_sanitizer="address" in sanitizers,
-            undefined_sanitizer="undefined" in sanitizers,
-        )
+        names = " ".join(sorted(sanitizers & {"address", "undefined"}))
+        return json.loads(self._env.call("check_semantics", names))
 
     @property
     def ir(self) -> str:

@@ -1,0 +1,171 @@
+"""The process-isolated executor (isolation="process"): the same results as in process, and
+faults (crashing, hanging, memory-hungry passes, a killed worker) that end only their own
+episode, with their type, in single envs and in batches beside healthy envs."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import compiler_gym
+from compiler_gym.errors import SessionNotFound
+
+LIMITS = {"worker.step_timeout_seconds": 3, "worker.memory_limit_mb": 2048}
+
+
+def worker_pids():
+    """The worker processes that are children of this process."""
+    pids = []
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/children") as f:
+            pids += [int(p) for p in f.read().split()]
+    out = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().startswith("compiler_gym-wo"):
+                    out.append(pid)
+        except FileNotFoundError:
+            pass
+    return out
+
+
+@pytest.fixture(autouse=True)
+def no_worker_outlives_its_env():
+    before = set(worker_pids())
+    yield
+    assert set(worker_pids()) <= before
+
+
+@pytest.mark.parametrize("uri", ["benchmark://builtin-v0/qsort", "generator://llvm-stress-v0/5"])
+def test_isolated_env_gives_what_in_process_gives(uri):
+    rng = np.random.default_rng(3)
+    kwargs = dict(
+        benchmark=uri, observation_space="Autophase", reward_space="IrInstructionCountOz"
+    )
+    with compiler_gym.make("llvm-v0", **kwargs) as local, compiler_gym.make(
+        "llvm-v0", isolation="process", **kwargs
+    ) as remote:
+        assert remote.isolation == "process"
+        np.testing.assert_array_equal(local.reset(), remote.reset())
+        actions = rng.integers(local.action_space.n, size=24).tolist()
+        for i, a in enumerate(actions):
+            want, got = local.step(a), remote.step(a)
+            np.testing.assert_array_equal(want[0], got[0])
+            assert want[1:3] == got[1:3]
+            assert want[3]["action_had_no_effect"] == got[3]["action_had_no_effect"]
+            if i == 12:
+                local_fork, remote_fork = local.fork(), remote.fork()
+        for env in (local, remote, local_fork, remote_fork):
+            env.step(actions[0])
+        assert remote.observation["IrSha1"] == local.observation["IrSha1"]
+        assert remote_fork.observation["IrSha1"] == local_fork.observation["IrSha1"]
+        assert remote_fork.actions == local_fork.actions == actions[:13] + actions[:1]
+        graph, want = remote.observation["Programl"], local.observation["Programl"]
+        assert list(graph.nodes(data=True)) == list(want.nodes(data=True))
+        assert list(graph.edges(data=True)) == list(want.edges(data=True))
+        assert remote.observation["Ir"] == local.observation["Ir"]
+        assert remote.send_param("runtime_observation_count", 2) == "2"
+        with remote.fork() as fork:
+            assert fork.get_param("runtime_observation_count") == "2"
+        remote_fork.close()
+        local_fork.close()
+
+
+FAULTS = [
+    ("compiler-gym-test-segfault", "CRASH", "crashed"),
+    ("compiler-gym-test-fatal-error", "CRASH", "crashed"),
+    ("compiler-gym-test-hang", "DEADLINE_EXCEEDED", "took longer than 3"),
+    ("compiler-gym-test-alloc", "RESOURCE_EXHAUSTED", "out of memory"),
+]
+
+
+@pytest.mark.parametrize("pipeline,error_type,message", FAULTS)
+def test_fault_ends_only_its_episode(pipeline, error_type, message):
+    with compiler_gym.make("llvm-v0", isolation="process") as victim, compiler_gym.make(
+        "llvm-v0", isolation="process"
+    ) as bystander:
+        for name, value in LIMITS.items():
+            victim.send_param(name, value)
+        victim.reset()
+        bystander.reset()
+        victim._env.set_parameter("testing.next_step_pipeline", pipeline)
+        _, _, done, info = victim.step(0)
+        assert done
+        assert info["error_type"] == error_type
+        assert message in info["error_details"]
+        with pytest.raises(SessionNotFound):
+            victim.observation["IrInstructionCount"]
+        # The other env never noticed, and the victim starts over in a new worker with its
+        # settings.
+        _, _, done, _ = bystander.step(bystander.action_space.flags.index("-mem2reg"))
+        assert not done
+        victim.reset()
+        assert victim.get_param("worker.step_timeout_seconds").startswith("3")
+        _, _, done, _ = victim.step(victim.action_space.flags.index("-mem2reg"))
+        assert not done
+        assert victim.observation["IrSha1"] == bystander.observation["IrSha1"]
+
+
+def test_worker_killed_mid_step_is_a_crash():
+    with compiler_gym.make("llvm-v0", isolation="process") as env:
+        env.reset()
+        before = set(worker_pids())
+        env._env.set_parameter("testing.next_step_pipeline", "compiler-gym-test-hang")
+
+        def kill_the_worker():
+            time.sleep(1)
+            for pid in before:
+                os.kill(pid, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_the_worker)
+        killer.start()
+        _, _, done, info = env.step(0)
+        killer.join()
+        assert done
+        assert info["error_type"] == "CRASH"
+        assert "signal 9" in info["error_details"]
+        env.reset()
+        assert env.observation["IrInstructionCount"] == env.observation["IrInstructionCountO0"]
+
+
+def test_make_vec_faults_stay_in_their_rows():
+    kwargs = dict(
+        num_envs=4,
+        num_threads=2,
+        benchmarks=["benchmark://builtin-v0/qsort"],
+        observation_space="Autophase",
+        reward_space="IrInstructionCount",
+    )
+    local = compiler_gym.make_vec("llvm-v0", **kwargs)
+    remote = compiler_gym.make_vec("llvm-v0", isolation="process", parameters=LIMITS, **kwargs)
+    local.reset()
+    remote.reset()
+    for env_id, (pipeline, _, _) in enumerate(FAULTS[1:], start=1):
+        remote._engine._set_env_parameter(env_id, "testing.next_step_pipeline", pipeline)
+    actions = np.array([3, 3, 3, 3])
+    want = local.step(actions)
+    got = remote.step(actions)
+    assert got[4]["error_type"].tolist() == ["", "CRASH", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"]
+    assert got[2].tolist() == [False, True, True, True]
+    np.testing.assert_array_equal(got[0][0].numpy(), want[0][0].numpy())
+    assert float(got[1][0]) == float(want[1][0])
+    # Next step: the failed envs reset (NEXT_STEP autoreset) in new workers; then all go on.
+    remote.step(actions)
+    local.reset()
+    want = local.step(actions)
+    got = remote.step(actions)
+    assert got[4]["error_type"].tolist() == ["", "", "", ""]
+    np.testing.assert_array_equal(got[0][1:].numpy(), want[0][1:].numpy())
+    remote.close()
+    local.close()
+
+
+def test_unknown_isolation_is_a_value_error():
+    with pytest.raises(ValueError, match="isolation must be"):
+        compiler_gym.make("llvm-v0", isolation="thread")
+    with pytest.raises(ValueError, match="isolation must be"):
+        compiler_gym.make_vec("llvm-v0", num_envs=1, isolation="thread")
