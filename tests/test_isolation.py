@@ -169,3 +169,22 @@ def test_unknown_isolation_is_a_value_error():
         compiler_gym.make("llvm-v0", isolation="thread")
     with pytest.raises(ValueError, match="isolation must be"):
         compiler_gym.make_vec("llvm-v0", num_envs=1, isolation="thread")
+
+
+def test_fork_outlives_the_original_and_its_files():
+    # A fork is a copy of the worker process: it must neither use nor remove the files the
+    # original made (its working directory, its linked executable).
+    with compiler_gym.make(
+        "llvm-v0", benchmark="benchmark://builtin-v0/crc32", isolation="process"
+    ) as env:
+        env.reset()
+        env.step(env.action_space.flags.index("-mem2reg"))
+        assert len(env.observation["Runtime"]) == 1
+        original_file = env.observation["BitcodeFile"]
+        fork = env.fork()
+    assert not os.path.exists(original_file)  # removed with the original's worker
+    with fork:
+        assert len(fork.observation["Runtime"]) == 1
+        path = fork.observation["BitcodeFile"]
+        assert path != original_file and os.path.exists(path)
+        assert fork.observation["IrInstructionCount"] < fork.observation["IrInstructionCountO0"]

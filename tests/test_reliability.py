@@ -44,6 +44,11 @@ def test_corrupt_bitcode_is_a_typed_error_and_the_process_survives(tmp_path, crc
         bystander.reset()
         expected = bystander.observation["IrSha1"]
         outcomes = {"loaded": 0, "BenchmarkInitError": 0}
+        if env.isolation == "process":
+            # LLVM's reader can also loop for minutes on a corrupt file, depending on what its
+            # heap held before (seen in process too, where nothing bounds it): in a worker,
+            # the deadline ends it.
+            env.send_param("worker.step_timeout_seconds", 15)
         for k, (name, data) in enumerate(_corruptions(crc32_bitcode, 150, seed=0)):
             path = tmp_path / f"{k}.bc"
             path.write_bytes(data)
@@ -53,6 +58,10 @@ def test_corrupt_bitcode_is_a_typed_error_and_the_process_survives(tmp_path, crc
             except BenchmarkInitError as e:
                 outcomes["BenchmarkInitError"] += 1
                 assert str(e), name
+                continue
+            except TimeoutError:
+                assert env.isolation == "process", name
+                outcomes["BenchmarkInitError"] += 1
                 continue
             outcomes["loaded"] += 1
             env.step(env.action_space.flags.index("-mem2reg"))
@@ -304,7 +313,8 @@ def test_benchmark_cache_is_bounded_over_an_endless_generator():
     limit = _C.benchmark_cache_stats()["limit_bytes"]
     _C.clear_benchmark_cache()
     try:
-        with compiler_gym.make("llvm-ic-v0") as env:
+        # The cache of this process: where the envs run.
+        with compiler_gym.make("llvm-ic-v0", isolation="none") as env:
             env.reset(benchmark="generator://llvm-stress-v0/0")
             one = _C.benchmark_cache_stats()["bytes"]  # a program with its Oz baseline
             _C.set_benchmark_cache_limit(4 * one)

@@ -70,7 +70,8 @@ def test_programl_is_deterministic_and_tracks_the_module():
 
 
 def test_engine_graph_arrays_are_read_only_views_of_the_cached_graph():
-    with compiler_gym.make("llvm-v0", benchmark=URIS[1]) as env:
+    # The graph cached in this process: where the env runs.
+    with compiler_gym.make("llvm-v0", benchmark=URIS[1], isolation="none") as env:
         env.reset()
         index = env.observation.spaces["Programl"].index
         first, again = env._env.observe(index), env._env.observe(index)

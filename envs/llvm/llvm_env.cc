@@ -1,6 +1,7 @@
 #include "envs/llvm/llvm_env.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -150,11 +151,16 @@ struct LlvmEnv::Impl {
   // Test hook (kNextStepPipelineParameter): the pipeline the next action runs instead.
   std::string next_step_pipeline;
   std::string workdir;  // for BitcodeFile; removed with the env
+  // The process that made `workdir`. A worker process that forks itself to fork its env
+  // (engine/worker.h) copies this state: the copy must neither use nor remove the original's.
+  pid_t workdir_owner = 0;
 
   ~Impl() {
     ClearAnalyses();
     RetireModule();
-    if (!workdir.empty()) (void)llvm::sys::fs::remove_directories(workdir);
+    if (!workdir.empty() && workdir_owner == ::getpid()) {
+      (void)llvm::sys::fs::remove_directories(workdir);
+    }
   }
 
   // Hands the current module and context to the background worker for destruction. Analyses
@@ -193,6 +199,7 @@ struct LlvmEnv::Impl {
   }
 
   StatusOr<const Executable*> GetExecutable() {
+    if (executable && !executable->owned_here()) executable.reset();  // see owned_here()
     if (!benchmark->benchmark().buildable) {
       return FailedPrecondition(benchmark->benchmark().uri + " is not buildable");
     }
@@ -276,8 +283,9 @@ struct LlvmEnv::Impl {
   bool RunPipelineStep(const std::string& pipeline, const std::string& name, StepOutcome& outcome);
 
   StatusOr<std::string> Workdir() {
-    if (workdir.empty()) {
+    if (workdir.empty() || workdir_owner != ::getpid()) {
       ASSIGN_OR_RETURN(workdir, MakeTempDir("compiler_gym-env"));
+      workdir_owner = ::getpid();
     }
     return workdir;
   }

@@ -1,5 +1,7 @@
 #include "envs/llvm/runtime.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -60,9 +62,14 @@ std::string FirstLine(const std::string& text, size_t limit = 200) {
 
 }  // namespace
 
-Executable::Executable(std::string dir) : dir_(std::move(dir)), path_(dir_ + "/a.out") {}
+Executable::Executable(std::string dir)
+    : dir_(std::move(dir)), path_(dir_ + "/a.out"), owner_(::getpid()) {}
 
-Executable::~Executable() { RemoveTree(dir_); }
+Executable::~Executable() {
+  if (owned_here()) RemoveTree(dir_);
+}
+
+bool Executable::owned_here() const { return owner_ == ::getpid(); }
 
 StatusOr<std::unique_ptr<Executable>> LinkExecutable(const std::string& object,
                                                      const Benchmark& benchmark,

@@ -30,12 +30,16 @@ class Executable {
   Executable& operator=(const Executable&) = delete;
 
   const std::string& path() const { return path_; }
+  // Whether this process made it. A worker process that forks itself (engine/worker.h) copies
+  // its envs' executables; the copy neither uses nor removes the original's files.
+  bool owned_here() const;
   // Code generation (when the caller timed it) plus linking.
   double build_seconds() const { return build_seconds_; }
   void set_build_seconds(double seconds) { build_seconds_ = seconds; }
 
  private:
   std::string dir_, path_;
+  int owner_;  // pid
   double build_seconds_ = 0;
 };
 

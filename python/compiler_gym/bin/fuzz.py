@@ -2,6 +2,7 @@
 
     python -m compiler_gym.bin.fuzz [--steps 1000000] [--jobs 2] [--seed 0] [--length 16]
         [--programs llvm-stress-v0 csmith-v0 builtin-v0] [--env llvm-v0] [--out report.json]
+        [--isolation none|process]
 
 Each case is a program and a random action sequence. A worker process checks every case:
 
@@ -18,7 +19,8 @@ Each case is a program and a random action sequence. A worker process checks eve
 - **processes**: one case in ``--process-every`` runs again in another worker process.
 
 Workers run in their own processes: a worker that dies (a crash the engine did not contain) is
-counted with the case it was on, and replaced. The report counts steps, episodes, errors by
+counted with the case it was on, and replaced. ``--isolation process`` runs every env of the
+campaign in worker processes of its own (the process-isolated executor). The report counts steps, episodes, errors by
 type, and every disagreement, with what reproduces it.
 """
 
@@ -377,12 +379,18 @@ def main(argv=None) -> int:
     parser.add_argument("--process-every", type=int, default=25)
     parser.add_argument("--out", help="write the report as JSON here")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--isolation", choices=["none", "process"], help="where the envs run (default: in process)"
+    )
     # Worker mode (internal).
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.isolation:
+        # Every env of the campaign, in its worker processes too, which inherit the setting.
+        os.environ["COMPILER_GYM_ISOLATION"] = args.isolation
     if args.worker:
         return worker(args)
 
