@@ -6,8 +6,8 @@
 Measured in one run on the same benchmarks and random actions:
   * make_vec, sync step, for each num_threads in {1, all cores} and each num_envs;
   * make_vec, async send/recv with batch_size = num_envs / 2;
-  * make_vec with isolation="process" (a worker process per env), sync, all cores, and its
-    ratio to the same in process (target: within 15%);
+  * make_vec with isolation="process" (a worker process per env), sync, default threads, and
+    its ratio to make_vec in process with all cores (target: within 15%);
   * a Python loop over num_envs single compiler_gym.make envs;
   * gymnasium.vector.AsyncVectorEnv over single envs (one subprocess per env);
 and prints env steps/s, parallel efficiency, and the speedups.
@@ -145,7 +145,8 @@ def main(argv=None) -> int:
             "asy": partial(vec_async, e, n, cores, k) if n > 1 else None,
             "loop": partial(python_loop, e, n, k),
             "subproc": partial(async_vector_env, e, n, k) if n <= 64 else None,
-            "iso": partial(vec_sync, e, n, cores, k, isolation="process"),
+            # num_threads=0: the default, which for isolated envs is two threads per core.
+            "iso": partial(vec_sync, e, n, 0, k, isolation="process"),
         }
         # Rounds interleave the configurations, so that a slow spell of a shared machine
         # does not fall on one of them only; each reports its median round.

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -439,7 +440,9 @@ std::string SignalName(int sig) {
 class RemoteEnv final : public Env {
  public:
   RemoteEnv(std::shared_ptr<const EnvSpec> spec, WorkerOptions options)
-      : spec_(std::move(spec)), options_(std::move(options)) {}
+      : spec_(std::move(spec)),
+        options_(std::move(options)),
+        cache_(spec_->observation_spaces.size()) {}
   ~RemoteEnv() override { Retire(/*graceful=*/true); }
 
   const EnvSpec& Spec() const override { return *spec_; }
@@ -494,21 +497,27 @@ class RemoteEnv final : public Env {
     return Status::Ok();
   }
 
+  // Deterministic observations are kept until the state changes, and the ones asked for after
+  // a step (or reset) come back with the next step's reply: a vector engine that observes the
+  // same spaces and rewards every step pays one round trip per step, not one per value.
   StatusOr<Observation> Observe(int index) override {
+    const bool deterministic = index >= 0 && index < static_cast<int>(cache_.size()) &&
+                               spec_->observation_spaces[index].deterministic;
+    if (deterministic) {
+      if (std::find(wanted_.begin(), wanted_.end(), index) == wanted_.end()) {
+        wanted_.push_back(index);
+      }
+      if (cache_[index]) return *cache_[index];
+    }
     Writer w;
     w.Pod(Op::kObserve);
-    w.Pod<int32_t>(index);
+    w.Vec(std::vector<int32_t>{index});
     ASSIGN_OR_RETURN(std::string reply, Request(w.buf()));
     Reader r(reply);
-    Status status;
-    uint64_t size = 0;
-    if (!r.Stat(&status) || !r.Pod(&size)) return Garbled();
-    RETURN_IF_ERROR(status);
-    if (!shared_.Map(size, /*grow=*/false)) return Internal("cannot map the worker's observation");
-    Reader payload(shared_.data, size);
-    Observation value;
-    if (!ReadObservation(payload, &value)) return Garbled();
-    return value;
+    std::vector<StatusOr<Observation>> values;
+    if (!ReadObservations(r, 1, &values)) return Garbled();
+    if (deterministic) cache_[index] = values[0];
+    return values[0];
   }
 
   Status SetParameter(const std::string& name, const std::string& value) override {
@@ -534,6 +543,7 @@ class RemoteEnv final : public Env {
       return Status::Ok();
     }
     RETURN_IF_ERROR(EnsureWorker());
+    for (auto& entry : cache_) entry.reset();  // a setting may change what observations say
     RETURN_IF_ERROR(SendParameter(name, value));
     // A new worker gets the same settings, in the same order; test hooks are one-shot.
     if (name.starts_with("testing.")) return Status::Ok();
@@ -552,6 +562,7 @@ class RemoteEnv final : public Env {
 
   StatusOr<std::string> Call(const std::string& method, const std::string& argument) override {
     if (pid_ < 0) return FailedPrecondition(Gone());
+    for (auto& entry : cache_) entry.reset();  // what a family's operation does is its own
     return TextRequest(Op::kCall, method, argument);
   }
 
@@ -560,13 +571,17 @@ class RemoteEnv final : public Env {
  protected:
   Status DoReset(const Benchmark& benchmark) override {
     RETURN_IF_ERROR(EnsureWorker());
+    const std::vector<int32_t> prefetch = TakePrefetch();
     Writer w;
     w.Pod(Op::kReset);
     WriteBenchmark(w, benchmark);
+    w.Vec(prefetch);
     ASSIGN_OR_RETURN(std::string reply, Request(w.buf()));
     Reader r(reply);
     Status status;
-    if (!r.Stat(&status)) return Garbled();
+    if (!r.Stat(&status) || !StorePrefetched(r, status.ok() ? prefetch : std::vector<int32_t>{})) {
+      return Garbled();
+    }
     // A benchmark that failed to load may have done so by crashing the parser, contained but
     // suspect: the next episode gets a fresh process.
     if (!status.ok()) Retire(/*graceful=*/false);
@@ -575,10 +590,12 @@ class RemoteEnv final : public Env {
 
   StatusOr<StepOutcome> DoStep(std::span<const int> actions) override {
     if (pid_ < 0) return FailedPrecondition(Gone());
+    const std::vector<int32_t> prefetch = TakePrefetch();
     Writer w;
     w.Pod(Op::kStep);
     w.Pod<int32_t>(action_space());
     w.Vec(std::vector<int>(actions.begin(), actions.end()));
+    w.Vec(prefetch);
     StatusOr<std::string> reply = Request(w.buf());
     StepOutcome outcome;
     if (!reply.ok()) {
@@ -592,7 +609,10 @@ class RemoteEnv final : public Env {
     Status status;
     if (!r.Stat(&status)) return Garbled();
     RETURN_IF_ERROR(status);
-    if (!ReadOutcome(r, &outcome)) return Garbled();
+    if (!ReadOutcome(r, &outcome) ||
+        !StorePrefetched(r, outcome.done ? std::vector<int32_t>{} : prefetch)) {
+      return Garbled();
+    }
     // An error that ends the episode may have left the worker unreliable (a crash that LLVM
     // recovered from leaves its heap suspect): the next episode gets a fresh process.
     if (outcome.done) Retire(/*graceful=*/false);
@@ -649,6 +669,48 @@ class RemoteEnv final : public Env {
     return last_error_.ok()
                ? "the env has no worker; call reset()"
                : "the env's worker is gone (" + last_error_.message() + "); call reset()";
+  }
+
+  // Reads what WriteObservations wrote for `count` indices.
+  bool ReadObservations(Reader& r, size_t count, std::vector<StatusOr<Observation>>* out) {
+    uint64_t n = 0;
+    if (!r.Pod(&n) || n != count) return false;
+    std::vector<std::pair<Status, uint64_t>> entries(n);
+    for (auto& [status, end] : entries) {
+      if (!r.Stat(&status) || !r.Pod(&end)) return false;
+    }
+    const uint64_t size = n > 0 ? entries.back().second : 0;
+    if (size > 0 && !shared_.Map(size, /*grow=*/false)) return false;
+    uint64_t begin = 0;
+    for (const auto& [status, end] : entries) {
+      if (end < begin || end > size) return false;
+      if (!status.ok()) {
+        out->push_back(status);
+      } else {
+        Reader payload(shared_.data + begin, end - begin);
+        Observation value;
+        if (!ReadObservation(payload, &value)) return false;
+        out->push_back(std::move(value));
+      }
+      begin = end;
+    }
+    return true;
+  }
+
+  // The state changes: nothing cached holds. What was observed since the last change is what
+  // the next reply brings along.
+  std::vector<int32_t> TakePrefetch() {
+    for (auto& entry : cache_) entry.reset();
+    std::vector<int32_t> prefetch(wanted_.begin(), wanted_.end());
+    wanted_.clear();
+    return prefetch;
+  }
+
+  bool StorePrefetched(Reader& r, const std::vector<int32_t>& prefetch) {
+    std::vector<StatusOr<Observation>> values;
+    if (!ReadObservations(r, prefetch.size(), &values)) return false;
+    for (size_t i = 0; i < prefetch.size(); ++i) cache_[prefetch[i]] = std::move(values[i]);
+    return true;
   }
 
   Status Garbled() {
@@ -777,6 +839,8 @@ class RemoteEnv final : public Env {
   bool greeted_ = false;
   Status last_error_;
   std::vector<std::pair<std::string, std::string>> parameters_;
+  std::vector<std::optional<StatusOr<Observation>>> cache_;  // by observation index
+  std::vector<int> wanted_;  // deterministic observations asked for since the state changed
 };
 
 // --- the worker's side ----------------------------------------------------------------------
@@ -832,6 +896,33 @@ StatusOr<pid_t> ForkWorker(Serving& serving, int new_sock, int new_shared) {
   return static_cast<pid_t>(pid);
 }
 
+// Observes `indices` into the shared region and describes them in the reply: per index its
+// status and where its value lies in the region.
+void WriteObservations(Serving& s, const std::vector<int32_t>& indices, Writer& w) {
+  Writer payload;
+  std::vector<Status> statuses;
+  std::vector<uint64_t> ends;
+  for (int32_t index : indices) {
+    StatusOr<Observation> value = s.env->Observe(index);
+    if (value.ok()) WriteObservation(payload, *value);
+    statuses.push_back(value.status());
+    ends.push_back(payload.buf().size());
+  }
+  const size_t size = payload.buf().size();
+  if (size > 0 && !s.shared.Map(size, /*grow=*/true)) {
+    const Status error = ResourceExhausted("cannot grow the shared observation buffer to " +
+                                           std::to_string(size) + " bytes");
+    for (Status& status : statuses) status = error;
+  } else if (size > 0) {
+    std::memcpy(s.shared.data, payload.buf().data(), size);
+  }
+  w.Pod<uint64_t>(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    w.Stat(statuses[i]);
+    w.Pod(ends[i]);
+  }
+}
+
 // Handles one request; false when the worker should exit.
 bool Serve(Serving& s, const std::string& request, std::vector<int>& fds) {
   Reader r(request);
@@ -841,38 +932,31 @@ bool Serve(Serving& s, const std::string& request, std::vector<int>& fds) {
   switch (op) {
     case Op::kReset: {
       Benchmark benchmark;
-      if (!ReadBenchmark(r, &benchmark)) return false;
-      w.Stat(s.env->Reset(benchmark));
+      std::vector<int32_t> prefetch;
+      if (!ReadBenchmark(r, &benchmark) || !r.Vec(&prefetch)) return false;
+      const Status status = s.env->Reset(benchmark);
+      w.Stat(status);
+      WriteObservations(s, status.ok() ? prefetch : std::vector<int32_t>{}, w);
       break;
     }
     case Op::kStep: {
       int32_t space = 0;
       std::vector<int> actions;
-      if (!r.Pod(&space) || !r.Vec(&actions)) return false;
+      std::vector<int32_t> prefetch;
+      if (!r.Pod(&space) || !r.Vec(&actions) || !r.Vec(&prefetch)) return false;
       Status status = s.env->SetActionSpace(space);
       StatusOr<StepOutcome> outcome = status.ok() ? s.env->Step(actions) : status;
       w.Stat(outcome.status());
-      if (outcome.ok()) WriteOutcome(w, *outcome);
+      if (outcome.ok()) {
+        WriteOutcome(w, *outcome);
+        WriteObservations(s, outcome->done ? std::vector<int32_t>{} : prefetch, w);
+      }
       break;
     }
     case Op::kObserve: {
-      int32_t index = 0;
-      if (!r.Pod(&index)) return false;
-      StatusOr<Observation> value = s.env->Observe(index);
-      uint64_t size = 0;
-      if (value.ok()) {
-        Writer payload;
-        WriteObservation(payload, *value);
-        size = payload.buf().size();
-        if (!s.shared.Map(size, /*grow=*/true)) {
-          value = ResourceExhausted("cannot grow the shared observation buffer to " +
-                                    std::to_string(size) + " bytes");
-        } else {
-          std::memcpy(s.shared.data, payload.buf().data(), size);
-        }
-      }
-      w.Stat(value.status());
-      w.Pod(size);
+      std::vector<int32_t> indices;
+      if (!r.Vec(&indices)) return false;
+      WriteObservations(s, indices, w);
       break;
     }
     case Op::kFork: {
