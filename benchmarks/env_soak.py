@@ -1,6 +1,7 @@
 """Soak of the single-env API: nothing may leak over thousands of episodes.
 
-    python benchmarks/env_soak.py [--episodes 10000] [--steps 8] [--seed 0]
+    python benchmarks/env_soak.py [--episodes 10000] [--steps 8] [--seed 0] [--no-crashes]
+        [--isolation none|process]
 
 Each episode makes an env (or reuses a long-lived one), resets it on a random built-in or
 generated program, steps it, forks it and steps the fork, sometimes measures Runtime (a program
@@ -9,7 +10,9 @@ benchmark, a crashing test pass), and closes what it made. After every tenth of 
 records the process's resident memory, threads, open file descriptors, child processes and the
 compiler_gym temporary directories. Reported: RSS growth between the second and the last tenth
 (target under 1%; the first tenth is warm-up: caches, pools, the inst2vec model), and the change
-of every count from the second tenth (target: none).
+of every count from the second tenth (target: none). With ``--isolation process`` every env
+runs in a worker process; the figures are this process's, whose children are then the workers
+of the envs alive at the time.
 """
 
 from __future__ import annotations
@@ -60,7 +63,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="leave out the crashing test pass (a contained crash leaks its module on purpose)",
     )
+    parser.add_argument("--isolation", choices=["none", "process"], default="none")
     args = parser.parse_args(argv)
+    os.environ["COMPILER_GYM_ISOLATION"] = args.isolation
 
     rng = np.random.default_rng(args.seed)
     corrupt = Path(tempfile.mkdtemp(prefix="env-soak-")) / "corrupt.bc"
