@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import compiler_gym
-from compiler_gym.errors import SessionNotFound
+from compiler_gym.errors import ServiceError, SessionNotFound
 
 LIMITS = {"worker.step_timeout_seconds": 3, "worker.memory_limit_mb": 2048}
 
@@ -188,3 +188,26 @@ def test_fork_outlives_the_original_and_its_files():
         path = fork.observation["BitcodeFile"]
         assert path != original_file and os.path.exists(path)
         assert fork.observation["IrInstructionCount"] < fork.observation["IrInstructionCountO0"]
+
+
+def test_huge_program_past_the_memory_limit_is_a_typed_error(tmp_path):
+    # 100,000 functions (11 MB of IR) do not fit a 400 MiB worker: the reset fails with its
+    # type, and the env and its neighbour go on.
+    path = tmp_path / "huge.ll"
+    path.write_text(
+        "".join(
+            f"define i32 @f{i}(i32 %a) {{\n  %b = add i32 %a, {i}\n  %c = mul i32 %b, %a\n"
+            f"  %d = xor i32 %c, %b\n  ret i32 %d\n}}\n"
+            for i in range(100_000)
+        )
+    )
+    with compiler_gym.make("llvm-v0", isolation="process") as env, compiler_gym.make(
+        "llvm-v0", isolation="process"
+    ) as bystander:
+        bystander.reset()
+        env.send_param("worker.memory_limit_mb", 400)
+        with pytest.raises(ServiceError, match="out of memory"):
+            env.reset(benchmark=f"file://{path}")
+        env.reset(benchmark="benchmark://builtin-v0/qsort")
+        bystander.reset(benchmark="benchmark://builtin-v0/qsort")
+        assert env.observation["IrSha1"] == bystander.observation["IrSha1"]
