@@ -193,6 +193,8 @@ def test_fuzz_campaign_finds_no_disagreement(tmp_path):
 INTERRUPT_SCRIPT = r"""
 import json, os, signal, threading
 import compiler_gym
+# Python leaves SIGINT ignored when it starts so (a background job of a shell): as at a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 env = compiler_gym.make("llvm-v0", benchmark="benchmark://builtin-v0/sha256")
 env.reset()
 flags = env.action_space.flags
