@@ -168,25 +168,28 @@ def test_make_vec_refuses_bad_arguments(kwargs, message):
         compiler_gym.make_vec("llvm-v0", num_envs=2, **kwargs)
 
 
-def test_fuzz_campaign_finds_no_disagreement(tmp_path):
+@pytest.mark.parametrize("isolation,steps,cases,process_checks", [("none", 2500, 45, 4), ("process", 800, 12, 1)])
+def test_fuzz_campaign_finds_no_disagreement(tmp_path, monkeypatch, isolation, steps, cases, process_checks):
     # A bounded run of the fuzzer (python -m compiler_gym.bin.fuzz): random pass sequences on
     # generated and built-in programs, each checked across step/multistep, episodes, forks,
     # fresh envs, 1 and 2 engine threads and two processes, with every cached hash compared
-    # against the module. Its seed is fixed, so a failure here reproduces with the same command.
+    # against the module; in process, and with every env in a worker process. Its seed is
+    # fixed, so a failure here reproduces with the same command.
     from compiler_gym.bin import fuzz
 
+    monkeypatch.setenv("COMPILER_GYM_ISOLATION", isolation)  # restored after the test
     out = tmp_path / "report.json"
     code = fuzz.main(
-        ["--steps", "2500", "--length", "12", "--jobs", "2", "--seed", "11", "--quiet",
-         "--process-every", "10", "--out", str(out)]
+        ["--steps", str(steps), "--length", "12", "--jobs", "2", "--seed", "11", "--quiet",
+         "--process-every", "10", "--isolation", isolation, "--out", str(out)]
     )  # fmt: skip
     import json
 
     report = json.loads(out.read_text())
     assert report["problems"] == []
     assert report["process_crashes"] == []
-    assert report["cases"] >= 45
-    assert report["process_checks"] >= 4
+    assert report["cases"] >= cases
+    assert report["process_checks"] >= process_checks
     assert code == 0
 
 
