@@ -363,3 +363,19 @@ def test_temporary_directories_of_dead_processes_are_swept(tmp_path):
     assert not stale.exists()
     assert alive.exists() and unrelated.exists()
     assert made.startswith(str(tmp_path / "compiler_gym-t.pid"))
+
+
+def test_fork_continues_exactly_like_its_original_after_name_uniquing():
+    # Found by the 100k-step fuzz run (seed 31, case 1444): a fork through bitcode restarted
+    # LLVM's private name-uniquing counts, so -partial-inliner named an extracted function
+    # "transparent_crc.1.extracted" in the fork and ".2.extracted" in the original. Forks now
+    # copy the counts (CopyNameCounters); isolated envs fork the worker process.
+    uri = "generator://csmith-v0/1273887016"
+    actions = [44, 31, 123, 52, 61, 46, 35, 41, 62, 77, 88, 94, 66, 108, 80, 47]
+    with compiler_gym.make("llvm-v0", benchmark=uri, isolation="none") as env:
+        env.reset()
+        env.multistep(actions[:9])
+        with env.fork() as fork:
+            fork.multistep(actions[9:])
+            env.multistep(actions[9:])
+            assert fork.observation["IrSha1"] == env.observation["IrSha1"]

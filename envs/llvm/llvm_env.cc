@@ -941,6 +941,8 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
   ASSIGN_OR_RETURN(c.module,
                    ParseModule(ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true), "fork",
                                *c.context));
+  // What bitcode does not hold but passes read: how many names were made unique.
+  (void)CopyNameCounters(*s.module, *c.module);
   RETURN_IF_ERROR(c.InitPassInfrastructure());
   c.cache = s.cache;
   c.run_config = s.run_config;

@@ -13,6 +13,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/IR/ValueSymbolTable.h"
 
 namespace compiler_gym::llvm_env {
 
@@ -357,6 +358,54 @@ void Canonicalize(llvm::Module& module) {
     }
   }
   for (llvm::GlobalValue& gv : module.global_values()) gv.removeDeadConstantUsers();
+}
+
+namespace {
+
+// The members of LLVM 19's ValueSymbolTable, in order (llvm/IR/ValueSymbolTable.h).
+struct SymbolTableLayout {
+  llvm::StringMap<llvm::Value*> vmap;
+  int max_name_size;
+  uint32_t last_unique;
+};
+static_assert(sizeof(SymbolTableLayout) == sizeof(llvm::ValueSymbolTable));
+
+uint32_t& LastUnique(const llvm::ValueSymbolTable& table) {
+  return reinterpret_cast<SymbolTableLayout&>(const_cast<llvm::ValueSymbolTable&>(table))
+      .last_unique;
+}
+
+// Whether the counter is where the layout says: two clashes count 2, and a count of 7 makes
+// the next clash's suffix 8.
+bool LayoutHolds() {
+  llvm::LLVMContext context;
+  llvm::Module module("probe", context);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
+  for (int i = 0; i < 3; ++i) {
+    llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "f", module);
+  }
+  uint32_t& counter = LastUnique(module.getValueSymbolTable());
+  if (counter != 2 || module.getFunction("f.2") == nullptr) return false;
+  counter = 7;
+  llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "f", module);
+  return module.getFunction("f.8") != nullptr;
+}
+
+}  // namespace
+
+bool CopyNameCounters(const llvm::Module& from, llvm::Module& to) {
+  static const bool layout_holds = LayoutHolds();
+  if (!layout_holds) return false;
+  LastUnique(to.getValueSymbolTable()) = LastUnique(from.getValueSymbolTable());
+  auto source = from.begin();
+  for (llvm::Function& function : to) {
+    if (source == from.end()) break;
+    const llvm::ValueSymbolTable* a = source->getValueSymbolTable();
+    llvm::ValueSymbolTable* b = function.getValueSymbolTable();
+    if (a != nullptr && b != nullptr) LastUnique(*b) = LastUnique(*a);
+    ++source;
+  }
+  return true;
 }
 
 }  // namespace compiler_gym::llvm_env

@@ -63,4 +63,13 @@ std::vector<size_t> ChangedFunctions(const ModuleFingerprint& before,
 //   global's users would see them in the original but not in a copy).
 void Canonicalize(llvm::Module& module);
 
+// State of a module that its bitcode does not hold: how many names each symbol table (the
+// module's, each function's) has made unique. A pass that names something already named
+// (-partial-inliner's "f.1.extracted") takes the next count, so a copy made through bitcode,
+// whose counts restart at 0, would name it differently from the original. Copies the counts
+// from `from` to `to`, which has the same functions in the same order. LLVM keeps the counter
+// private: it is reached through the layout of LLVM 19's ValueSymbolTable, which a probe
+// checks once; returns false (and copies nothing) where the probe fails.
+bool CopyNameCounters(const llvm::Module& from, llvm::Module& to);
+
 }  // namespace compiler_gym::llvm_env

@@ -244,3 +244,50 @@ TEST(Canonicalize, RemovesDeadConstantUsersOfGlobals) {
 
 }  // namespace
 }  // namespace compiler_gym::llvm_env
+
+namespace compiler_gym::llvm_env {
+namespace {
+
+TEST(CopyNameCounters, ACopyUniquifiesNamesAsTheOriginalDoes) {
+  // Passes that made names unique and then deleted what they named (3 functions named "h",
+  // 2 values named "y" in @f) leave counts behind but no names: a copy through bitcode would
+  // pick "h.1" and "y1" next where the original picks "h.4" and "y3", unless the counts are
+  // copied.
+  Parsed p;
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(*p.context), false);
+  for (int i = 0; i < 3; ++i) {
+    llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "h", *p.module)
+        ->eraseFromParent();
+  }
+  llvm::Instruction& add = p.Inst("f", 0);
+  for (int i = 0; i < 3; ++i) {
+    llvm::Instruction* inst = add.clone();
+    inst->insertAfter(&add);
+    inst->setName("y");
+    if (i > 0) inst->eraseFromParent();
+  }
+  auto next_names = [&](llvm::Module& m) {
+    auto* fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "h", m);
+    llvm::Instruction& first = *m.getFunction("f")->getEntryBlock().begin();
+    llvm::Instruction* inst = first.clone();
+    inst->insertAfter(&first);
+    inst->setName("y");
+    return fn->getName().str() + " " + inst->getName().str();
+  };
+  auto copy_of = [&](llvm::LLVMContext& context) {
+    auto copy = ParseModule(ModuleToBitcode(*p.module), "copy", context);
+    EXPECT_TRUE(copy.ok());
+    return std::move(copy).value();
+  };
+  llvm::LLVMContext plain_context, counted_context;
+  auto plain = copy_of(plain_context);
+  auto counted = copy_of(counted_context);
+  ASSERT_TRUE(CopyNameCounters(*p.module, *counted));
+  const std::string original = next_names(*p.module);
+  EXPECT_EQ(original, "h.4 y3");
+  EXPECT_EQ(next_names(*counted), original);
+  EXPECT_NE(next_names(*plain), original);  // what the copy does without them
+}
+
+}  // namespace
+}  // namespace compiler_gym::llvm_env
