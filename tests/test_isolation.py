@@ -13,7 +13,9 @@ import pytest
 import compiler_gym
 from compiler_gym.errors import ServiceError, SessionNotFound
 
-LIMITS = {"worker.step_timeout_seconds": 3, "worker.memory_limit_mb": 2048}
+# A worker with LLVM maps about 200 MiB: 768 leaves the allocating pass half a second of work,
+# far from the deadline even on a busy machine.
+LIMITS = {"worker.step_timeout_seconds": 5, "worker.memory_limit_mb": 768}
 
 
 def worker_pids():
@@ -78,7 +80,7 @@ def test_isolated_env_gives_what_in_process_gives(uri):
 FAULTS = [
     ("compiler-gym-test-segfault", "CRASH", "crashed"),
     ("compiler-gym-test-fatal-error", "CRASH", "crashed"),
-    ("compiler-gym-test-hang", "DEADLINE_EXCEEDED", "took longer than 3"),
+    ("compiler-gym-test-hang", "DEADLINE_EXCEEDED", "took longer than 5"),
     ("compiler-gym-test-alloc", "RESOURCE_EXHAUSTED", "out of memory"),
 ]
 
@@ -104,7 +106,7 @@ def test_fault_ends_only_its_episode(pipeline, error_type, message):
         _, _, done, _ = bystander.step(bystander.action_space.flags.index("-mem2reg"))
         assert not done
         victim.reset()
-        assert victim.get_param("worker.step_timeout_seconds").startswith("3")
+        assert victim.get_param("worker.step_timeout_seconds").startswith("5")
         _, _, done, _ = victim.step(victim.action_space.flags.index("-mem2reg"))
         assert not done
         assert victim.observation["IrSha1"] == bystander.observation["IrSha1"]
