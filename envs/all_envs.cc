@@ -1,5 +1,6 @@
 #include "envs/all_envs.h"
 
+#include "envs/gcc/gcc_env.h"
 #include "envs/llvm/llvm_env.h"
 
 namespace compiler_gym {
@@ -8,6 +9,7 @@ const Registry& AllEnvs() {
   static const Registry* registry = [] {
     auto* r = new Registry();
     CG_CHECK(llvm_env::RegisterLlvmEnvs(*r).ok());
+    CG_CHECK(gcc_env::RegisterGccEnvs(*r).ok());
     return r;
   }();
   return *registry;
