@@ -34,6 +34,19 @@ Status Env::Reset(const Benchmark& benchmark) {
   return Status::Ok();
 }
 
+bool EndsEpisode(StatusCode code) {
+  switch (code) {
+    case StatusCode::kAborted:
+    case StatusCode::kCrash:
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kInternal:
+      return true;
+    default:
+      return false;
+  }
+}
+
 StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
   if (!in_episode_) return FailedPrecondition("step() called before reset()");
   if (episode_over_) return FailedPrecondition("the episode is over; call reset()");

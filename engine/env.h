@@ -70,6 +70,11 @@ struct StepOutcome {
   int actions_applied = -1;
 };
 
+// Whether an error while computing a step's observations or rewards ends the episode: the
+// compiler failed (a crash, a time-out, memory, a refused compile), as opposed to a mistake of
+// the caller's (an unknown space, no episode).
+bool EndsEpisode(StatusCode code);
+
 class Env {
  public:
   virtual ~Env() = default;
@@ -103,6 +108,10 @@ class Env {
   // name, with text in and out, so that it reaches an env in a worker process unchanged.
   // Unknown methods are kUnimplemented.
   virtual StatusOr<std::string> Call(const std::string& method, const std::string& argument);
+
+  // Ends the episode after an error outside Step() (see EndsEpisode): the next Step() is
+  // refused until a reset.
+  void EndEpisode() { episode_over_ = true; }
 
   Status SetActionSpace(int action_space_index);
   int action_space() const { return action_space_; }

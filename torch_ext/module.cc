@@ -138,6 +138,39 @@ class PyEnv {
                           LenientStr(out.error.message()), out.compute_seconds, out.verify_seconds);
   }
 
+  // The observations and rewards of a step that did not end in an error, as (observations,
+  // rewards, error_type, error_details). A failure of the compiler while computing them (a
+  // lazily compiling family such as GCC fails on a flag combination, an isolated worker dies)
+  // ends the episode like a failing step: the env needs a reset, and the error says why. Other
+  // errors (a bad index) raise.
+  py::tuple Outcome(const std::vector<int>& observations, const std::vector<int>& rewards) {
+    py::list values, reward_values;
+    Status error;
+    for (int index : observations) {
+      StatusOr<Observation> value = WithoutGil([&] { return env_->Observe(index); });
+      if (!value.ok()) {
+        error = value.status();
+        break;
+      }
+      values.append(ToPython(std::move(*value)));
+    }
+    for (size_t i = 0; i < rewards.size() && error.ok(); ++i) {
+      StatusOr<double> reward = WithoutGil([&] { return env_->Reward(rewards[i]); });
+      if (!reward.ok()) {
+        error = reward.status();
+        break;
+      }
+      reward_values.append(*reward);
+    }
+    if (!error.ok()) {
+      if (!EndsEpisode(error.code())) RaiseStatus(error);
+      env_->EndEpisode();
+      return py::make_tuple(py::list(), py::list(), std::string(StatusCodeName(error.code())),
+                            LenientStr(error.message()));
+    }
+    return py::make_tuple(values, reward_values, "", "");
+  }
+
   py::object Observe(int index) {
     return ToPython(ValueOrThrow(WithoutGil([&] { return env_->Observe(index); })));
   }
@@ -207,6 +240,7 @@ PYBIND11_MODULE(_C, m) {
       .def("reset", &PyEnv::Reset, py::arg("benchmark"))
       .def("step", &PyEnv::Step, py::arg("actions"))
       .def("observe", &PyEnv::Observe, py::arg("index"))
+      .def("outcome", &PyEnv::Outcome, py::arg("observations"), py::arg("rewards"))
       .def("reward", &PyEnv::Reward, py::arg("index"))
       .def("fork", &PyEnv::Fork)
       .def("set_parameter", &PyEnv::SetParameter, py::arg("name"), py::arg("value"))
@@ -215,17 +249,20 @@ PYBIND11_MODULE(_C, m) {
       .def("_step_pipeline_for_testing", &PyEnv::StepPipelineForTesting, py::arg("pipeline"))
       .def_property_readonly("in_episode", &PyEnv::in_episode)
       .def_property_readonly("episode_over", &PyEnv::episode_over)
-      .def_property_readonly("actions", &PyEnv::actions);
+      .def_property_readonly("actions", &PyEnv::actions)
+      .def_property_readonly("spec", [](const PyEnv& e) { return SpecToDict(e.spec()); });
 
   BindDeviceArray(m);
   BindVecEnv(m);
 
   m.def(
       "make_env",
-      [](const std::string& id, const std::string& isolation) {
-        return PyEnv(ValueOrThrow(MakeEnv(id, isolation)));
+      [](const std::string& id, const std::string& isolation,
+         const std::vector<std::pair<std::string, std::string>>& parameters) {
+        return PyEnv(ValueOrThrow(WithoutGil([&] { return MakeEnv(id, isolation, parameters); })));
       },
-      py::arg("id"), py::arg("isolation") = "none");
+      py::arg("id"), py::arg("isolation") = "none",
+      py::arg("parameters") = std::vector<std::pair<std::string, std::string>>{});
 
   m.def("env_ids", [] {
     py::list out;

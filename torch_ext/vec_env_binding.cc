@@ -42,19 +42,23 @@ StatusOr<std::unique_ptr<Env>> MakeEnv(
     const std::vector<std::pair<std::string, std::string>>& parameters) {
   const EnvEntry* entry = AllEnvs().Find(id);
   if (entry == nullptr) return NotFound("unknown environment id " + id);
-  std::unique_ptr<Env> env;
-  if (isolation == "none") {
-    env = entry->factory();
-  } else if (isolation == "process") {
-    static const std::string worker = WorkerPath();
-    // The spec of a family is static: one local instance describes every remote one.
-    ASSIGN_OR_RETURN(
-        env, MakeRemoteEnv({.worker_path = worker, .env_id = id}, entry->factory()->Spec()));
-  } else {
+  if (isolation != "none" && isolation != "process") {
     return InvalidArgument("isolation must be 'none' or 'process', got '" + isolation + "'");
   }
-  for (const auto& [name, value] : parameters) RETURN_IF_ERROR(env->SetParameter(name, value));
-  return env;
+  std::unique_ptr<Env> env = entry->factory();
+  const bool isolated = isolation == "process";
+  // A family's spaces may depend on its parameters (gcc_bin): a local instance with the
+  // family's parameters describes a remote one.
+  for (const auto& [name, value] : parameters) {
+    if (isolated && name.starts_with("worker.")) continue;
+    RETURN_IF_ERROR(env->SetParameter(name, value));
+  }
+  if (!isolated) return env;
+  static const std::string worker = WorkerPath();
+  ASSIGN_OR_RETURN(std::unique_ptr<Env> remote,
+                   MakeRemoteEnv({.worker_path = worker, .env_id = id}, env->Spec()));
+  for (const auto& [name, value] : parameters) RETURN_IF_ERROR(remote->SetParameter(name, value));
+  return remote;
 }
 
 namespace {

@@ -578,9 +578,14 @@ StatusOr<std::string> GccEnv::Call(const std::string& method, const std::string&
   if (method == "gcc_spec") {
     nlohmann::json options = nlohmann::json::array();
     for (const GccOption& o : s.spec().options) {
+      // Every argument of an option with few values; integers render as name=value.
+      std::vector<std::string> args;
+      for (int64_t i = 0; o.kind != OptionKind::kInt && i < o.NumValues(); ++i) {
+        args.push_back(o.Render(i));
+      }
       options.push_back({{"name", o.name},
                          {"kind", OptionKindName(o.kind)},
-                         {"values", o.values},
+                         {"args", args},
                          {"min", o.min},
                          {"max", o.max},
                          {"num_values", o.NumValues()},

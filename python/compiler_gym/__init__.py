@@ -20,7 +20,7 @@ from compiler_gym.datasets import (
     make_benchmark_from_command_line,
     make_benchmark_from_source,
 )
-from compiler_gym.envs import CompilerEnv, LlvmEnv
+from compiler_gym.envs import CompilerEnv, GccEnv, LlvmEnv
 from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
 from compiler_gym.gymnasium_env import register_all as _register_gymnasium
 from compiler_gym.registration import env_ids, make
@@ -44,6 +44,7 @@ __all__ = [
     "CompilerEnvStateReader",
     "CompilerEnvStateWriter",
     "COMPILER_GYM_ENVS",
+    "GccEnv",
     "LlvmEnv",
     "ServiceError",
     "SessionNotFound",

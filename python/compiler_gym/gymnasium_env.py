@@ -2,7 +2,8 @@
 ``reset(seed=, options=) -> (obs, info)`` and the 5-tuple ``step``.
 
 Gymnasium needs an observation and a reward on every step, so ids without defaults
-(``llvm-v0``) use ``Autophase`` and ``IrInstructionCountOz`` here unless given others.
+(``llvm-v0``) use those their family names (``gymnasium_observation``, ``gymnasium_reward``:
+``Autophase`` and ``IrInstructionCountOz`` for LLVM) unless given others.
 """
 
 from __future__ import annotations
@@ -12,10 +13,6 @@ from typing import Any, Optional
 import gymnasium
 
 from compiler_gym import _C
-
-_FALLBACK_OBSERVATION = "Autophase"
-_FALLBACK_REWARD = "IrInstructionCountOz"
-
 
 class CompilerGymnasiumEnv(gymnasium.Env):
     """A gymnasium.Env over a CompilerEnv. ``options={"benchmark": uri}`` in reset picks the
@@ -30,9 +27,9 @@ class CompilerGymnasiumEnv(gymnasium.Env):
         kwargs.setdefault("reward_space", None)
         self.env = make(env_id, **{k: v for k, v in kwargs.items() if v is not None})
         if self.env.observation_space_spec is None:
-            self.env.observation_space = _FALLBACK_OBSERVATION
+            self.env.observation_space = self.env.gymnasium_observation
         if self.env.reward_space is None:
-            self.env.reward_space = _FALLBACK_REWARD
+            self.env.reward_space = self.env.gymnasium_reward
         self.action_space = self.env.action_space
         self.observation_space = self.env.observation_space
         self.render_mode = render_mode
@@ -51,7 +48,7 @@ class CompilerGymnasiumEnv(gymnasium.Env):
         return observation, float(reward), bool(done), False, info
 
     def render(self) -> Optional[str]:
-        text = self.env.observation["Ir"]
+        text = self.env.observation[self.env.render_observation]
         if self.render_mode == "human":
             print(text)
             return None

@@ -7,6 +7,7 @@ from ``compiler_gym._C``.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,19 +21,14 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 
 class Commandline(gymnasium.spaces.Discrete):
-    """A discrete action space whose actions are command-line flags (e.g. LLVM passes).
+    """A discrete action space whose actions are command-line flags (e.g. LLVM passes), with
+    the family's command around them (LLVM's: ``opt`` ... ``input.bc -o output.bc``).
 
     >>> space.to_string([0, 3])
     'opt -add-discriminators -alignment-from-assumptions input.bc -o output.bc'
     """
 
-    def __init__(
-        self,
-        name: str,
-        flags: Sequence[str],
-        prefix: str = "opt",
-        suffix: str = "input.bc -o output.bc",
-    ):
+    def __init__(self, name: str, flags: Sequence[str], prefix: str = "", suffix: str = ""):
         super().__init__(len(flags))
         self.name = name
         self.flags: list[str] = list(flags)
@@ -49,7 +45,7 @@ class Commandline(gymnasium.spaces.Discrete):
     def from_string(self, commandline: str) -> list[int]:
         """Parses a command line made by :meth:`to_string` back into actions."""
         tokens = shlex.split(commandline)
-        if self._prefix and tokens and tokens[0] in (self._prefix, self._prefix + "-19"):
+        if self._prefix and tokens and re.fullmatch(re.escape(self._prefix) + r"(-\d+)?", tokens[0]):
             tokens = tokens[1:]
         suffix = shlex.split(self._suffix)
         if suffix and tokens[-len(suffix) :] == suffix:

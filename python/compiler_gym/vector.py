@@ -77,11 +77,14 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
                 )
         elif device != "cpu":
             raise ValueError(f"Unknown device {device!r}")
-        # A single env describes the spaces and resolves benchmark names.
-        with make(id) as probe:
+        # A single env, in this process, describes the spaces and resolves benchmark names.
+        family_parameters = {
+            k: v for k, v in (parameters or {}).items() if not str(k).startswith("worker.")
+        }
+        with make(id, parameters=family_parameters) as probe:
             if observation_space == "default":
                 spec = probe.observation_space_spec
-                observation_space = spec.id if spec else "Autophase"
+                observation_space = spec.id if spec else probe.gymnasium_observation
             if reward_space == "default":
                 reward_space = probe.reward_space.name if probe.reward_space else None
             # An empty list is the caller's mistake, which the engine reports; None is the

@@ -1,7 +1,8 @@
 """Environments."""
 
 from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.gcc_env import GccEnv
 from compiler_gym.envs.llvm_env import LlvmEnv
 from compiler_gym.envs.llvm_rewards import RuntimePointEstimateReward
 
-__all__ = ["CompilerEnv", "LlvmEnv", "RuntimePointEstimateReward"]
+__all__ = ["CompilerEnv", "GccEnv", "LlvmEnv", "RuntimePointEstimateReward"]

@@ -45,7 +45,15 @@ class CompilerEnv:
     ...                         observation_space="Autophase", reward_space="IrInstructionCount")
     >>> observation = env.reset()
     >>> observation, reward, done, info = env.step(env.action_space.sample())
+
+    A family's subclass says what the generic layers need of it: the spaces Gymnasium uses
+    when an id has no default observation or reward (``gymnasium_observation``,
+    ``gymnasium_reward``) and the text observation ``render()`` shows (``render_observation``).
     """
+
+    gymnasium_observation: Optional[str] = None
+    gymnasium_reward: Optional[str] = None
+    render_observation: Optional[str] = None
 
     def __init__(
         self,
@@ -56,6 +64,7 @@ class CompilerEnv:
         reward_space: RewardSpaceArg = None,
         action_space: Optional[str] = None,
         isolation: Optional[str] = None,
+        parameters: Optional[dict[str, Any]] = None,
     ):
         """``isolation="process"`` runs the compiler in a worker process of the env's own:
         a crash, a step past ``worker.step_timeout_seconds`` (default 300) or memory past
@@ -63,6 +72,9 @@ class CompilerEnv:
         ``CRASH``, ``DEADLINE_EXCEEDED`` or ``RESOURCE_EXHAUSTED``, and the next ``reset()``
         starts a new worker. The default, ``"none"`` (or ``$COMPILER_GYM_ISOLATION``), runs it
         in this process: faster, with crashes contained but no bound on a step's time.
+
+        ``parameters`` are the family's settings (as :meth:`send_param`), applied when the env
+        is made; some decide its spaces (GCC's ``gcc_bin``).
         """
         entry = next((e for e in _C.env_ids() if e["id"] == env_id), None)
         if entry is None:
@@ -70,8 +82,9 @@ class CompilerEnv:
         self.env_id = env_id
         self._entry = entry
         self.isolation = isolation or default_isolation()
-        self._env = _C.make_env(env_id, self.isolation)
-        spec = _C.env_spec(env_id)
+        self.parameters = {str(k): str(v) for k, v in (parameters or {}).items()}
+        self._env = _C.make_env(env_id, self.isolation, list(self.parameters.items()))
+        spec = self._env.spec
         self.action_spaces: list[Commandline] = [
             self._make_action_space(a) for a in spec["action_spaces"]
         ]
@@ -112,6 +125,7 @@ class CompilerEnv:
     # Spaces and benchmark.
 
     def _make_action_space(self, spec: dict) -> Commandline:
+        """The action space of an engine spec (a family may give its command-line form)."""
         return Commandline(spec["name"], spec["action_names"])
 
     def _action_space_by_name(self, name: str) -> Commandline:
@@ -262,6 +276,14 @@ class CompilerEnv:
         # Timing of the last step inside the engine, for benchmarks/llvm_step_latency.py.
         self._last_compute_seconds = compute
         self._last_verify_seconds = verify
+        if not done:
+            # Engine spaces in one call, which ends the episode if the compiler fails on them
+            # (a lazily compiling family meets a refused flag combination here).
+            engine_rewards = [r for r in reward_specs if isinstance(r, Reward)]
+            values, engine_values, error_type, error_details = self._env.outcome(
+                [s.index for s in obs_specs], [r.index for r in engine_rewards]
+            )
+            done = bool(error_type)
         self.episode_walltime = time.time() - self._episode_start
         info: dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}
         if done:
@@ -271,8 +293,11 @@ class CompilerEnv:
             # An episode that ends in an error is worth nothing: undo what it earned.
             rewards_out = [-(self.episode_reward or 0.0) for _ in reward_specs]
         else:
-            observations_out = [self._observe(s) for s in obs_specs]
-            rewards_out = [self._reward(r) for r in reward_specs]
+            observations_out = [s.translate(v) for s, v in zip(obs_specs, values)]
+            by_engine = dict(zip(map(id, engine_rewards), engine_values))
+            rewards_out = [
+                by_engine[id(r)] if id(r) in by_engine else self._reward(r) for r in reward_specs
+            ]
         if self._reward_space is not None:
             if reward_spaces is None:
                 self.episode_reward += rewards_out[0]
@@ -388,6 +413,8 @@ class CompilerEnv:
         replay = type(self)(
             self.env_id,
             datasets=self.datasets,
+            isolation=self.isolation,
+            parameters=self.parameters,
             # The Benchmark itself when it is this env's: a user benchmark (from files or
             # source) is in no dataset, so its URI alone cannot be resolved.
             benchmark=self.benchmark if str(self.benchmark) == state.benchmark else state.benchmark,

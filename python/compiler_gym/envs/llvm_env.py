@@ -17,6 +17,7 @@ from compiler_gym.datasets.make_benchmark import (
 )
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.spaces import Commandline
 
 
 def llvm_datasets() -> Datasets:
@@ -35,8 +36,17 @@ def llvm_datasets() -> Datasets:
 class LlvmEnv(CompilerEnv):
     """LLVM phase ordering: each action runs one LLVM 19 pass on the module."""
 
+    gymnasium_observation = "Autophase"
+    gymnasium_reward = "IrInstructionCountOz"
+    render_observation = "Ir"
+
     def __init__(self, env_id: str = "llvm-v0", datasets: Optional[Datasets] = None, **kwargs):
         super().__init__(env_id, datasets=datasets or llvm_datasets(), **kwargs)
+
+    def _make_action_space(self, spec: dict) -> Commandline:
+        return Commandline(
+            spec["name"], spec["action_names"], prefix="opt", suffix="input.bc -o output.bc"
+        )
 
     make_benchmark = staticmethod(make_benchmark)
     make_benchmark_from_source = staticmethod(make_benchmark_from_source)
