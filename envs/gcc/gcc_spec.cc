@@ -120,7 +120,8 @@ std::vector<std::string> SplitBar(std::string_view s) {
 
 // The value part of "NAME=[a|b]" or "NAME=<min,max>" (after the '='): sets `option` to an enum
 // or an integer range. "<number>" and "" are integers of no stated range: GCC takes any
-// non-negative int there (or the default's sign allows less). False for anything else.
+// non-negative int there (a default of -1 means "unset" inside GCC; the command line refuses it).
+// False for anything else.
 bool ParseValueSpec(std::string_view spec, GccOption& option) {
   if (spec.size() >= 2 && spec.front() == '[' && spec.back() == ']') {
     option.kind = OptionKind::kEnum;
@@ -129,8 +130,7 @@ bool ParseValueSpec(std::string_view spec, GccOption& option) {
   }
   option.kind = OptionKind::kInt;
   if (spec.empty() || spec == "<number>") {
-    int64_t value = 0;
-    option.min = ParseInt(option.default_value, &value) ? std::min<int64_t>(0, value) : 0;
+    option.min = 0;
     option.max = INT_MAX;
     return true;
   }

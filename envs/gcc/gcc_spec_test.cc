@@ -102,6 +102,13 @@ TEST(GccSpecTest, OptionsOfEachKindParseWithTheirValues) {
   EXPECT_EQ(unbounded->min, 0);
   EXPECT_EQ(unbounded->max, 2147483647);
 
+  // GCC's "unset" default of -1 is no value for the command line, which wants >= 0.
+  const GccOption* unset = Find(spec, "--param=sched-autopref-queue-depth");
+  ASSERT_NE(unset, nullptr);
+  EXPECT_EQ(unset->default_value, "-1");
+  EXPECT_EQ(unset->min, 0);
+  EXPECT_EQ(unset->DefaultChoice(), 0);
+
   const GccOption* penum = Find(spec, "--param=parloops-schedule");
   ASSERT_NE(penum, nullptr);
   EXPECT_EQ(penum->values.size(), 5u);

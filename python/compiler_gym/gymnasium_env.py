@@ -14,6 +14,7 @@ import gymnasium
 
 from compiler_gym import _C
 
+
 class CompilerGymnasiumEnv(gymnasium.Env):
     """A gymnasium.Env over a CompilerEnv. ``options={"benchmark": uri}`` in reset picks the
     benchmark; ``seed`` seeds ``np_random`` and the action space."""

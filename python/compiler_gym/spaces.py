@@ -45,7 +45,11 @@ class Commandline(gymnasium.spaces.Discrete):
     def from_string(self, commandline: str) -> list[int]:
         """Parses a command line made by :meth:`to_string` back into actions."""
         tokens = shlex.split(commandline)
-        if self._prefix and tokens and re.fullmatch(re.escape(self._prefix) + r"(-\d+)?", tokens[0]):
+        if (
+            self._prefix
+            and tokens
+            and re.fullmatch(re.escape(self._prefix) + r"(-\d+)?", tokens[0])
+        ):
             tokens = tokens[1:]
         suffix = shlex.split(self._suffix)
         if suffix and tokens[-len(suffix) :] == suffix:

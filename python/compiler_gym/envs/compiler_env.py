@@ -293,8 +293,8 @@ class CompilerEnv:
             # An episode that ends in an error is worth nothing: undo what it earned.
             rewards_out = [-(self.episode_reward or 0.0) for _ in reward_specs]
         else:
-            observations_out = [s.translate(v) for s, v in zip(obs_specs, values)]
-            by_engine = dict(zip(map(id, engine_rewards), engine_values))
+            observations_out = [s.translate(v) for s, v in zip(obs_specs, values, strict=True)]
+            by_engine = dict(zip(map(id, engine_rewards), engine_values, strict=True))
             rewards_out = [
                 by_engine[id(r)] if id(r) in by_engine else self._reward(r) for r in reward_specs
             ]
