@@ -43,8 +43,7 @@ def random_search(env, budget: int, rng: np.random.Generator) -> float:
         actions = rng.integers(env.action_space.n, size=int(rng.integers(1, 33)))
         for a in actions:  # the state the actions reach, without compiling on the way
             env.step(int(a))
-        state = env.choices
-        best = min(best, _size(env, state))
+        best = min(best, _size(env, env.choices))
     return best
 
 

@@ -267,8 +267,8 @@ namespace {
 
 StatusOr<std::string> RunForOutput(const std::string& gcc, std::vector<std::string> args) {
   args.insert(args.begin(), gcc);
-  ASSIGN_OR_RETURN(ProcessResult r, RunSandboxed(args, SandboxLimits{.timeout_seconds = 60}));
   const SandboxLimits limits{.timeout_seconds = 60};
+  ASSIGN_OR_RETURN(ProcessResult r, RunSandboxed(args, limits));
   if (!r.ok()) {
     return InvalidArgument(gcc + " " + args[1] + ": " + r.Describe(limits) + ": " +
                            r.stderr_text.substr(0, 500));
