@@ -24,7 +24,7 @@ from compiler_gym import _C
 
 def probe(benchmark) -> tuple[bool, bool]:
     """(loads, runs) for one benchmark, as an env would load and run it."""
-    result = _C.probe_benchmark(benchmark.to_engine(), 10.0)
+    result = _C.probe_benchmark("llvm", benchmark.to_engine(), 10.0)
     if result["ok"]:
         return True, True
     return result["error_type"] != "BENCHMARK_INIT", False

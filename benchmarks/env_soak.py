@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import compiler_gym
-from compiler_gym import _C
+from compiler_gym.envs.llvm_env import clear_benchmark_cache
 from compiler_gym.errors import BenchmarkInitError, ServiceError
 
 
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
                     if kind == 0:
                         env.step(n + 7)
                     elif kind == 1:
-                        _C.clear_benchmark_cache()
+                        clear_benchmark_cache()
                         env.reset(benchmark=f"file://{corrupt}")
                     else:
                         env.reset(benchmark=uri)

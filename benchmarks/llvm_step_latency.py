@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 import compiler_gym
-from compiler_gym import _C
+from compiler_gym.envs.llvm_env import pass_table
 
 
 def pct(values, q):
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     rng = np.random.default_rng(args.seed)
-    pipelines = [row[1] for row in _C.llvm_pass_table()]
+    pipelines = [row[1] for row in pass_table()]
     step_s, pass_s, verify_s, effect, opt_s, opt_pairs, reset_s = [], [], [], [], [], [], []
     episodes = []  # (bitcode path, actions, per-step env.step seconds)
     with compiler_gym.make("llvm-v0") as env, tempfile.TemporaryDirectory() as tmp:

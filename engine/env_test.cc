@@ -84,6 +84,15 @@ TEST(Env, ForkCopiesStateAndRewards) {
 TEST(Registry, TableLookupAndDuplicates) {
   Registry registry;
   auto factory = [] { return std::unique_ptr<Env>(new CounterEnv()); };
+  // An id needs its family registered first.
+  EXPECT_EQ(registry.Add({"counter-v0", "counter", "Cost", "Delta", "", "", factory}).code(),
+            StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(registry
+                  .AddFamily({.name = "counter",
+                              .call = [](const std::string& method, const std::string& argument)
+                                  -> StatusOr<std::string> { return method + ":" + argument; }})
+                  .ok());
+  EXPECT_EQ(registry.AddFamily({.name = "counter"}).code(), StatusCode::kInvalidArgument);
   ASSERT_TRUE(registry.Add({"counter-v0", "counter", "Cost", "Delta", "", "", factory}).ok());
   EXPECT_EQ(registry.Add({"counter-v0", "counter", "", "", "", "", factory}).code(),
             StatusCode::kInvalidArgument);
@@ -91,6 +100,10 @@ TEST(Registry, TableLookupAndDuplicates) {
   ASSERT_TRUE(env.ok());
   EXPECT_EQ((*env)->Spec().family, "counter");
   EXPECT_EQ(registry.Make("nope").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(registry.CallFamily("counter", "echo", "x").value(), "echo:x");
+  EXPECT_EQ(registry.CallFamily("nope", "echo", "").status().code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(registry.AddFamily({.name = "bare"}).ok());
+  EXPECT_EQ(registry.CallFamily("bare", "echo", "").status().code(), StatusCode::kUnimplemented);
   // Each registered id builds an env whose spec names the family the table says.
   for (const EnvEntry& entry : registry.entries()) {
     EXPECT_EQ(entry.factory()->Spec().family, entry.family);

@@ -5,8 +5,36 @@ namespace compiler_gym {
 Status Registry::Add(EnvEntry entry) {
   if (Find(entry.id) != nullptr)
     return InvalidArgument("environment id registered twice: " + entry.id);
+  if (FindFamily(entry.family) == nullptr) {
+    return FailedPrecondition("environment " + entry.id + " of unregistered family " +
+                              entry.family);
+  }
   entries_.push_back(std::move(entry));
   return Status::Ok();
+}
+
+Status Registry::AddFamily(FamilyEntry family) {
+  if (FindFamily(family.name) != nullptr) {
+    return InvalidArgument("environment family registered twice: " + family.name);
+  }
+  families_.push_back(std::move(family));
+  return Status::Ok();
+}
+
+const FamilyEntry* Registry::FindFamily(std::string_view name) const {
+  for (const FamilyEntry& family : families_) {
+    if (family.name == name) return &family;
+  }
+  return nullptr;
+}
+
+StatusOr<std::string> Registry::CallFamily(std::string_view family, const std::string& method,
+                                           const std::string& argument) const {
+  const FamilyEntry* entry = FindFamily(family);
+  if (entry == nullptr)
+    return InvalidArgument("unknown environment family '" + std::string(family) + "'");
+  if (!entry->call) return Unimplemented("family " + entry->name + " has no operation " + method);
+  return entry->call(method, argument);
 }
 
 const EnvEntry* Registry::Find(std::string_view id) const {

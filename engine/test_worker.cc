@@ -5,6 +5,7 @@
 int main(int argc, char** argv) {
   static compiler_gym::Registry registry = [] {
     compiler_gym::Registry r;
+    (void)r.AddFamily({.name = "counter"});
     (void)r.Add({.id = "counter-v0", .family = "counter", .factory = [] {
                    return std::make_unique<compiler_gym::testing::CounterEnv>();
                  }});

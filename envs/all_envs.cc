@@ -1,5 +1,6 @@
 #include "envs/all_envs.h"
 
+#include "envs/example/example_env.h"
 #include "envs/gcc/gcc_env.h"
 #include "envs/llvm/llvm_env.h"
 
@@ -10,6 +11,7 @@ const Registry& AllEnvs() {
     auto* r = new Registry();
     CG_CHECK(llvm_env::RegisterLlvmEnvs(*r).ok());
     CG_CHECK(gcc_env::RegisterGccEnvs(*r).ok());
+    CG_CHECK(example_env::RegisterExampleEnvs(*r).ok());
     return r;
   }();
   return *registry;

@@ -6,6 +6,11 @@ import numpy as np
 import pytest
 
 import compiler_gym
+from compiler_gym.envs.llvm_env import (
+    benchmark_cache_stats,
+    clear_benchmark_cache,
+    set_benchmark_cache_limit,
+)
 from compiler_gym.errors import BenchmarkInitError
 
 HEALTHY = "benchmark://builtin-v0/crc32"
@@ -44,9 +49,10 @@ def test_corrupt_bitcode_is_a_typed_error_and_the_process_survives(
     # process only: in process the reader's crashes are contained, but a crash may first have
     # damaged the heap (this test once segfaulted later on), which only a process boundary
     # rules out. Truncated, random, empty and blank files are read safely in process too.
-    with compiler_gym.make("llvm-v0", benchmark=HEALTHY) as bystander, compiler_gym.make(
-        "llvm-v0", isolation=isolation
-    ) as env:
+    with (
+        compiler_gym.make("llvm-v0", benchmark=HEALTHY) as bystander,
+        compiler_gym.make("llvm-v0", isolation=isolation) as env,
+    ):
         bystander.reset()
         expected = bystander.observation["IrSha1"]
         outcomes = {"loaded": 0, "BenchmarkInitError": 0}
@@ -58,7 +64,7 @@ def test_corrupt_bitcode_is_a_typed_error_and_the_process_survives(
         for k, (name, data) in enumerate(_corruptions(crc32_bitcode, flips, seed=0)):
             path = tmp_path / f"{k}.bc"
             path.write_bytes(data)
-            compiler_gym._C.clear_benchmark_cache()
+            clear_benchmark_cache()
             try:
                 env.reset(benchmark=f"file://{path}")
             except BenchmarkInitError as e:
@@ -174,8 +180,12 @@ def test_make_vec_refuses_bad_arguments(kwargs, message):
         compiler_gym.make_vec("llvm-v0", num_envs=2, **kwargs)
 
 
-@pytest.mark.parametrize("isolation,steps,cases,process_checks", [("none", 2500, 45, 4), ("process", 800, 12, 1)])
-def test_fuzz_campaign_finds_no_disagreement(tmp_path, monkeypatch, isolation, steps, cases, process_checks):
+@pytest.mark.parametrize(
+    "isolation,steps,cases,process_checks", [("none", 2500, 45, 4), ("process", 800, 12, 1)]
+)
+def test_fuzz_campaign_finds_no_disagreement(
+    tmp_path, monkeypatch, isolation, steps, cases, process_checks
+):
     # A bounded run of the fuzzer (python -m compiler_gym.bin.fuzz): random pass sequences on
     # generated and built-in programs, each checked across step/multistep, episodes, forks,
     # fresh envs, 1 and 2 engine threads and two processes, with every cached hash compared
@@ -319,31 +329,29 @@ def test_code_generation_of_label_addresses_in_initializers(tmp_path):
 def test_benchmark_cache_is_bounded_over_an_endless_generator():
     # An endless generator dataset must not grow memory: the cache of loaded programs and
     # baselines drops the least recently used past its bound.
-    from compiler_gym import _C
-
-    limit = _C.benchmark_cache_stats()["limit_bytes"]
-    _C.clear_benchmark_cache()
+    limit = benchmark_cache_stats()["limit_bytes"]
+    clear_benchmark_cache()
     try:
         # The cache of this process: where the envs run.
         with compiler_gym.make("llvm-ic-v0", isolation="none") as env:
             env.reset(benchmark="generator://llvm-stress-v0/0")
-            one = _C.benchmark_cache_stats()["bytes"]  # a program with its Oz baseline
-            _C.set_benchmark_cache_limit(4 * one)
+            one = benchmark_cache_stats()["bytes"]  # a program with its Oz baseline
+            set_benchmark_cache_limit(4 * one)
             for seed in range(1, 25):
                 env.reset(benchmark=f"generator://llvm-stress-v0/{seed}")
                 env.step(env.action_space.flags.index("-mem2reg"))
-            stats = _C.benchmark_cache_stats()
+            stats = benchmark_cache_stats()
             assert 1 <= stats["entries"] <= 8, stats
             assert stats["bytes"] <= 4 * one + 4 * one, stats  # the bound, plus the newest
             # A dropped program loads again, unchanged.
             env.reset(benchmark="generator://llvm-stress-v0/0")
             first = env.observation["IrSha1"]
-            _C.clear_benchmark_cache()
+            clear_benchmark_cache()
             env.reset(benchmark="generator://llvm-stress-v0/0")
             assert env.observation["IrSha1"] == first
     finally:
-        _C.set_benchmark_cache_limit(limit)
-        _C.clear_benchmark_cache()
+        set_benchmark_cache_limit(limit)
+        clear_benchmark_cache()
 
 
 def test_temporary_directories_of_dead_processes_are_swept(tmp_path):

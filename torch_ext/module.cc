@@ -8,13 +8,7 @@
 #include "engine/env.h"
 #include "engine/sandbox.h"
 #include "envs/all_envs.h"
-#include "envs/llvm/benchmark_cache.h"
-#include "envs/llvm/llvm_env.h"
-#include "envs/llvm/module_prefetch.h"
-#include "envs/llvm/module_util.h"
-#include "envs/llvm/passes.h"
 #include "observations/autophase.h"
-#include "observations/inst2vec.h"
 #include "observations/instcount.h"
 #include "observations/vocabulary.h"
 #include "torch_ext/dlpack_export.h"
@@ -289,60 +283,53 @@ PYBIND11_MODULE(_C, m) {
       },
       py::arg("id"));
 
-  m.def("llvm_pass_table", [] {
-    py::list out;
-    for (const llvm_env::PassRow& row : llvm_env::PassTable()) {
-      out.append(py::make_tuple(row.flag, row.pipeline, row.llvm_name));
-    }
-    return out;
-  });
   m.def("set_data_directory", &observations::SetDataDirectory, py::arg("path"),
         "Where the engine reads package data (vocabularies, embeddings).");
   m.def("data_directory", &observations::DataDirectory);
   m.def("clear_vocabulary_cache", &observations::ClearVocabularyCache);
-  m.def(
-      "inst2vec_statement_graph",
-      [](py::bytes ir) {
-        const std::string data(ir);
-        auto graph =
-            ValueOrThrow(WithoutGil([&] { return llvm_env::Inst2vecStatementGraphOf(data); }));
-        return py::make_tuple(graph.statements, graph.edges);
-      },
-      py::arg("ir"),
-      "The normalized inst2vec statements of a module (IR text or bitcode) and the edges of "
-      "its contextual flow graph: what the inst2vec trainer learns from.");
   m.def("instcount_feature_names", &observations::InstCountFeatureNames);
   m.def("autophase_feature_names", &observations::AutophaseFeatureNames);
-  m.def("clear_benchmark_cache", &llvm_env::ClearBenchmarkCache);
-  m.def("set_benchmark_cache_limit", &llvm_env::SetBenchmarkCacheLimit, py::arg("bytes"),
-        "Bounds the cache of loaded benchmarks (least recently used dropped first).");
-  m.def("benchmark_cache_stats", [] {
-    const llvm_env::BenchmarkCacheStats stats = llvm_env::GetBenchmarkCacheStats();
-    py::dict d;
-    d["entries"] = stats.entries;
-    d["bytes"] = stats.bytes;
-    d["limit_bytes"] = stats.limit_bytes;
-    return d;
+  m.def("families", [] {
+    py::list out;
+    for (const FamilyEntry& f : AllEnvs().families()) {
+      py::dict d;
+      d["name"] = f.name;
+      d["doc"] = f.doc;
+      d["can_probe"] = static_cast<bool>(f.probe);
+      py::list gathered;
+      for (const GatheredSpace& g : f.gathered_spaces) gathered.append(g.space);
+      d["gathered_spaces"] = gathered;
+      out.append(d);
+    }
+    return out;
   });
   m.def(
+      "family_call",
+      [](const std::string& family, const std::string& method, const std::string& argument) {
+        return LenientStr(ValueOrThrow(
+            WithoutGil([&] { return AllEnvs().CallFamily(family, method, argument); })));
+      },
+      py::arg("family"), py::arg("method"), py::arg("argument") = "",
+      "A family's operation that needs no env (its tables, caches, tools), text in and out; "
+      "the family's Python module wraps them.");
+  m.def(
       "probe_benchmark",
-      [](const Benchmark& benchmark, double timeout_seconds) {
-        const llvm_env::RunConfig config{.timeout_seconds = timeout_seconds};
-        auto runs = WithoutGil([&] { return llvm_env::ProbeBenchmark(benchmark, config); });
+      [](const std::string& family, const Benchmark& benchmark, double timeout_seconds) {
+        const FamilyEntry* entry = AllEnvs().FindFamily(family);
+        if (entry == nullptr) RaiseStatus(InvalidArgument("unknown environment family " + family));
+        if (!entry->probe) RaiseStatus(Unimplemented("family " + family + " cannot probe"));
+        auto probe = WithoutGil([&] { return entry->probe(benchmark, timeout_seconds); });
         py::dict out;
-        out["ok"] = runs.ok();
-        out["error_type"] = std::string(runs.ok() ? "" : StatusCodeName(runs.status().code()));
-        out["error"] = LenientStr(runs.ok() ? std::string() : runs.status().message());
-        out["stdout"] = py::bytes(runs.ok() ? runs->last.stdout_text : std::string());
-        out["seconds"] = runs.ok() && !runs->runtimes.empty() ? runs->runtimes.front() : 0.0;
+        out["ok"] = probe.ok();
+        out["error_type"] = std::string(probe.ok() ? "" : StatusCodeName(probe.status().code()));
+        out["error"] = LenientStr(probe.ok() ? std::string() : probe.status().message());
+        out["stdout"] = py::bytes(probe.ok() ? probe->stdout_text : std::string());
+        out["seconds"] = probe.ok() ? probe->seconds : 0.0;
         return out;
       },
-      py::arg("benchmark"), py::arg("timeout_seconds") = 10.0,
-      "Loads, builds and runs a benchmark like an env's reference run (only loads one that is "
+      py::arg("family"), py::arg("benchmark"), py::arg("timeout_seconds") = 10.0,
+      "Loads, builds and runs a benchmark as the family's envs would (only loads one that is "
       "not runnable), caching nothing; returns whether it worked and what it printed.");
-  m.def(
-      "clang_path", [] { return ValueOrThrow(llvm_env::ClangPath()); },
-      "The clang-19 the engine compiles with ($COMPILER_GYM_CLANG overrides).");
 
   // The engine's sandbox, so that Python code that runs programs (dataset generators and
   // checks) gets the same limits and clean-up as the environments.
@@ -380,8 +367,11 @@ PYBIND11_MODULE(_C, m) {
   m.def("isolation_status", &IsolationStatus,
         "What isolation sandboxed programs get here: 'network, file system', or what is "
         "missing.");
-  // Join the background worker while the interpreter is still whole, before C++ static
-  // destructors run.
-  py::module_::import("atexit").attr("register")(
-      py::cpp_function([] { llvm_env::StopBackgroundWorker(); }));
+  // Families join their background threads while the interpreter is still whole, before C++
+  // static destructors run.
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    for (const FamilyEntry& family : AllEnvs().families()) {
+      if (family.shutdown) family.shutdown();
+    }
+  }));
 }

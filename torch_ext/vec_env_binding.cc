@@ -14,7 +14,6 @@
 #include "engine/worker.h"
 #include "envs/all_envs.h"
 #include "kernels/device.h"
-#include "observations/vocabulary.h"
 #include "torch_ext/batching.h"
 #include "torch_ext/dlpack_export.h"
 #include "torch_ext/errors.h"
@@ -237,25 +236,13 @@ py::dict BatchToDict(const BatchPtr& batch, size_t num_rewards, const Outputs& o
   return d;
 }
 
-StatusOr<std::shared_ptr<kernels::EmbeddingTable>> Inst2vecTable(kernels::Device device) {
-  ASSIGN_OR_RETURN(const observations::Inst2vecModel* model, observations::Inst2vecModelData());
-  const int64_t rows = model->vocabulary.size() + 1;
+// A family's embedding table, resident on the device.
+StatusOr<std::shared_ptr<kernels::EmbeddingTable>> DeviceTable(const GatheredSpace& gathered,
+                                                               kernels::Device device) {
+  ASSIGN_OR_RETURN(const HostTable host, gathered.table());
   ASSIGN_OR_RETURN(kernels::EmbeddingTable table,
-                   kernels::EmbeddingTable::Create(model->embeddings, rows, model->dim, device));
+                   kernels::EmbeddingTable::Create(host.values, host.rows, host.dim, device));
   return std::make_shared<kernels::EmbeddingTable>(std::move(table));
-}
-
-struct GatheredSpace {
-  const char* space;          // what the user asks for, e.g. "Inst2vec" [n, 200] per env
-  const char* indices_space;  // what the envs compute: a ragged int64 space of table rows
-  StatusOr<std::shared_ptr<kernels::EmbeddingTable>> (*table)(kernels::Device);
-};
-
-const std::vector<GatheredSpace>& GatheredSpaces() {
-  static const std::vector<GatheredSpace> spaces = {
-      {"Inst2vec", "Inst2vecEmbeddingIndices", Inst2vecTable},
-  };
-  return spaces;
 }
 
 // Actions (or env ids) from any integer array of the expected shape: `rows` entries, each of
@@ -340,13 +327,14 @@ class PyVecEnv {
         return buffer.ok() ? buffer->shared() : nullptr;
       };
     }
-    // Embedding spaces are batched as one gather from a table resident on the device, from
-    // the envs' vocabulary indices, rather than as per-env copies of the embeddings.
+    // The family's embedding spaces are batched as one gather from a table resident on the
+    // device, from the envs' vocabulary indices, rather than as per-env copies.
+    const FamilyEntry* family = AllEnvs().FindFamily(AllEnvs().Find(env_id)->family);
     for (size_t k = 0; k < config.observation_spaces.size(); ++k) {
-      for (const GatheredSpace& gathered : GatheredSpaces()) {
+      for (const GatheredSpace& gathered : family->gathered_spaces) {
         if (config.observation_spaces[k] != gathered.space) continue;
         config.observation_spaces[k] = gathered.indices_space;
-        outputs_.gathers[k] = ValueOrThrow(gathered.table(device));
+        outputs_.gathers[k] = ValueOrThrow(DeviceTable(gathered, device));
       }
     }
     num_rewards_ = config.reward_spaces.size();

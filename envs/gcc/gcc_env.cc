@@ -630,6 +630,11 @@ StatusOr<std::string> GccEnv::Call(const std::string& method, const std::string&
 }
 
 Status RegisterGccEnvs(Registry& registry) {
+  // Everything GCC offers beyond the Env interface is per env (its spec depends on gcc_bin).
+  FamilyEntry family;
+  family.name = "gcc";
+  family.doc = "GCC flag tuning";
+  RETURN_IF_ERROR(registry.AddFamily(std::move(family)));
   return registry.Add(EnvEntry{"gcc-v0", "gcc", "", "", "benchmark://builtin-v0/adpcm",
                                "GCC flag tuning", [] { return std::make_unique<GccEnv>(); }});
 }

@@ -1117,27 +1117,4 @@ StatusOr<observations::Inst2vecStatementGraph> Inst2vecStatementGraphOf(std::str
   return observations::BuildInst2vecStatementGraph(*module);
 }
 
-Status RegisterLlvmEnvs(Registry& registry) {
-  struct Row {
-    const char* id;
-    const char* observation;
-    const char* reward;
-  };
-  static constexpr Row kIds[] = {
-      {"llvm-v0", "", ""},
-      {"llvm-ic-v0", "", "IrInstructionCountOz"},
-      {"llvm-codesize-v0", "", "ObjectTextSizeOz"},
-      {"llvm-autophase-ic-v0", "Autophase", "IrInstructionCountOz"},
-      {"llvm-autophase-codesize-v0", "Autophase", "ObjectTextSizeOz"},
-      {"llvm-ir-ic-v0", "Ir", "IrInstructionCountOz"},
-      {"llvm-ir-codesize-v0", "Ir", "ObjectTextSizeOz"},
-  };
-  for (const Row& row : kIds) {
-    RETURN_IF_ERROR(registry.Add(EnvEntry{row.id, "llvm", row.observation, row.reward,
-                                          "benchmark://builtin-v0/qsort", "LLVM 19 phase ordering",
-                                          [] { return std::make_unique<LlvmEnv>(); }}));
-  }
-  return Status::Ok();
-}
-
 }  // namespace compiler_gym::llvm_env

@@ -76,7 +76,8 @@ class LlvmEnv final : public Env {
 // for the inst2vec trainer. kBenchmarkInit when it does not parse.
 StatusOr<observations::Inst2vecStatementGraph> Inst2vecStatementGraphOf(std::string_view ir);
 
-// Adds the llvm-* environment ids (a table in llvm_env.cc) to the registry.
+// Adds the llvm family (its operations, benchmark probe, the Inst2vec gather, shutdown) and
+// the llvm-* environment ids to the registry (llvm_family.cc).
 Status RegisterLlvmEnvs(Registry& registry);
 
 }  // namespace compiler_gym::llvm_env

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
+
 from compiler_gym import _C
 from compiler_gym.envs.compiler_env import CompilerEnv
-from compiler_gym.envs.gcc_env import GccEnv
-from compiler_gym.envs.llvm_env import LlvmEnv
 
-# One row per compiler family: the engine's family name -> its Python class.
-_FAMILIES = {"llvm": LlvmEnv, "gcc": GccEnv}
+
+@functools.cache
+def family_class(family: str) -> type[CompilerEnv]:
+    """The Python class of an engine family: the ``CompilerEnv`` subclass that the module
+    ``compiler_gym.envs.<family>_env`` declares with ``family = "<family>"``. The engine's
+    registry (``envs/all_envs.cc``) is the only list of families."""
+    module = importlib.import_module(f"compiler_gym.envs.{family}_env")
+    for value in vars(module).values():
+        if (
+            isinstance(value, type)
+            and issubclass(value, CompilerEnv)
+            and value.__dict__.get("family") == family
+        ):
+            return value
+    raise LookupError(f"{module.__name__} declares no CompilerEnv with family = {family!r}")
 
 
 def env_ids() -> list[str]:
@@ -28,4 +42,4 @@ def make(id: str, **kwargs) -> CompilerEnv:
     entry = next((e for e in _C.env_ids() if e["id"] == id), None)
     if entry is None:
         raise LookupError(f"Unknown environment id {id!r}; known: {', '.join(env_ids())}")
-    return _FAMILIES[entry["family"]](id, **kwargs)
+    return family_class(entry["family"])(id, **kwargs)

@@ -186,6 +186,13 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
     def close_extras(self, **kwargs) -> None:
         self._engine = None
 
+    def __enter__(self) -> CompilerVecEnv:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """``with make_vec(...) as vec:`` closes the engine (and its workers) at the end."""
+        self.close()
+
 
 def make_vec(id: str, num_envs: int, **kwargs) -> CompilerVecEnv:
     """Makes a vector of ``num_envs`` environments of ``id``; see :class:`CompilerVecEnv`."""

@@ -36,6 +36,7 @@ from tqdm import tqdm
 
 import compiler_gym
 from compiler_gym import _C
+from compiler_gym.envs.llvm_env import inst2vec_statement_graph
 from compiler_gym.errors import BenchmarkInitError, DatasetInitError, ServiceError
 
 DIM = 200
@@ -166,13 +167,13 @@ def main(argv=None) -> int:
         train, held = corpus_uris(env, args.csmith, args.datasets.split(","))
         for uri in tqdm(train, desc="training programs"):
             for ir in program_states(env, uri, args.episodes, args.steps, rng):
-                statements, edges = _C.inst2vec_statement_graph(ir)
+                statements, edges = inst2vec_statement_graph(ir)
                 programs.append((statements, edges))
                 graph = env.observation["ProgramlJson"]  # the state just yielded
                 programl_texts.update(node["text"] for node in graph["nodes"])
         for uri in tqdm(held, desc="held-out programs"):
             for ir in program_states(env, uri, args.episodes, args.steps, rng):
-                held_statements.extend(_C.inst2vec_statement_graph(ir)[0])
+                held_statements.extend(inst2vec_statement_graph(ir)[0])
 
     counts = collections.Counter(s for statements, _ in programs for s in statements)
     ranked = sorted(

@@ -63,7 +63,16 @@ class CsmithDataset(SeededGeneratorDataset):
         """Builds and runs the program once: is it runnable, and what does it print?"""
         with _scratch_dir("compiler_gym-csmith") as scratch:
             build = _C.run_sandboxed(
-                [_C.clang_path(), "-O1", "-w", "-I", _INCLUDE_DIR, str(path), "-o", "a.out"],
+                [
+                    _C.family_call("llvm", "clang_path"),
+                    "-O1",
+                    "-w",
+                    "-I",
+                    _INCLUDE_DIR,
+                    str(path),
+                    "-o",
+                    "a.out",
+                ],
                 timeout_seconds=300,
                 workdir=scratch,
             )

@@ -52,6 +52,9 @@ class GccTortureDataset(InstalledDataset):
     only the first programs (in name order): both for tests.
     """
 
+    # Kept programs are those clang-19 compiles (GCC envs refuse at reset what GCC cannot).
+    probe_family = "llvm"
+
     def __init__(self, deb: Optional[Path] = None, limit: Optional[int] = None):
         super().__init__(
             site_name="gcc-torture-v0",

@@ -70,8 +70,10 @@ class InstalledDataset(Dataset):
     """A dataset built once into ``$COMPILER_GYM_SITE_DATA/<site_name>`` by :meth:`_build`,
     which fills a scratch directory and writes ``manifest.json`` there with a ``benchmarks``
     map (benchmark name → entry). Installing happens on first use; subclasses turn an entry
-    into a Benchmark with :meth:`_benchmark`."""
+    into a Benchmark with :meth:`_benchmark`, and name the environment family whose envs
+    decide, by loading (and running) each program, which ones it keeps (``probe_family``)."""
 
+    probe_family: str
     probe_timeout_seconds = 10
 
     def __init__(self, site_name: str, **kwargs):
@@ -116,11 +118,14 @@ class InstalledDataset(Dataset):
         raise NotImplementedError
 
     def probe_all(self, benchmarks: dict[str, Benchmark]) -> dict[str, dict]:
-        """Loads (and, if runnable, builds and runs) each benchmark as an env would, in
-        parallel with a progress bar; returns ``_C.probe_benchmark``'s verdict per name."""
+        """Loads (and, if runnable, builds and runs) each benchmark as an env of the family
+        ``probe_family`` would, in parallel with a progress bar; returns
+        ``_C.probe_benchmark``'s verdict per name."""
 
         def probe(name: str) -> dict:
-            return _C.probe_benchmark(benchmarks[name].to_engine(), self.probe_timeout_seconds)
+            return _C.probe_benchmark(
+                self.probe_family, benchmarks[name].to_engine(), self.probe_timeout_seconds
+            )
 
         names = list(benchmarks)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

@@ -130,6 +130,9 @@ def sdist_url(library: Library, index: str) -> str:
 class PypiCDataset(InstalledDataset):
     """C libraries from pinned PyPI sdists; ``libraries`` chooses a subset (tests)."""
 
+    # Kept programs are those clang-19 compiles (GCC envs refuse at reset what GCC cannot).
+    probe_family = "llvm"
+
     def __init__(
         self, libraries: Optional[tuple[Library, ...]] = None, index: Optional[str] = None
     ):

@@ -46,11 +46,13 @@ class CompilerEnv:
     >>> observation = env.reset()
     >>> observation, reward, done, info = env.step(env.action_space.sample())
 
-    A family's subclass says what the generic layers need of it: the spaces Gymnasium uses
+    A family's subclass, the one in ``compiler_gym.envs.<family>_env`` whose ``family`` names
+    the engine's family, says what the generic layers need of it: the spaces Gymnasium uses
     when an id has no default observation or reward (``gymnasium_observation``,
     ``gymnasium_reward``) and the text observation ``render()`` shows (``render_observation``).
     """
 
+    family: Optional[str] = None
     gymnasium_observation: Optional[str] = None
     gymnasium_reward: Optional[str] = None
     render_observation: Optional[str] = None

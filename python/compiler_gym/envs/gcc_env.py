@@ -80,6 +80,7 @@ class GccEnv(CompilerEnv):
     ``info["error_type"]`` (``ABORTED``, ``DEADLINE_EXCEEDED``); reset to go on.
     """
 
+    family = "gcc"
     gymnasium_observation = "choices"
     gymnasium_reward = "obj_size"
     render_observation = "asm"

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Optional
 
+from compiler_gym import _C
 from compiler_gym.datasets import BuiltinDataset, Datasets
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
@@ -18,6 +19,45 @@ from compiler_gym.datasets.make_benchmark import (
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
 from compiler_gym.spaces import Commandline
+
+
+def _call(method: str, argument: str | bytes = "") -> str:
+    """The llvm family's operation ``method`` (C++: FamilyCall in envs/llvm/llvm_family.cc)."""
+    return _C.family_call(LlvmEnv.family, method, argument)
+
+
+def pass_table() -> list[tuple[str, str, str]]:
+    """Each action of the ``default`` action space, in order, as (flag, the pass pipeline it
+    runs, LLVM's pass name), e.g. ``("-mem2reg", "function(mem2reg)", "mem2reg")``."""
+    return [tuple(row) for row in json.loads(_call("pass_table"))]
+
+
+def inst2vec_statement_graph(bitcode: bytes) -> tuple[list[str], list[tuple[int, int]]]:
+    """The normalized inst2vec statements of a module (its bitcode, ``observation["Bitcode"]``)
+    and the edges of its contextual flow graph, as indices into the statements: what the
+    inst2vec trainer learns from."""
+    graph = json.loads(_call("inst2vec_statement_graph", bitcode))
+    return graph["statements"], [tuple(edge) for edge in graph["edges"]]
+
+
+def clang_path() -> str:
+    """The clang-19 the engine compiles with (``$COMPILER_GYM_CLANG`` overrides)."""
+    return _call("clang_path")
+
+
+def clear_benchmark_cache() -> None:
+    """Drops every loaded benchmark and its baselines from the engine's cache."""
+    _call("clear_benchmark_cache")
+
+
+def set_benchmark_cache_limit(num_bytes: int) -> None:
+    """Bounds the cache of loaded benchmarks (least recently used dropped first, at once)."""
+    _call("set_benchmark_cache_limit", str(int(num_bytes)))
+
+
+def benchmark_cache_stats() -> dict[str, int]:
+    """The cache of loaded benchmarks: ``entries``, ``bytes`` and ``limit_bytes``."""
+    return json.loads(_call("benchmark_cache_stats"))
 
 
 def llvm_datasets() -> Datasets:
@@ -36,6 +76,7 @@ def llvm_datasets() -> Datasets:
 class LlvmEnv(CompilerEnv):
     """LLVM phase ordering: each action runs one LLVM 19 pass on the module."""
 
+    family = "llvm"
     gymnasium_observation = "Autophase"
     gymnasium_reward = "IrInstructionCountOz"
     render_observation = "Ir"

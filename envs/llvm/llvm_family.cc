@@ -1,0 +1,104 @@
+// The llvm family's registration: its environment ids, and what the generic layers need of it
+// beyond the Env interface (engine/registry.h's FamilyEntry).
+#include <nlohmann/json.hpp>
+
+#include "envs/llvm/benchmark_cache.h"
+#include "envs/llvm/llvm_env.h"
+#include "envs/llvm/module_prefetch.h"
+#include "envs/llvm/module_util.h"
+#include "envs/llvm/passes.h"
+#include "envs/llvm/runtime.h"
+#include "observations/vocabulary.h"
+
+namespace compiler_gym::llvm_env {
+namespace {
+
+// Operations that need no env, for compiler_gym.envs.llvm_env. Structured results are JSON.
+StatusOr<std::string> FamilyCall(const std::string& method, const std::string& argument) {
+  if (method == "pass_table") {  // [[flag, pipeline, LLVM name], ...]
+    nlohmann::json rows = nlohmann::json::array();
+    for (const PassRow& row : PassTable()) rows.push_back({row.flag, row.pipeline, row.llvm_name});
+    return rows.dump();
+  }
+  if (method == "inst2vec_statement_graph") {  // argument: IR text or bitcode
+    ASSIGN_OR_RETURN(observations::Inst2vecStatementGraph graph,
+                     Inst2vecStatementGraphOf(argument));
+    // Statements are IR text, which may hold bytes that are not UTF-8 (string constants).
+    return nlohmann::json{{"statements", graph.statements}, {"edges", graph.edges}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  if (method == "clang_path") return ClangPath();
+  if (method == "clear_benchmark_cache") {
+    ClearBenchmarkCache();
+    return std::string();
+  }
+  if (method == "set_benchmark_cache_limit") {  // argument: bytes, in decimal
+    int64_t bytes = 0;
+    size_t used = 0;
+    try {
+      bytes = std::stoll(argument, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != argument.size() || bytes < 0) {
+      return InvalidArgument("set_benchmark_cache_limit: not a byte count: '" + argument + "'");
+    }
+    SetBenchmarkCacheLimit(bytes);
+    return std::string();
+  }
+  if (method == "benchmark_cache_stats") {
+    const BenchmarkCacheStats stats = GetBenchmarkCacheStats();
+    return nlohmann::json{
+        {"entries", stats.entries}, {"bytes", stats.bytes}, {"limit_bytes", stats.limit_bytes}}
+        .dump();
+  }
+  return Unimplemented("the llvm family has no operation '" + method + "'");
+}
+
+StatusOr<ProbeResult> Probe(const Benchmark& benchmark, double timeout_seconds) {
+  ASSIGN_OR_RETURN(const ProgramRuns runs,
+                   ProbeBenchmark(benchmark, RunConfig{.timeout_seconds = timeout_seconds}));
+  return ProbeResult{runs.last.stdout_text, runs.runtimes.empty() ? 0.0 : runs.runtimes.front()};
+}
+
+StatusOr<HostTable> Inst2vecTable() {
+  ASSIGN_OR_RETURN(const observations::Inst2vecModel* model, observations::Inst2vecModelData());
+  // Row 0 is the unknown statement's: the vocabulary's rows follow it.
+  return HostTable{model->embeddings, static_cast<int64_t>(model->vocabulary.size()) + 1,
+                   model->dim};
+}
+
+}  // namespace
+
+Status RegisterLlvmEnvs(Registry& registry) {
+  FamilyEntry family;
+  family.name = "llvm";
+  family.doc = "LLVM 19 phase ordering";
+  family.call = FamilyCall;
+  family.probe = Probe;
+  family.gathered_spaces = {{"Inst2vec", "Inst2vecEmbeddingIndices", Inst2vecTable}};
+  family.shutdown = StopBackgroundWorker;
+  RETURN_IF_ERROR(registry.AddFamily(std::move(family)));
+  struct Row {
+    const char* id;
+    const char* observation;
+    const char* reward;
+  };
+  static constexpr Row kIds[] = {
+      {"llvm-v0", "", ""},
+      {"llvm-ic-v0", "", "IrInstructionCountOz"},
+      {"llvm-codesize-v0", "", "ObjectTextSizeOz"},
+      {"llvm-autophase-ic-v0", "Autophase", "IrInstructionCountOz"},
+      {"llvm-autophase-codesize-v0", "Autophase", "ObjectTextSizeOz"},
+      {"llvm-ir-ic-v0", "Ir", "IrInstructionCountOz"},
+      {"llvm-ir-codesize-v0", "Ir", "ObjectTextSizeOz"},
+  };
+  for (const Row& row : kIds) {
+    RETURN_IF_ERROR(registry.Add(EnvEntry{row.id, "llvm", row.observation, row.reward,
+                                          "benchmark://builtin-v0/qsort", "LLVM 19 phase ordering",
+                                          [] { return std::make_unique<LlvmEnv>(); }}));
+  }
+  return Status::Ok();
+}
+
+}  // namespace compiler_gym::llvm_env
