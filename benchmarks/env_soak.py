@@ -112,7 +112,7 @@ def main(argv=None) -> int:
                         env.reset(benchmark=f"file://{corrupt}")
                     else:
                         env.reset(benchmark=uri)
-                        env._env._step_pipeline_for_testing("compiler-gym-test-segfault")
+                        env._step_pipeline_for_testing("compiler-gym-test-segfault")
                 except (ValueError, BenchmarkInitError, ServiceError):
                     pass
                 counts["errors"] += 1

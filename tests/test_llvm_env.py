@@ -308,7 +308,7 @@ def test_crashing_pass_stays_in_its_env(failure):
     with compiler_gym.make("llvm-v0") as victim, compiler_gym.make("llvm-v0") as bystander:
         victim.reset()
         bystander.reset()
-        done, message = victim._env._step_pipeline_for_testing(failure)
+        done, message = victim._step_pipeline_for_testing(failure)
         assert done and "crashed" in message
         with pytest.raises(SessionNotFound):
             victim.observation["IrInstructionCount"]

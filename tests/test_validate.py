@@ -34,7 +34,7 @@ def test_injected_miscompilation_is_caught():
         env.reset()
         run_flags(env)
         # Flips a bit of the first xor constant (the CRC polynomial) in the module.
-        done, details = env._env._step_pipeline_for_testing("compiler-gym-test-miscompile")
+        done, details = env._step_pipeline_for_testing("compiler-gym-test-miscompile")
         assert not done, details
         result = env.validate()
         assert not result.okay()

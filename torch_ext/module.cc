@@ -173,15 +173,6 @@ class PyEnv {
     return ValueOrThrow(WithoutGil([&] { return env_->Reward(index); }));
   }
 
-  // Test hook: the next action runs `pipeline` instead (see LlvmEnv::StepPipelineForTesting),
-  // through the env's parameters, so that it reaches a worker process too.
-  py::tuple StepPipelineForTesting(const std::string& pipeline) {
-    ThrowIfError(env_->SetParameter("testing.next_step_pipeline", pipeline));
-    const StepOutcome out =
-        ValueOrThrow(WithoutGil([&] { return env_->Step(std::vector<int>{0}); }));
-    return py::make_tuple(out.done, LenientStr(out.error.message()));
-  }
-
   void SetParameter(const std::string& name, const std::string& value) {
     ThrowIfError(env_->SetParameter(name, value));
   }
@@ -240,7 +231,6 @@ PYBIND11_MODULE(_C, m) {
       .def("set_parameter", &PyEnv::SetParameter, py::arg("name"), py::arg("value"))
       .def("get_parameter", &PyEnv::GetParameter, py::arg("name"))
       .def("call", &PyEnv::Call, py::arg("method"), py::arg("argument") = "")
-      .def("_step_pipeline_for_testing", &PyEnv::StepPipelineForTesting, py::arg("pipeline"))
       .def_property_readonly("in_episode", &PyEnv::in_episode)
       .def_property_readonly("episode_over", &PyEnv::episode_over)
       .def_property_readonly("actions", &PyEnv::actions)

@@ -20,8 +20,8 @@ Each case is a program and a random action sequence. A worker process checks eve
 
 Workers run in their own processes: a worker that dies (a crash the engine did not contain) is
 counted with the case it was on, and replaced. ``--isolation process`` runs every env of the
-campaign in worker processes of its own (the process-isolated executor). The report counts steps, episodes, errors by
-type, and every disagreement, with what reproduces it.
+campaign in worker processes of its own (the process-isolated executor). The report counts
+steps, episodes, errors by type, and every disagreement, with what reproduces it.
 """
 
 from __future__ import annotations
@@ -108,7 +108,9 @@ def _replay(env, actions: list[int], split: Optional[int] = None) -> tuple[str, 
         forked = _outcome(fork, fdone, finfo, len(fork.actions))
     finally:
         fork.close()
-    _, _, done, info = env.multistep(actions[split:]) if actions[split:] else (None, None, False, {})
+    _, _, done, info = (
+        env.multistep(actions[split:]) if actions[split:] else (None, None, False, {})
+    )
     return _outcome(env, done, info, len(env.actions)), forked
 
 
@@ -162,7 +164,9 @@ def check_case(env, index: int, uri: str, actions: list[int], rng) -> CaseResult
     replayed, _ = _replay(env, actions)
     result.episodes += 1
     if not _same(replayed, result.final):
-        result.problems.append(f"episode: multistep replay gave {replayed}, stepwise {result.final}")
+        result.problems.append(
+            f"episode: multistep replay gave {replayed}, stepwise {result.final}"
+        )
 
     split = int(rng.integers(len(actions) + 1))
     env.reset(benchmark=uri)
@@ -273,8 +277,12 @@ class Report:
         self.finals[event["index"]] = event["final"]
         for problem in event["problems"]:
             self.problems.append(
-                {"case": event["index"], "uri": event["uri"], "actions": event["actions"],
-                 "problem": problem}
+                {
+                    "case": event["index"],
+                    "uri": event["uri"],
+                    "actions": event["actions"],
+                    "problem": problem,
+                }
             )
 
 
@@ -360,8 +368,10 @@ def campaign(args) -> Report:
             report.process_checks += 1
             if index in report.finals and not _same(final, report.finals[index]):
                 report.problems.append(
-                    {"case": index, "problem": f"second process gave {final}, first "
-                     f"{report.finals[index]}"}
+                    {
+                        "case": index,
+                        "problem": f"second process gave {final}, first {report.finals[index]}",
+                    }
                 )
     report.seconds = time.perf_counter() - start
     return report
