@@ -1,7 +1,11 @@
 #include "engine/env.h"
 
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 
 namespace compiler_gym {
 
@@ -141,6 +145,106 @@ Status Env::SetActionSpace(int action_space_index) {
   }
   action_space_ = action_space_index;
   return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<EnvSnapshot>> Env::DoSnapshot() {
+  return Unimplemented("family " + Spec().family + " has no snapshots");
+}
+
+Status Env::DoRestore(const EnvSnapshot&) {
+  return Unimplemented("family " + Spec().family + " has no snapshots");
+}
+
+StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<int>> candidates,
+                                                  int reward_index, int observation_index) {
+  if (!in_episode_) return FailedPrecondition("try_actions() called before reset()");
+  if (episode_over_) return FailedPrecondition("the episode is over; call reset()");
+  if (reward_index < 0 || reward_index >= static_cast<int>(Spec().reward_spaces.size())) {
+    return InvalidArgument("unknown reward space index " + std::to_string(reward_index));
+  }
+  if (observation_index >= static_cast<int>(Spec().observation_spaces.size())) {
+    return InvalidArgument("unknown observation space index " + std::to_string(observation_index));
+  }
+  const int n = static_cast<int>(Spec().action_spaces[action_space_].action_names.size());
+  for (const std::vector<int>& candidate : candidates) {
+    for (int a : candidate) {
+      if (a < 0 || a >= n) {
+        return OutOfRange("action " + std::to_string(a) + " is out of range [0, " +
+                          std::to_string(n) + ")");
+      }
+    }
+  }
+  std::vector<TryOutcome> out(candidates.size());
+  if (candidates.empty()) return out;
+  const size_t workers = std::min<size_t>(
+      candidates.size(), static_cast<size_t>(tbb::this_task_arena::max_concurrency()));
+  // Forks of this env are made one at a time: Fork() reads this env, which other threads
+  // must not step meanwhile (nothing does: the caller waits).
+  std::mutex fork_mu;
+  auto fork = [&]() -> StatusOr<std::unique_ptr<Env>> {
+    std::lock_guard<std::mutex> lock(fork_mu);
+    return Fork();
+  };
+  std::vector<std::unique_ptr<Env>> scratch(workers);
+  for (auto& env : scratch) {
+    ASSIGN_OR_RETURN(env, fork());
+  }
+
+  // Candidates go to whichever worker is free: their costs differ widely, and each result
+  // depends only on its candidate, never on the worker.
+  std::atomic<size_t> next{0};
+  tbb::parallel_for(size_t{0}, workers, [&](size_t w) {
+    std::unique_ptr<Env>& env = scratch[w];
+    StatusOr<std::unique_ptr<EnvSnapshot>> snapshot = env->DoSnapshot();
+    const std::vector<int> actions = env->actions_;
+    const std::vector<RewardState> rewards = env->rewards_;
+    for (size_t i = next++; i < candidates.size(); i = next++) {
+      std::unique_ptr<Env> own;  // a fork for this candidate, where there is no snapshot
+      if (!snapshot.ok()) {
+        StatusOr<std::unique_ptr<Env>> copy = env->Fork();
+        if (!copy.ok()) {
+          out[i].error = copy.status();
+          continue;
+        }
+        own = std::move(*copy);
+      }
+      Env& target = own ? *own : *env;
+      TryOutcome& result = out[i];
+      StatusOr<StepOutcome> step = target.Step(candidates[i]);
+      if (!step.ok()) {
+        result.error = step.status();
+      } else if (step->done) {
+        result.error = step->error;
+      } else if (StatusOr<double> reward = target.Reward(reward_index); !reward.ok()) {
+        result.error = reward.status();
+      } else {
+        result.reward = *reward;
+        if (observation_index >= 0) {
+          StatusOr<Observation> observation = target.Observe(observation_index);
+          if (observation.ok()) {
+            result.observation = std::move(*observation);
+          } else {
+            result.error = observation.status();
+          }
+        }
+      }
+      if (own) continue;
+      env->actions_ = actions;
+      env->rewards_ = rewards;
+      env->episode_over_ = false;
+      if (Status restored = env->DoRestore(**snapshot); !restored.ok()) {
+        // The scratch env is lost: start again from a fresh fork, without snapshots.
+        StatusOr<std::unique_ptr<Env>> copy = fork();
+        if (!copy.ok()) {
+          for (size_t j = next++; j < candidates.size(); j = next++) out[j].error = copy.status();
+          return;
+        }
+        env = std::move(*copy);
+        snapshot = restored;
+      }
+    }
+  });
+  return out;
 }
 
 }  // namespace compiler_gym

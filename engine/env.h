@@ -70,6 +70,21 @@ struct StepOutcome {
   int actions_applied = -1;
 };
 
+// What Env::TryActions reports of one candidate.
+struct TryOutcome {
+  double reward = 0;  // when error is ok
+  // Why the candidate failed: the error that ended its episode, or that computing its reward
+  // or observation gave.
+  Status error;
+  Observation observation;  // when one was asked for and error is ok
+};
+
+// A family's saved state, which TryActions returns a scratch env to between candidates.
+class EnvSnapshot {
+ public:
+  virtual ~EnvSnapshot() = default;
+};
+
 // Whether an error while computing a step's observations or rewards ends the episode: the
 // compiler failed (a crash, a time-out, memory, a refused compile), as opposed to a mistake of
 // the caller's (an unknown space, no episode).
@@ -109,6 +124,16 @@ class Env {
   // Unknown methods are kUnimplemented.
   virtual StatusOr<std::string> Call(const std::string& method, const std::string& argument);
 
+  // Evaluates candidate action sequences from the current state, each as if on a fork of its
+  // own: the reward (and, with observation_index >= 0, the observation) after it equals
+  // Fork(), Step(candidate), Reward(). This env does not change. Candidates run in parallel
+  // on the caller's TBB arena, on one fork per thread that returns to the state between
+  // candidates through the family's snapshot (DoSnapshot / DoRestore), or on a fork per
+  // candidate where the family has none. The call fails only when it is wrong (no episode, an
+  // action out of range, an unknown space); a failing candidate reports its error.
+  StatusOr<std::vector<TryOutcome>> TryActions(std::span<const std::vector<int>> candidates,
+                                               int reward_index, int observation_index = -1);
+
   // Ends the episode after an error outside Step() (see EndsEpisode): the next Step() is
   // refused until a reset.
   void EndEpisode() { episode_over_ = true; }
@@ -126,6 +151,11 @@ class Env {
   virtual Status DoReset(const Benchmark& benchmark) = 0;
   virtual StatusOr<StepOutcome> DoStep(std::span<const int> actions) = 0;
   virtual StatusOr<std::unique_ptr<Env>> DoFork() = 0;
+  // TryActions' hooks: save the family's state, and return to it (as often as asked), at less
+  // cost than a fork. The engine keeps its own bookkeeping (actions, rewards). Unimplemented by
+  // default: TryActions then forks per candidate.
+  virtual StatusOr<std::unique_ptr<EnvSnapshot>> DoSnapshot();
+  virtual Status DoRestore(const EnvSnapshot& snapshot);
 
  private:
   struct RewardState {

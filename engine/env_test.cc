@@ -67,6 +67,31 @@ TEST(Env, ResetRestartsRewardBookkeeping) {
   EXPECT_DOUBLE_EQ(env.Reward(0).value(), 3.0);
 }
 
+// A family without snapshots: each candidate runs on a fork, from the env's reward bookkeeping.
+TEST(Env, TryActionsRewardsEachCandidateFromTheState) {
+  CounterEnv env;
+  ASSERT_TRUE(env.Reset(B("benchmark://counter/5")).ok());  // cost 15
+  const int a[] = {0};
+  ASSERT_TRUE(env.Step(a).ok());  // 14
+  ASSERT_TRUE(env.Reward(0).ok());
+  const std::vector<std::vector<int>> candidates = {{0}, {1, 2}, {}, {2, 2, 2}};
+  auto tried = env.TryActions(candidates, /*Delta*/ 0, /*History*/ 3);
+  ASSERT_TRUE(tried.ok());
+  const double rewards[] = {1, 5, 0, 9};
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    EXPECT_TRUE((*tried)[i].error.ok());
+    EXPECT_DOUBLE_EQ((*tried)[i].reward, rewards[i]) << i;
+  }
+  EXPECT_EQ(std::get<std::vector<int64_t>>((*tried)[1].observation),
+            (std::vector<int64_t>{14, 12, 9}));
+  EXPECT_EQ(std::get<int64_t>(env.Observe(0).value()), 14);  // unchanged
+  EXPECT_EQ(env.actions(), std::vector<int>{0});
+  const std::vector<std::vector<int>> out_of_range = {{3}};
+  EXPECT_EQ(env.TryActions(out_of_range, 0).status().code(), StatusCode::kOutOfRange);
+  CounterEnv idle;
+  EXPECT_EQ(idle.TryActions(candidates, 0).status().code(), StatusCode::kFailedPrecondition);
+}
+
 TEST(Env, ForkCopiesStateAndRewards) {
   CounterEnv env;
   ASSERT_TRUE(env.Reset(B("ok")).ok());

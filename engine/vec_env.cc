@@ -389,6 +389,44 @@ StatusOr<BatchPtr> VecEnv::Step(std::span<const int> actions) {
   return s.MakeBatch(ids);
 }
 
+StatusOr<std::vector<std::vector<TryOutcome>>> VecEnv::TryActions(
+    std::span<const std::vector<std::vector<int>>> candidates, int reward_index,
+    int observation_index) {
+  Impl& s = *impl_;
+  const int n = s.config.num_envs;
+  if (static_cast<int>(candidates.size()) != n) {
+    return InvalidArgument("try_actions() needs candidates for " + std::to_string(n) +
+                           " envs, got " + std::to_string(candidates.size()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.in_flight > 0 || !s.finished.empty()) {
+      return FailedPrecondition(
+          "try_actions() while async steps are outstanding; recv() them first");
+    }
+  }
+  std::vector<std::vector<TryOutcome>> out(n);
+  std::vector<Status> errors(n);
+  // Nested: each env's candidates spread over the same arena's threads.
+  s.arena->execute([&] {
+    oneapi::tbb::parallel_for(0, n, [&](int i) {
+      if (candidates[i].empty()) return;
+      auto tried = s.slots[i].env->TryActions(candidates[i], reward_index, observation_index);
+      if (tried.ok()) {
+        out[i] = std::move(*tried);
+      } else {
+        errors[i] = tried.status();
+      }
+    });
+  });
+  for (int i = 0; i < n; ++i) {
+    if (!errors[i].ok()) {
+      return Status(errors[i].code(), "env " + std::to_string(i) + ": " + errors[i].message());
+    }
+  }
+  return out;
+}
+
 Status VecEnv::Send(std::span<const int> actions, std::span<const int> env_ids) {
   Impl& s = *impl_;
   const int k = s.config.actions_per_step;

@@ -91,6 +91,12 @@ class VecEnv {
   // nothing is in flight; kDeadlineExceeded if the timeout passes first.
   StatusOr<BatchPtr> Recv(std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
+  // Env::TryActions on each env at once, in this engine's arena: candidates[i] for env i (an
+  // env with none is skipped). An env with no episode, or a wrong call, fails the whole call.
+  StatusOr<std::vector<std::vector<TryOutcome>>> TryActions(
+      std::span<const std::vector<std::vector<int>>> candidates, int reward_index,
+      int observation_index = -1);
+
   // Direct access for tests and tools; not while steps are in flight.
   Env& env(int env_id);
 

@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <limits>
+
 #include "engine/env.h"
 #include "engine/sandbox.h"
 #include "envs/all_envs.h"
@@ -102,6 +104,25 @@ py::dict SpecToDict(const EnvSpec& spec) {
   return d;
 }
 
+}  // namespace
+
+py::tuple TryOutcomesToPython(std::vector<TryOutcome>& tried, bool with_observations) {
+  const auto n = static_cast<py::ssize_t>(tried.size());
+  py::array_t<double> rewards(n);
+  py::list types, details, observations;
+  for (py::ssize_t i = 0; i < n; ++i) {
+    TryOutcome& t = tried[i];
+    rewards.mutable_at(i) = t.error.ok() ? t.reward : std::numeric_limits<double>::quiet_NaN();
+    types.append(t.error.ok() ? "" : std::string(StatusCodeName(t.error.code())));
+    details.append(LenientStr(t.error.message()));
+    observations.append(with_observations && t.error.ok() ? ToPython(std::move(t.observation))
+                                                          : py::none());
+  }
+  return py::make_tuple(rewards, types, details, observations);
+}
+
+namespace {
+
 // Python owns Envs through this holder so that fork() can hand back a new one.
 class PyEnv {
  public:
@@ -169,6 +190,15 @@ class PyEnv {
     return ToPython(ValueOrThrow(WithoutGil([&] { return env_->Observe(index); })));
   }
 
+  // Env::TryActions: (rewards, error types, error details, observations), one entry per
+  // candidate; a failed candidate has reward NaN, its error type, and observation None.
+  py::tuple TryActions(const std::vector<std::vector<int>>& candidates, int reward_index,
+                       int observation_index) {
+    std::vector<TryOutcome> tried = ValueOrThrow(
+        WithoutGil([&] { return env_->TryActions(candidates, reward_index, observation_index); }));
+    return TryOutcomesToPython(tried, observation_index >= 0);
+  }
+
   double Reward(int index) {
     return ValueOrThrow(WithoutGil([&] { return env_->Reward(index); }));
   }
@@ -227,6 +257,8 @@ PYBIND11_MODULE(_C, m) {
       .def("observe", &PyEnv::Observe, py::arg("index"))
       .def("outcome", &PyEnv::Outcome, py::arg("observations"), py::arg("rewards"))
       .def("reward", &PyEnv::Reward, py::arg("index"))
+      .def("try_actions", &PyEnv::TryActions, py::arg("candidates"), py::arg("reward_index"),
+           py::arg("observation_index") = -1)
       .def("fork", &PyEnv::Fork)
       .def("set_parameter", &PyEnv::SetParameter, py::arg("name"), py::arg("value"))
       .def("get_parameter", &PyEnv::GetParameter, py::arg("name"))

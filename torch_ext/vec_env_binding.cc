@@ -360,6 +360,30 @@ class PyVecEnv {
     return BatchToDict(batch, num_rewards_, outputs_);
   }
 
+  // VecEnv::TryActions by space names: per env, TryOutcomesToPython's tuple (None for an env
+  // given no candidates).
+  py::list TryActions(const std::vector<std::vector<std::vector<int>>>& candidates,
+                      const std::string& reward_space, const std::string& observation_space) {
+    const EnvSpec& spec = vec_->spec();
+    const int reward = spec.RewardIndex(reward_space);
+    if (reward < 0) RaiseStatus(InvalidArgument("unknown reward space " + reward_space));
+    int observation = -1;
+    if (!observation_space.empty()) {
+      observation = spec.ObservationIndex(observation_space);
+      if (observation < 0) {
+        RaiseStatus(InvalidArgument("unknown observation space " + observation_space));
+      }
+    }
+    auto tried =
+        ValueOrThrow(WithoutGil([&] { return vec_->TryActions(candidates, reward, observation); }));
+    py::list out;
+    for (size_t i = 0; i < tried.size(); ++i) {
+      out.append(candidates[i].empty() ? py::object(py::none())
+                                       : TryOutcomesToPython(tried[i], observation >= 0));
+    }
+    return out;
+  }
+
   void Send(const py::array& actions, const py::array& env_ids) {
     if (env_ids.ndim() != 1) RaiseStatus(InvalidArgument("env_ids must be one-dimensional"));
     std::vector<int> ids = IntegerRows(env_ids, "env_ids", env_ids.shape(0), 1);
@@ -439,6 +463,8 @@ void BindVecEnv(py::module_& m) {
       .def("reset", &PyVecEnv::Reset, py::arg("mask") = py::none())
       .def("step", &PyVecEnv::Step, py::arg("actions"))
       .def("send", &PyVecEnv::Send, py::arg("actions"), py::arg("env_ids"))
+      .def("try_actions", &PyVecEnv::TryActions, py::arg("candidates"), py::arg("reward_space"),
+           py::arg("observation_space") = "")
       .def("recv", &PyVecEnv::Recv, py::arg("timeout") = py::none())
       .def("_set_env_parameter", &PyVecEnv::SetEnvParameter, py::arg("env_id"), py::arg("name"),
            py::arg("value"))

@@ -20,4 +20,8 @@ StatusOr<std::unique_ptr<Env>> MakeEnv(
 
 void BindVecEnv(pybind11::module_& m);
 
+// TryActions outcomes as (rewards float64[n] with NaN where a candidate failed, error types,
+// error details, observations or None): what env.try_actions() and the vector engine's return.
+pybind11::tuple TryOutcomesToPython(std::vector<TryOutcome>& tried, bool with_observations);
+
 }  // namespace compiler_gym::python

@@ -951,6 +951,40 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
 
 namespace {
 
+struct LlvmSnapshot : EnvSnapshot {
+  std::string bitcode;
+  ModuleCopy names;  // the module parsed from `bitcode`, with the original's name counters
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<EnvSnapshot>> LlvmEnv::DoSnapshot() {
+  const Impl& s = *impl_;
+  if (!s.module) return FailedPrecondition("no module to snapshot: the episode ended");
+  auto snapshot = std::make_unique<LlvmSnapshot>();
+  snapshot->bitcode = ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true);
+  snapshot->names.context = NewContext();
+  ASSIGN_OR_RETURN(snapshot->names.module,
+                   ParseModule(snapshot->bitcode, "snapshot", *snapshot->names.context));
+  (void)CopyNameCounters(*s.module, *snapshot->names.module);
+  return std::unique_ptr<EnvSnapshot>(std::move(snapshot));
+}
+
+Status LlvmEnv::DoRestore(const EnvSnapshot& snapshot) {
+  const auto& saved = static_cast<const LlvmSnapshot&>(snapshot);
+  Impl& s = *impl_;
+  s.ClearAnalyses();
+  s.RetireModule();
+  s.fingerprint_cache.bodies.clear();
+  s.Invalidate();
+  s.context = NewContext();
+  ASSIGN_OR_RETURN(s.module, ParseModule(saved.bitcode, "restore", *s.context));
+  (void)CopyNameCounters(*saved.names.module, *s.module);
+  return Status::Ok();  // the fingerprint, of addresses in the old context, is recomputed
+}
+
+namespace {
+
 // The parameters: each reads and writes one field of RunConfig.
 struct ParameterRow {
   const char* name;

@@ -67,6 +67,11 @@ class LlvmEnv final : public Env {
   Status DoReset(const Benchmark& benchmark) override;
   StatusOr<StepOutcome> DoStep(std::span<const int> actions) override;
   StatusOr<std::unique_ptr<Env>> DoFork() override;
+  // The module as bitcode (use-list order kept) beside a parsed copy that holds the counts of
+  // names made unique; a restore parses it into a new context, as a fork would, but keeps the
+  // pass infrastructure and skips writing bitcode again.
+  StatusOr<std::unique_ptr<EnvSnapshot>> DoSnapshot() override;
+  Status DoRestore(const EnvSnapshot& snapshot) override;
 
  private:
   std::unique_ptr<Impl> impl_;

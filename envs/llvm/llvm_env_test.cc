@@ -1,6 +1,7 @@
 #include "envs/llvm/llvm_env.h"
 
 #include <gtest/gtest.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <fstream>
 
@@ -154,6 +155,49 @@ TEST(LlvmEnv, ForkStepsLikeTheOriginal) {
   ASSERT_TRUE(env.Step(simplify).ok());
   ASSERT_TRUE((*fork)->Step(simplify).ok());
   EXPECT_EQ(ObserveText(env, "IrSha1"), ObserveText(**fork, "IrSha1"));
+}
+
+// TryActions (a snapshot per thread, restored between candidates) gives for every action what a
+// fork stepped by it gives, on 1 and 2 threads, and leaves the env as it was.
+TEST(LlvmEnv, TryActionsEqualsForkAndStep) {
+  LlvmEnv env;
+  ASSERT_TRUE(env.Reset(FileBenchmark(Fixture("autophase.ll"))).ok());
+  const int reward = env.Spec().RewardIndex("IrInstructionCount");
+  const int sha = env.Spec().ObservationIndex("IrSha1");
+  const int warmup[] = {PassIndex("-mem2reg")};
+  ASSERT_TRUE(env.Step(warmup).ok());
+  ASSERT_TRUE(env.Reward(reward).ok());
+  const std::string before = ObserveText(env, "IrSha1");
+  std::vector<std::vector<int>> candidates;
+  for (int a = 0; a < static_cast<int>(PassTable().size()); ++a) candidates.push_back({a});
+  candidates.push_back({PassIndex("-sroa"), PassIndex("-instcombine"), PassIndex("-gvn")});
+  for (int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    auto tried = arena.execute([&] { return env.TryActions(candidates, reward, sha); });
+    ASSERT_TRUE(tried.ok()) << tried.status().message();
+    ASSERT_EQ(tried->size(), candidates.size());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      auto fork = env.Fork();
+      ASSERT_TRUE(fork.ok());
+      auto step = (*fork)->Step(candidates[i]);
+      ASSERT_TRUE(step.ok());
+      const TryOutcome& got = (*tried)[i];
+      const std::string what =
+          PassTable()[candidates[i][0]].flag + " on " + std::to_string(threads) + " threads";
+      if (step->done) {
+        EXPECT_EQ(got.error.code(), step->error.code()) << what;
+        continue;
+      }
+      ASSERT_TRUE(got.error.ok()) << what << ": " << got.error.message();
+      EXPECT_EQ(got.reward, (*fork)->Reward(reward).value()) << what;
+      EXPECT_EQ(std::get<Text>(got.observation).data, ObserveText(**fork, "IrSha1")) << what;
+    }
+  }
+  EXPECT_EQ(ObserveText(env, "IrSha1"), before);
+  EXPECT_EQ(env.actions(), std::vector<int>{warmup[0]});
+  const std::vector<std::vector<int>> bad = {{0}, {-1}};
+  EXPECT_EQ(env.TryActions(bad, reward).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(env.TryActions(candidates, 999).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(LlvmEnv, BadBenchmarksAreTypedErrors) {

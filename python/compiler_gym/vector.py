@@ -132,6 +132,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             except TypeError:  # text and other variable-size spaces have no batched form
                 self.observation_space = self.single_observation_space
         self._has_reward = reward_space is not None
+        self._reward_space = reward_space
 
     def _unpack(self, batch: dict):
         observations = batch["observations"]
@@ -182,6 +183,34 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         """The first ``batch_size`` envs to finish: ``(obs, rewards, terminated, truncated,
         info)`` with ``info["env_id"]``. Raises TimeoutError after ``timeout`` seconds."""
         return self._unpack(self._engine.recv(timeout))
+
+    def try_actions(
+        self,
+        actions: Sequence[Sequence[Union[int, Sequence[int]]]],
+        reward_space: Optional[str] = None,
+        observation_space: Optional[str] = None,
+    ) -> list[Any]:
+        """:meth:`CompilerEnv.try_actions` for every env at once: ``actions[i]`` are env i's
+        candidates (actions or action sequences) from its current state. Returns, per env,
+        its rewards (float64, NaN where a candidate failed), or ``(rewards, observations)``
+        with ``observation_space`` (observations as the engine gives them); None for an env
+        given no candidates. Envs and candidates run in parallel on the engine's threads."""
+        reward_space = reward_space or self._reward_space
+        if reward_space is None:
+            raise ValueError("try_actions() needs a reward space: the vector env has none")
+        if len(actions) != self.num_envs:
+            raise ValueError(f"try_actions() needs candidates for {self.num_envs} envs")
+        candidates = [
+            [list(c) if isinstance(c, (list, tuple, np.ndarray)) else [c] for c in row]
+            for row in actions
+        ]
+        out = []
+        for tried in self._engine.try_actions(candidates, reward_space, observation_space or ""):
+            if tried is None or observation_space is None:
+                out.append(None if tried is None else tried[0])
+            else:
+                out.append((tried[0], tried[3]))
+        return out
 
     def close_extras(self, **kwargs) -> None:
         self._engine = None

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Optional, Union
 
 import gymnasium
+import numpy as np
 
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
@@ -335,6 +336,45 @@ class CompilerEnv:
         if not 0 <= index < self.action_space.n:
             raise ValueError(f"Action {index} is out of range [0, {self.action_space.n})")
         return index
+
+    def try_actions(
+        self,
+        actions: Sequence[Union[int, Sequence[int]]],
+        reward_space: RewardSpaceArg = None,
+        observation_space: ObservationSpaceArg = None,
+    ) -> Union[np.ndarray, tuple[np.ndarray, list[Any]]]:
+        """The reward of each candidate from the current state, as if each were stepped on a
+        fork of its own (``fork().multistep(candidate)``), without changing this env.
+
+        ``actions`` lists the candidates: actions, or action sequences. Rewards are those of
+        ``reward_space`` (default: the env's reward space), as float64, NaN where a candidate
+        ended its episode in an error (a crashing pass, a refused compile). With
+        ``observation_space``, returns ``(rewards, observations)``, None where one failed.
+        The engine evaluates candidates in parallel on its threads, restoring a per-thread
+        copy of the state between them (LLVM: no fork per candidate)."""
+        if not self.in_episode:
+            self.reset()
+        reward = _space_by_name(
+            reward_space or self._reward_space, (Reward, PythonReward), self.reward.spaces, "reward"
+        )
+        if reward is None:
+            raise ValueError("try_actions() needs a reward space: the env has none")
+        if isinstance(reward, PythonReward):
+            raise TypeError(f"try_actions() computes engine rewards; {reward.name} is Python's")
+        observation = _space_by_name(
+            observation_space, ObservationSpaceSpec, self.observation.spaces, "observation"
+        )
+        candidates = [
+            [self._check_action(a) for a in c] if isinstance(c, (list, tuple, np.ndarray))
+            else [self._check_action(c)]
+            for c in actions
+        ]  # fmt: skip
+        rewards, _, _, values = self._env.try_actions(
+            candidates, reward.index, observation.index if observation is not None else -1
+        )
+        if observation is None:
+            return rewards
+        return rewards, [None if v is None else observation.translate(v) for v in values]
 
     # ---------------------------------------------------------------------------------------
     # State, replay, validation.

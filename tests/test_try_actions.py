@@ -1,0 +1,102 @@
+"""env.try_actions / vec.try_actions: every candidate's reward from one state, computed in the
+engine, equals forking and stepping one by one."""
+
+import math
+
+import numpy as np
+import pytest
+
+import compiler_gym
+
+
+@pytest.mark.parametrize(
+    "program", ["builtin-v0/qsort", "builtin-v0/crc32", "generator://llvm-stress-v0/3"]
+)
+def test_try_actions_equals_fork_and_step_for_every_action(program):
+    with compiler_gym.make("llvm-v0", reward_space="IrInstructionCount") as env:
+        env.reset(benchmark=program)
+        env.multistep(
+            [env.action_space.flags.index("-mem2reg"), env.action_space.flags.index("-instcombine")]
+        )
+        before = env.observation["IrSha1"]
+        n = env.action_space.n
+        rewards, hashes = env.try_actions(range(n), observation_space="IrSha1")
+        assert rewards.shape == (n,) and rewards.dtype == np.float64
+        for a in range(n):
+            with env.fork() as fork:
+                _, reward, done, _ = fork.step(a)
+                if done:
+                    assert math.isnan(rewards[a]) and hashes[a] is None
+                else:
+                    assert rewards[a] == reward, env.action_space.names[a]
+                    assert hashes[a] == fork.observation["IrSha1"], env.action_space.names[a]
+        assert env.observation["IrSha1"] == before  # the env itself did not move
+        assert len(env.actions) == 2
+
+
+def test_sequences_and_reward_spaces():
+    with compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/qsort") as env:
+        env.reset()
+        space = env.action_space
+        sequences = [
+            [space.flags.index("-sroa"), space.flags.index("-gvn")],
+            [],
+            [space.flags.index("-simplifycfg")] * 3,
+        ]
+        rewards = env.try_actions(sequences, reward_space="IrInstructionCount")
+        for sequence, reward in zip(sequences, rewards, strict=True):
+            with env.fork() as fork:
+                fork.reward_space = "IrInstructionCount"
+                assert fork.multistep(sequence)[1] == reward if sequence else reward == 0
+        # The env's own reward space (IrInstructionCountOz) by default.
+        with env.fork() as fork:
+            assert (
+                env.try_actions([space.flags.index("-sroa")])[0]
+                == fork.step(space.flags.index("-sroa"))[1]
+            )
+
+
+def test_bad_calls_are_typed_errors():
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/qsort") as env:
+        env.reset()
+        with pytest.raises(ValueError, match="needs a reward space"):
+            env.try_actions([0])
+        with pytest.raises(ValueError, match="out of range"):
+            env.try_actions([env.action_space.n], reward_space="IrInstructionCount")
+        with pytest.raises(LookupError):
+            env.try_actions([0], reward_space="NoSuchReward")
+
+
+def test_gcc_candidates_fork_and_step_alike():
+    with compiler_gym.make("gcc-v0", reward_space="obj_size") as env:
+        env.reset(benchmark="builtin-v0/crc32")
+        env.step(env.action_space.flags.index("-Os"))
+        candidates = [env.action_space.flags.index(f) for f in ("-O2", "-O0", "-fno-inline")]
+        rewards = env.try_actions(candidates)
+        for a, reward in zip(candidates, rewards, strict=True):
+            with env.fork() as fork:
+                assert fork.step(a)[1] == reward
+        assert env.command_line.startswith("gcc") and "-Os" in env.command_line
+
+
+def test_vec_try_actions_equal_single_envs():
+    benchmarks = ["builtin-v0/qsort", "builtin-v0/crc32", "builtin-v0/adpcm"]
+    rng = np.random.default_rng(0)
+    with compiler_gym.make_vec(
+        "llvm-ic-v0", num_envs=3, num_threads=2, benchmarks=benchmarks, observation_space=None
+    ) as vec:
+        vec.reset()
+        first = rng.integers(vec.single_action_space.n, size=3)
+        vec.step(first)
+        candidates = [list(range(0, 124, 3)), [], [[1, 2], [5]]]
+        tried = vec.try_actions(candidates, observation_space="IrInstructionCount")
+        assert tried[1] is None
+        for i in (0, 2):
+            with compiler_gym.make("llvm-ic-v0", benchmark=benchmarks[i]) as env:
+                env.reset()
+                env.step(int(first[i]))
+                rewards, counts = env.try_actions(
+                    candidates[i], observation_space="IrInstructionCount"
+                )
+                np.testing.assert_array_equal(tried[i][0], rewards)
+                assert list(tried[i][1]) == counts
