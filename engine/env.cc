@@ -151,7 +151,7 @@ StatusOr<std::unique_ptr<EnvSnapshot>> Env::DoSnapshot() {
   return Unimplemented("family " + Spec().family + " has no snapshots");
 }
 
-Status Env::DoRestore(const EnvSnapshot&) {
+Status Env::DoRestore(const EnvSnapshot&, bool) {
   return Unimplemented("family " + Spec().family + " has no snapshots");
 }
 
@@ -211,6 +211,7 @@ StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<in
       Env& target = own ? *own : *env;
       TryOutcome& result = out[i];
       StatusOr<StepOutcome> step = target.Step(candidates[i]);
+      const bool changed = !step.ok() || step->done || !step->action_had_no_effect;
       if (!step.ok()) {
         result.error = step.status();
       } else if (step->done) {
@@ -232,7 +233,7 @@ StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<in
       env->actions_ = actions;
       env->rewards_ = rewards;
       env->episode_over_ = false;
-      if (Status restored = env->DoRestore(**snapshot); !restored.ok()) {
+      if (Status restored = env->DoRestore(**snapshot, changed); !restored.ok()) {
         // The scratch env is lost: start again from a fresh fork, without snapshots.
         StatusOr<std::unique_ptr<Env>> copy = fork();
         if (!copy.ok()) {

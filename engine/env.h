@@ -152,10 +152,12 @@ class Env {
   virtual StatusOr<StepOutcome> DoStep(std::span<const int> actions) = 0;
   virtual StatusOr<std::unique_ptr<Env>> DoFork() = 0;
   // TryActions' hooks: save the family's state, and return to it (as often as asked), at less
-  // cost than a fork. The engine keeps its own bookkeeping (actions, rewards). Unimplemented by
-  // default: TryActions then forks per candidate.
+  // cost than a fork. `changed` is false after a candidate that had no effect (so the family
+  // may keep what it has, restoring only what a no-op can touch). The engine keeps its own
+  // bookkeeping (actions, rewards). Unimplemented by default: TryActions then forks per
+  // candidate.
   virtual StatusOr<std::unique_ptr<EnvSnapshot>> DoSnapshot();
-  virtual Status DoRestore(const EnvSnapshot& snapshot);
+  virtual Status DoRestore(const EnvSnapshot& snapshot, bool changed);
 
  private:
   struct RewardState {

@@ -10,14 +10,18 @@ import compiler_gym
 
 
 @pytest.mark.parametrize(
-    "program", ["builtin-v0/qsort", "builtin-v0/crc32", "generator://llvm-stress-v0/3"]
+    "program,prefix",
+    [
+        ("builtin-v0/qsort", ["-mem2reg", "-instcombine"]),
+        ("builtin-v0/crc32", ["-mem2reg", "-instcombine"]),
+        ("generator://llvm-stress-v0/3", ["-mem2reg", "-instcombine"]),
+        ("builtin-v0/adpcm", ["-sroa", "-inline", "-gvn", "-loop-rotate", "-licm"]),
+    ],
 )
-def test_try_actions_equals_fork_and_step_for_every_action(program):
+def test_try_actions_equals_fork_and_step_for_every_action(program, prefix):
     with compiler_gym.make("llvm-v0", reward_space="IrInstructionCount") as env:
         env.reset(benchmark=program)
-        env.multistep(
-            [env.action_space.flags.index("-mem2reg"), env.action_space.flags.index("-instcombine")]
-        )
+        env.multistep([env.action_space.flags.index(flag) for flag in prefix])
         before = env.observation["IrSha1"]
         n = env.action_space.n
         rewards, hashes = env.try_actions(range(n), observation_space="IrSha1")
@@ -31,7 +35,10 @@ def test_try_actions_equals_fork_and_step_for_every_action(program):
                     assert rewards[a] == reward, env.action_space.names[a]
                     assert hashes[a] == fork.observation["IrSha1"], env.action_space.names[a]
         assert env.observation["IrSha1"] == before  # the env itself did not move
-        assert len(env.actions) == 2
+        assert len(env.actions) == len(prefix)
+        again, hashes_again = env.try_actions(range(n), observation_space="IrSha1")
+        np.testing.assert_array_equal(again, rewards)
+        assert hashes_again == hashes
 
 
 def test_sequences_and_reward_spaces():

@@ -970,9 +970,14 @@ StatusOr<std::unique_ptr<EnvSnapshot>> LlvmEnv::DoSnapshot() {
   return std::unique_ptr<EnvSnapshot>(std::move(snapshot));
 }
 
-Status LlvmEnv::DoRestore(const EnvSnapshot& snapshot) {
+Status LlvmEnv::DoRestore(const EnvSnapshot& snapshot, bool changed) {
   const auto& saved = static_cast<const LlvmSnapshot&>(snapshot);
   Impl& s = *impl_;
+  if (!changed && s.module) {
+    s.ClearAnalyses();  // as a fork starts: no analysis cached
+    (void)CopyNameCounters(*saved.names.module, *s.module);
+    return Status::Ok();
+  }
   s.ClearAnalyses();
   s.RetireModule();
   s.fingerprint_cache.bodies.clear();

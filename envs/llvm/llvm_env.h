@@ -68,10 +68,12 @@ class LlvmEnv final : public Env {
   StatusOr<StepOutcome> DoStep(std::span<const int> actions) override;
   StatusOr<std::unique_ptr<Env>> DoFork() override;
   // The module as bitcode (use-list order kept) beside a parsed copy that holds the counts of
-  // names made unique; a restore parses it into a new context, as a fork would, but keeps the
-  // pass infrastructure and skips writing bitcode again.
+  // names made unique. A restore after a change parses it into a new context, as a fork would,
+  // but keeps the pass infrastructure and skips writing bitcode again; after a candidate that
+  // left the module's fingerprint as it was, the module and its cached observations stay, and
+  // only the name counts (which a pass may bump without changing the module) are restored.
   StatusOr<std::unique_ptr<EnvSnapshot>> DoSnapshot() override;
-  Status DoRestore(const EnvSnapshot& snapshot) override;
+  Status DoRestore(const EnvSnapshot& snapshot, bool changed) override;
 
  private:
   std::unique_ptr<Impl> impl_;
