@@ -332,3 +332,14 @@ def test_code_generation_error_is_contained():
         assert env.observation["IrInstructionCount"] == 2
         _, _, done, _ = env.step(env.action_space.flags.index("-mem2reg"))
         assert not done
+
+
+def test_a_reward_space_set_mid_episode_counts_from_there():
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/qsort") as env:
+        env.reset()
+        assert env.episode_reward is None
+        env.step(env.action_space.flags.index("-mem2reg"))
+        env.reward_space = "IrInstructionCount"
+        assert env.episode_reward == 0.0
+        _, reward, _, _ = env.step(env.action_space.flags.index("-instcombine"))
+        assert env.episode_reward == reward != 0

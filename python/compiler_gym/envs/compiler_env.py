@@ -110,6 +110,7 @@ class CompilerEnv:
         self._next_benchmark: Optional[Benchmark] = None
         self.benchmark = benchmark or entry["default_benchmark"]
         self._observation_space: Optional[ObservationSpaceSpec] = None
+        self.episode_reward: Optional[float] = None
         self._reward_space: Optional[Reward] = None
         self.observation_space = (
             observation_space
@@ -119,7 +120,6 @@ class CompilerEnv:
         self.reward_space = (
             reward_space if reward_space is not None else entry["default_reward"] or None
         )
-        self.episode_reward: Optional[float] = None
         self.episode_walltime: float = 0.0
         self._episode_start = time.time()
         self.reward_range: tuple[float, float] = (-math.inf, math.inf)
@@ -168,6 +168,8 @@ class CompilerEnv:
         self.reward_range = (
             self._reward_space.reward_range if self._reward_space else (-math.inf, math.inf)
         )
+        if self._reward_space is not None and self.episode_reward is None and self.in_episode:
+            self.episode_reward = 0.0  # counted from here, in an episode begun without one
 
     @property
     def benchmark(self) -> Benchmark:

@@ -1,0 +1,49 @@
+"""Greedy search, as CompilerGym's leaderboard greedy: from the current state, try every
+action, keep the best, and stop when none improves the reward."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from compiler_gym.compiler_env_state import CompilerEnvState
+from compiler_gym.envs.compiler_env import CompilerEnv, RewardSpaceArg
+
+
+def greedy_search(
+    env: CompilerEnv,
+    reward_space: RewardSpaceArg = None,
+    max_steps: Optional[int] = None,
+    min_improvement: float = 0.0,
+) -> CompilerEnvState:
+    """Steps ``env`` greedily and returns its final state.
+
+    At each step every action is tried from the current state (``env.try_actions``: in the
+    engine, in parallel, without a fork per action); the action of the highest reward is
+    taken when that reward exceeds ``min_improvement``, the lowest index among equals, so the
+    search is deterministic. It stops when no action improves, after ``max_steps`` steps, or
+    when every action fails. ``reward_space`` defaults to the env's (which it then must have).
+    """
+    if not env.in_episode:
+        env.reset()
+    if reward_space is not None:
+        env.reward_space = reward_space
+    if env.reward_space is None:
+        raise ValueError("greedy_search() needs a reward space")
+    # Rewards count from the current state: whatever steps came before (with another reward
+    # space, say) are not an improvement of this search.
+    env.reward[env.reward_space.name]
+    steps = 0
+    while max_steps is None or steps < max_steps:
+        rewards = env.try_actions(range(env.action_space.n))
+        if np.isnan(rewards).all():
+            break
+        best = int(np.nanargmax(rewards))
+        if not rewards[best] > min_improvement:
+            break
+        _, _, done, _ = env.step(best)
+        steps += 1
+        if done:  # try_actions said it would not fail; a family that is not deterministic
+            break
+    return env.state
