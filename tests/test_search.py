@@ -46,3 +46,37 @@ def test_greedy_stops_at_max_steps_and_needs_a_reward():
             raise AssertionError("greedy_search without a reward space")
         state = greedy_search(env, reward_space="IrInstructionCount", max_steps=2)
         assert state.commandline == "opt -mem2reg -simplifycfg input.bc -o output.bc"
+
+
+def test_random_search_is_reproducible_and_its_state_validates():
+    from compiler_gym.search import random_search
+
+    kwargs = dict(reward_space="IrInstructionCount", episodes=24, num_envs=4, seed=3)
+    state, progress = random_search("llvm-v0", "builtin-v0/crc32", **kwargs)
+    again, _ = random_search("llvm-v0", "builtin-v0/crc32", **kwargs)
+    assert (state.commandline, state.reward) == (again.commandline, again.reward)
+    assert state.benchmark == "benchmark://builtin-v0/crc32"
+    assert progress.episodes == 24 and progress.best_reward == state.reward > 0
+    rewards = [reward for _, _, reward in progress.history]
+    assert rewards == sorted(rewards) and rewards[-1] == state.reward
+    with compiler_gym.make("llvm-v0", reward_space="IrInstructionCount") as env:
+        assert env.validate(state).okay()
+
+
+def test_the_search_tool_writes_states_that_validate_and_a_tampered_one_fails(tmp_path):
+    from compiler_gym.bin import search, validate
+    from compiler_gym.compiler_env_state import CompilerEnvStateReader
+
+    csv, png = tmp_path / "results.csv", tmp_path / "progress.png"
+    for algorithm in ("greedy", "random"):
+        argv = ["--search", algorithm, "--env", "llvm-ic-v0", "--benchmark", "builtin-v0/crc32"]
+        argv += ["--episodes", "16", "--output", str(csv), "--plot", str(png)]
+        assert search.main(argv) == 0
+        (state,) = CompilerEnvStateReader.read_paths([str(csv)])
+        assert state.reward > 0 and state.commandline.startswith("opt ")
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert validate.main(["--env", "llvm-ic-v0", str(csv)]) == 0
+    tampered = tmp_path / "tampered.csv"
+    tampered.write_text(csv.read_text().replace(f",{state.reward},", f",{state.reward + 1},"))
+    assert validate.main(["--env", "llvm-ic-v0", str(tampered)]) == 1
+    assert search.main(["--benchmark", "builtin-v0/no-such-program"]) == 2

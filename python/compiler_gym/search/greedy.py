@@ -3,6 +3,7 @@ action, keep the best, and stop when none improves the reward."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Optional
 
 import numpy as np
@@ -16,6 +17,7 @@ def greedy_search(
     reward_space: RewardSpaceArg = None,
     max_steps: Optional[int] = None,
     min_improvement: float = 0.0,
+    callback: Optional[Callable[[CompilerEnv], None]] = None,
 ) -> CompilerEnvState:
     """Steps ``env`` greedily and returns its final state.
 
@@ -24,6 +26,7 @@ def greedy_search(
     taken when that reward exceeds ``min_improvement``, the lowest index among equals, so the
     search is deterministic. It stops when no action improves, after ``max_steps`` steps, or
     when every action fails. ``reward_space`` defaults to the env's (which it then must have).
+    ``callback`` sees the env after each step.
     """
     if not env.in_episode:
         env.reset()
@@ -44,6 +47,8 @@ def greedy_search(
             break
         _, _, done, _ = env.step(best)
         steps += 1
+        if callback:
+            callback(env)
         if done:  # try_actions said it would not fail; a family that is not deterministic
             break
     return env.state

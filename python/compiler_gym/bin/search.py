@@ -1,0 +1,135 @@
+"""Search baselines from the command line: the best state per benchmark, as a CSV that
+``compiler_gym.bin.validate`` replays, and a plot of each search's progress.
+
+    python -m compiler_gym.bin.search --search greedy --env llvm-ic-v0 \\
+        --benchmark builtin-v0/qsort --output results.csv --plot progress.png
+    python -m compiler_gym.bin.search --search random --dataset builtin-v0 --episodes 200
+
+``--search random`` is CompilerGym's random search (episodes of random actions that end after
+``--patience`` steps without improvement; ``--num-envs`` of them side by side in one vector
+engine; a budget of ``--episodes`` and/or ``--runtime`` seconds per benchmark). ``--search
+greedy`` is CompilerGym's leaderboard greedy on ``env.try_actions``. Rewards are the env's
+reward space (``--reward`` to choose another). Prints one line per benchmark and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+from tqdm import tqdm
+
+import compiler_gym
+from compiler_gym.compiler_env_state import CompilerEnvState, CompilerEnvStateWriter
+from compiler_gym.search import greedy_search, random_search
+
+
+def _greedy(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
+    """The greedy search, and its progress as (seconds, reward so far) after each step."""
+    with compiler_gym.make(args.env, benchmark=benchmark, reward_space=args.reward) as env:
+        env.reset()
+        start = time.perf_counter()
+        history = [(0.0, 0.0)]
+
+        def record(env) -> None:
+            history.append((time.perf_counter() - start, env.episode_reward))
+
+        return greedy_search(env, callback=record), history
+
+
+def _random(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
+    state, progress = random_search(
+        args.env,
+        benchmark,
+        reward_space=args.reward,
+        patience=args.patience,
+        episodes=args.episodes,
+        runtime=args.runtime,
+        num_envs=args.num_envs,
+        seed=args.seed,
+    )
+    return state, [(seconds, reward) for seconds, _, reward in progress.history]
+
+
+def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for benchmark, history in histories.items():
+        seconds, rewards = zip(*history, strict=True) if history else ((), ())
+        ax.step(seconds, rewards, where="post", label=benchmark.split("/")[-1])
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("best episode reward")
+    ax.set_title(title)
+    if len(histories) <= 12:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--search", choices=["random", "greedy"], default="greedy")
+    parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
+    parser.add_argument("--benchmark", action="append", default=[], help="a benchmark (repeat)")
+    parser.add_argument("--dataset", help="every benchmark of a finite dataset, e.g. builtin-v0")
+    parser.add_argument("--reward", help="reward space (default: the env's)")
+    parser.add_argument("--patience", type=int, default=25, help="random: steps without gain")
+    parser.add_argument("--episodes", type=int, help="random: episodes per benchmark")
+    parser.add_argument("--runtime", type=float, help="random: seconds per benchmark")
+    parser.add_argument("--num-envs", type=int, default=8, help="random: episodes side by side")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--output", help="results CSV of the best states (default: stdout)")
+    parser.add_argument("--plot", help="PNG of each search's best reward over time")
+    args = parser.parse_args(argv)
+    if args.search == "random" and args.episodes is None and args.runtime is None:
+        args.episodes = 100
+
+    try:
+        with compiler_gym.make(args.env) as env:
+            benchmarks = [str(env.datasets.benchmark(b).uri) for b in args.benchmark]
+            if args.dataset:
+                dataset = env.datasets[args.dataset]
+                if dataset.size == 0:
+                    raise ValueError(f"{args.dataset} is infinite: give --benchmark instead")
+                benchmarks += list(dataset.benchmark_uris())
+            if not benchmarks:
+                benchmarks = [str(env.benchmark.uri)]
+            if (args.reward or env.reward_space) is None:
+                raise ValueError(f"{args.env} has no reward space: give --reward")
+    except (LookupError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+    search = _greedy if args.search == "greedy" else _random
+    histories = {}
+    out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115
+    try:
+        with CompilerEnvStateWriter(out) as writer:
+            for benchmark in tqdm(benchmarks, desc=f"{args.search} search", disable=None):
+                state, histories[benchmark] = search(args, benchmark)
+                writer.write_state(state, flush=True)
+                if args.output:
+                    tqdm.write(f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s")
+    finally:
+        if args.output:
+            out.close()
+    if args.plot:
+        _plot(args.plot, histories, f"{args.search} search on {args.env}")
+    rewards = [h[-1][1] for h in histories.values() if h and h[-1][1] > 0]
+    if args.output and rewards:
+        geomean = math.exp(sum(map(math.log, rewards)) / len(rewards))
+        print(f"geomean reward {geomean:.4f} over {len(rewards)} benchmarks; wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

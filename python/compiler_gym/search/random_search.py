@@ -1,0 +1,127 @@
+"""Random search, as CompilerGym's: random episodes that end after ``patience`` steps
+without improvement, the best prefix of any episode kept; here the episodes run side by side
+in one ``make_vec`` engine."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import numpy as np
+
+from compiler_gym.compiler_env_state import CompilerEnvState
+from compiler_gym.datasets import Benchmark
+
+
+@dataclass
+class SearchProgress:
+    """Where a search stands: episodes finished, seconds spent, the best reward so far and
+    when each improvement came (``history``: (seconds, episodes, best reward))."""
+
+    episodes: int = 0
+    seconds: float = 0.0
+    best_reward: float = -np.inf
+    history: list[tuple[float, int, float]] = field(default_factory=list)
+
+
+def random_search(
+    env_id: str,
+    benchmark: Union[str, Benchmark],
+    reward_space: Optional[str] = None,
+    patience: int = 25,
+    episodes: Optional[int] = 100,
+    runtime: Optional[float] = None,
+    num_envs: int = 8,
+    num_threads: int = 0,
+    seed: int = 0,
+    callback: Optional[Callable[[SearchProgress], None]] = None,
+) -> tuple[CompilerEnvState, SearchProgress]:
+    """Runs random episodes on ``benchmark`` and returns the best state found, with the
+    search's progress.
+
+    Each episode takes uniformly random actions until ``patience`` steps pass without a new
+    best cumulative reward in that episode (or the compiler fails, which ends it); its best
+    prefix is its result. ``num_envs`` episodes run at once in one vector engine. The search
+    stops after ``episodes`` episodes or ``runtime`` seconds, whichever comes first (at least
+    one must be given). With a fixed seed and an ``episodes`` budget the result is exactly
+    reproducible; ``callback`` sees the progress after each episode.
+    """
+    from compiler_gym.registration import make
+    from compiler_gym.vector import make_vec
+
+    if episodes is None and runtime is None:
+        raise ValueError("random_search() needs an episodes or a runtime budget")
+    if not isinstance(benchmark, Benchmark):
+        with make(env_id) as env:
+            benchmark = env.datasets.benchmark(str(benchmark))
+    rng = np.random.default_rng(seed)
+    progress = SearchProgress()
+    best_actions: list[int] = []
+    start = time.perf_counter()
+    with make_vec(
+        env_id,
+        num_envs=num_envs,
+        num_threads=num_threads,
+        benchmarks=[benchmark],
+        observation_space=None,
+        reward_space=reward_space or "default",
+        seed=seed,
+    ) as vec:
+        if not vec._has_reward:
+            raise ValueError(f"random_search() needs a reward space: {env_id} has none")
+        vec.reset()
+        n = vec.single_action_space.n
+        actions = [[] for _ in range(num_envs)]  # the current episode of each env
+        total = np.zeros(num_envs)
+        best = np.zeros(num_envs)  # an empty prefix is worth 0
+        best_length = np.zeros(num_envs, dtype=int)
+
+        def finish(i: int) -> None:
+            nonlocal best_actions
+            progress.episodes += 1
+            if best[i] > progress.best_reward:
+                progress.best_reward = float(best[i])
+                best_actions = actions[i][: best_length[i]]
+                progress.history.append(
+                    (time.perf_counter() - start, progress.episodes, progress.best_reward)
+                )
+            actions[i], total[i], best[i], best_length[i] = [], 0.0, 0.0, 0
+
+        def done() -> bool:
+            progress.seconds = time.perf_counter() - start
+            return (episodes is not None and progress.episodes >= episodes) or (
+                runtime is not None and progress.seconds >= runtime
+            )
+
+        while not done():
+            step = rng.integers(n, size=num_envs)
+            _, rewards, terminated, _, _ = vec.step(step)
+            rewards = np.asarray(rewards, dtype=np.float64)
+            ended = np.zeros(num_envs, dtype=bool)
+            for i in range(num_envs):
+                if terminated[i]:  # a failed step is worth nothing: the episode ends before it
+                    ended[i] = True
+                    continue
+                actions[i].append(int(step[i]))
+                total[i] += rewards[i]
+                if total[i] > best[i]:
+                    best[i], best_length[i] = total[i], len(actions[i])
+                ended[i] = len(actions[i]) - best_length[i] >= patience
+            for i in np.flatnonzero(ended):
+                if done():
+                    break
+                finish(int(i))
+                if callback:
+                    callback(progress)
+            if ended.any():
+                vec.reset(options={"reset_mask": ended})
+        action_space = vec.single_action_space
+    state = CompilerEnvState(
+        benchmark=str(benchmark.uri),
+        commandline=action_space.to_string(best_actions),
+        walltime=progress.seconds,
+        reward=max(progress.best_reward, 0.0),
+    )
+    return state, progress
