@@ -1,0 +1,1 @@
+"""Leaderboard harnesses: evaluate a policy on a fixed suite and write results that replay."""

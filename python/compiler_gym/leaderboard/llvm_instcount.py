@@ -1,0 +1,159 @@
+"""The LLVM instruction count leaderboard (CompilerGym's ``llvm_instcount``).
+
+A policy takes an ``llvm-ic-v0`` env, reset to a benchmark, and steps it to maximize the
+episode's ``IrInstructionCountOz`` reward (instructions removed, over what -Oz removes). The
+score is the geomean of the episode rewards over the test suite (builtin-v0 unless
+``--test_dataset`` names another), beside the mean wall time per benchmark. Results are a CSV
+of states that ``compiler_gym.bin.validate --env llvm-ic-v0`` replays, and are replayed at
+the end unless ``--novalidate``.
+
+    # my_policy.py
+    from compiler_gym.leaderboard.llvm_instcount import eval_llvm_instcount_policy
+
+    def my_policy(env) -> None:
+        for _ in range(10):
+            _, _, done, _ = env.step(env.action_space.sample())
+            if done:
+                break
+
+    if __name__ == "__main__":
+        eval_llvm_instcount_policy(my_policy)
+
+    $ python my_policy.py --n=5 --leaderboard_results=my_policy.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from tqdm import tqdm
+
+import compiler_gym
+from compiler_gym.compiler_env_state import (
+    CompilerEnvState,
+    CompilerEnvStateReader,
+    CompilerEnvStateWriter,
+)
+from compiler_gym.envs.llvm_env import LlvmEnv
+
+Policy = Callable[[LlvmEnv], None]
+
+ENV_ID = "llvm-ic-v0"
+REWARD = "IrInstructionCountOz"
+
+
+@dataclass
+class LeaderboardResult:
+    """The states of an evaluation and its score: the geomean of the episode rewards, and
+    the mean wall time of the policy per benchmark."""
+
+    states: list[CompilerEnvState]
+    geomean_reward: float
+    mean_walltime: float
+    validated: Optional[bool]  # None when validation was not run
+
+
+def _flags(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Evaluates a policy for the LLVM instruction count leaderboard.",
+        add_help=False,
+    )
+    parser.add_argument("-h", "--help", "--helpfull", action="help")
+    parser.add_argument("--leaderboard_results", default="llvm_instcount-results.csv")
+    parser.add_argument("--leaderboard_logfile", default="llvm_instcount-results.log")
+    parser.add_argument("--max_benchmarks", type=int, default=0, help="first N (0 = all)")
+    parser.add_argument("--n", type=int, default=10, help="runs of the policy per benchmark")
+    parser.add_argument("--test_dataset", default="builtin-v0")
+    parser.add_argument("--validate", dest="validate", action="store_true", default=True)
+    parser.add_argument("--novalidate", dest="validate", action="store_false")
+    parser.add_argument("--resume", dest="resume", action="store_true", default=False)
+    parser.add_argument("--noresume", dest="resume", action="store_false")
+    flags = parser.parse_args(argv)
+    if flags.n < 1:
+        parser.error("--n must be at least 1")
+    return flags
+
+
+def geometric_mean(values: Sequence[float]) -> float:
+    """The geomean of the positive values (0 when there are none, as CompilerGym's)."""
+    positive = [v for v in values if v > 0]
+    if not positive:
+        return 0.0
+    return math.exp(sum(math.log(v) for v in positive) / len(positive))
+
+
+def eval_llvm_instcount_policy(
+    policy: Policy, argv: Optional[Sequence[str]] = None
+) -> LeaderboardResult:
+    """Evaluates ``policy`` on the test suite, ``--n`` times per benchmark, writing each
+    state to ``--leaderboard_results`` as it finishes; then prints the score and validates
+    the results. Flags as CompilerGym's (``--n``, ``--leaderboard_results``,
+    ``--leaderboard_logfile``, ``--max_benchmarks``, ``--test_dataset``, ``--[no]validate``,
+    ``--[no]resume``), read from ``argv`` (default: the command line). Exits with status 1
+    when a state fails validation. The policy may set an observation space but not change the
+    benchmark or the reward space."""
+    flags = _flags(sys.argv[1:] if argv is None else argv)
+    results = Path(flags.leaderboard_results)
+    with compiler_gym.make(ENV_ID) as env:
+        benchmarks = sorted(env.datasets[flags.test_dataset].benchmark_uris())
+    if flags.max_benchmarks:
+        benchmarks = benchmarks[: flags.max_benchmarks]
+    todo = sorted(benchmarks * flags.n)
+    states: list[CompilerEnvState] = []
+    if flags.resume and results.is_file():
+        states = list(CompilerEnvStateReader.read_paths([str(results)]))
+        for state in states:
+            if state.benchmark in todo:
+                todo.remove(state.benchmark)
+    print(f"Writing results to {results}; {len(todo)} runs of the policy to go")
+    with (
+        open(results, "a" if states else "w") as out,
+        open(flags.leaderboard_logfile, "a") as log,
+        compiler_gym.make(ENV_ID) as env,
+    ):
+        writer = CompilerEnvStateWriter(out, header=not states)
+        progress = tqdm(todo, desc=f"{flags.test_dataset}", unit="run", disable=None)
+        for benchmark in progress:
+            env.reset(benchmark=benchmark)
+            start = time.perf_counter()
+            policy(env)
+            walltime = time.perf_counter() - start
+            # The policy must leave the setup as it was: otherwise the score means nothing.
+            if not env.in_episode or str(env.benchmark.uri) != benchmark:
+                raise RuntimeError(f"the policy changed the benchmark ({benchmark})")
+            if env.reward_space is None or env.reward_space.name != REWARD:
+                raise RuntimeError(f"the policy changed the reward space ({benchmark})")
+            state = CompilerEnvState(
+                benchmark=benchmark,
+                commandline=env.state.commandline,
+                walltime=walltime,
+                reward=env.episode_reward,
+            )
+            writer.write_state(state, flush=True)
+            print(f"{benchmark},{state.reward},{walltime:.3f}", file=log, flush=True)
+            states.append(state)
+            progress.set_postfix(geomean=f"{geometric_mean([s.reward for s in states]):.4f}")
+    result = LeaderboardResult(
+        states=states,
+        geomean_reward=geometric_mean([s.reward for s in states]),
+        mean_walltime=sum(s.walltime for s in states) / max(len(states), 1),
+        validated=None,
+    )
+    print(
+        f"geomean {REWARD} reward {result.geomean_reward:.4f} over {len(states)} runs; "
+        f"mean walltime {result.mean_walltime:.3f} s per benchmark"
+    )
+    if flags.validate:
+        from compiler_gym.bin.validate import main as validate
+
+        result.validated = validate(["--env", ENV_ID, str(results)]) == 0
+        if not result.validated:
+            raise SystemExit(1)
+    return result

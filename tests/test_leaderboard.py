@@ -1,0 +1,63 @@
+"""The llvm_instcount leaderboard harness: exact scores of a fixed policy, results that
+replay, and results that do not."""
+
+import pytest
+
+from compiler_gym.compiler_env_state import CompilerEnvStateReader
+from compiler_gym.leaderboard.llvm_instcount import eval_llvm_instcount_policy
+
+PASSES = ["-mem2reg", "-sroa", "-instcombine", "-simplifycfg", "-gvn"]
+# (C0 - C) / (C0 - C_Oz) of that sequence on the first three builtin-v0 programs.
+EXPECTED = {
+    "benchmark://builtin-v0/adpcm": 0.9135338345864662,
+    "benchmark://builtin-v0/aes": 0.9754485363550519,
+    "benchmark://builtin-v0/bitcount": 0.9203539823008849,
+}
+
+
+def fixed_policy(env) -> None:
+    env.multistep([env.action_space.flags.index(flag) for flag in PASSES])
+
+
+def flags(tmp_path, *extra):
+    return [
+        f"--leaderboard_results={tmp_path / 'results.csv'}",
+        f"--leaderboard_logfile={tmp_path / 'results.log'}",
+        *extra,
+    ]
+
+
+def test_a_fixed_policy_scores_exactly_and_its_results_validate(tmp_path):
+    result = eval_llvm_instcount_policy(
+        fixed_policy, flags(tmp_path, "--n=2", "--max_benchmarks=3")
+    )
+    assert result.validated is True
+    assert [s.benchmark for s in result.states] == sorted(list(EXPECTED) * 2)
+    assert {s.benchmark: s.reward for s in result.states} == EXPECTED
+    product = EXPECTED["benchmark://builtin-v0/adpcm"]
+    product *= EXPECTED["benchmark://builtin-v0/aes"] * EXPECTED["benchmark://builtin-v0/bitcount"]
+    assert result.geomean_reward == pytest.approx(product ** (1 / 3), rel=1e-12)
+    written = list(CompilerEnvStateReader.read_paths([str(tmp_path / "results.csv")]))
+    assert written == result.states
+
+
+def test_resume_runs_what_is_missing_and_a_tampered_result_fails_validation(tmp_path):
+    eval_llvm_instcount_policy(fixed_policy, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
+    csv = tmp_path / "results.csv"
+    reward = EXPECTED["benchmark://builtin-v0/adpcm"]
+    csv.write_text(csv.read_text().replace(f",{reward},", f",{reward * 2},"))
+    with pytest.raises(SystemExit) as exit:
+        eval_llvm_instcount_policy(
+            fixed_policy, flags(tmp_path, "--n=1", "--max_benchmarks=2", "--resume")
+        )
+    assert exit.value.code == 1
+    rows = list(CompilerEnvStateReader.read_paths([str(csv)]))
+    assert [s.benchmark for s in rows] == sorted(EXPECTED)[:2]  # only aes was run again
+
+
+def test_a_policy_may_not_change_the_reward_space(tmp_path):
+    def cheat(env) -> None:
+        env.reward_space = "IrInstructionCount"
+
+    with pytest.raises(RuntimeError, match="reward space"):
+        eval_llvm_instcount_policy(cheat, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
