@@ -6,11 +6,10 @@
 Two searches of ``--budget`` compilations each per program, scored by ``obj_size``:
   * random: each trial is a state of 1 to 32 random actions from the reset state;
   * nevergrad (``--optimizer``, default DiscreteLenglerOnePlusOne, a (1+1) evolutionary
-    search whose mutation rate adapts), starting from -Os. Each option is one coordinate of a
-    real vector, read as the quantile of a standard normal over the option's candidate
+    search whose mutation rate adapts), starting from -Os, over each option's candidate
     values ("off the command line" and its values; integers with more than 16 values: GCC's
-    default times 2^k, k in -3..3, clamped to the range), so a discrete mutation draws a
-    uniform candidate. (One ``ng.p.Choice`` per option cost 0.35 s of nevergrad time per
+    default times 2^k, k in -3..3, clamped to the range) as one ``CategoricalVector``
+    (compiler_gym.search). (One ``ng.p.Choice`` per option cost 0.35 s of nevergrad time per
     trial on 515 options, ten times the compile; on 300 trials of adpcm the vector gave
     DiscreteOnePlusOne 1.00x, DoubleFastGA 1.08x, Portfolio 1.17x, Lengler 1.18x of -Os.)
 Reports per program and as a geomean the ratio ``-Os size / best size`` (above 1 = smaller
@@ -23,12 +22,12 @@ import argparse
 import math
 import time
 from concurrent.futures import ProcessPoolExecutor
-from statistics import NormalDist
 
 import numpy as np
 
 import compiler_gym
 from compiler_gym.errors import ServiceError
+from compiler_gym.search import CategoricalVector
 
 
 def _size(env, choices) -> float:
@@ -65,27 +64,16 @@ def _candidates(option) -> list[int]:
 
 
 def nevergrad_search(env, budget: int, optimizer: str, seed: int) -> float:
-    import nevergrad as ng
-
     candidates = [_candidates(o) for o in env.gcc_spec.options]
-    counts = np.array([len(c) for c in candidates])
-    cdf = np.vectorize(lambda x: 0.5 * (1.0 + math.erf(x / math.sqrt(2.0))))
-
-    def decode(x: np.ndarray) -> list[int]:
-        index = np.minimum((cdf(x) * counts).astype(int), counts - 1)
-        return [c[i] for c, i in zip(candidates, index, strict=True)]
-
     start = [0] * len(candidates)  # every option off the command line, then -Os
     start[0] = candidates[0].index(env.gcc_spec.options[0].args.index("-Os"))
-    parametrization = ng.p.Array(
-        init=[NormalDist().inv_cdf((i + 0.5) / n) for i, n in zip(start, counts, strict=True)]
-    )
-    parametrization.random_state = np.random.RandomState(seed)
-    opt = ng.optimizers.registry[optimizer](parametrization=parametrization, budget=budget)
+    vector = CategoricalVector([len(c) for c in candidates], start=start, seed=seed)
+    opt = vector.optimizer(optimizer, budget)
     best = math.inf
     for _ in range(budget):
         candidate = opt.ask()
-        size = _size(env, decode(candidate.value))
+        choices = [c[i] for c, i in zip(candidates, vector.decode(candidate.value), strict=True)]
+        size = _size(env, choices)
         # A state GCC refuses scores worse than any it accepts.
         opt.tell(candidate, size if math.isfinite(size) else 1e12)
         best = min(best, size)

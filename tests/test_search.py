@@ -68,9 +68,9 @@ def test_the_search_tool_writes_states_that_validate_and_a_tampered_one_fails(tm
     from compiler_gym.compiler_env_state import CompilerEnvStateReader
 
     csv, png = tmp_path / "results.csv", tmp_path / "progress.png"
-    for algorithm in ("greedy", "random"):
+    for algorithm in ("greedy", "random", "nevergrad"):
         argv = ["--search", algorithm, "--env", "llvm-ic-v0", "--benchmark", "builtin-v0/crc32"]
-        argv += ["--episodes", "16", "--output", str(csv), "--plot", str(png)]
+        argv += ["--episodes", "16", "--budget", "16", "--output", str(csv), "--plot", str(png)]
         assert search.main(argv) == 0
         (state,) = CompilerEnvStateReader.read_paths([str(csv)])
         assert state.reward > 0 and state.commandline.startswith("opt ")
@@ -80,3 +80,16 @@ def test_the_search_tool_writes_states_that_validate_and_a_tampered_one_fails(tm
     tampered.write_text(csv.read_text().replace(f",{state.reward},", f",{state.reward + 1},"))
     assert validate.main(["--env", "llvm-ic-v0", str(tampered)]) == 1
     assert search.main(["--benchmark", "builtin-v0/no-such-program"]) == 2
+
+
+def test_nevergrad_search_is_reproducible_and_its_state_validates():
+    from compiler_gym.search import nevergrad_search
+
+    kwargs = dict(reward_space="IrInstructionCount", budget=40, num_envs=4, episode_length=8)
+    state, progress = nevergrad_search("llvm-v0", "builtin-v0/crc32", seed=1, **kwargs)
+    again, _ = nevergrad_search("llvm-v0", "builtin-v0/crc32", seed=1, **kwargs)
+    assert (state.commandline, state.reward) == (again.commandline, again.reward)
+    assert progress.episodes == 40 and state.reward == progress.best_reward > 0
+    assert len(state.commandline.split()) == 8 + 4  # opt ... input.bc -o output.bc
+    with compiler_gym.make("llvm-v0", reward_space="IrInstructionCount") as env:
+        assert env.validate(state).okay()

@@ -8,7 +8,9 @@
 ``--search random`` is CompilerGym's random search (episodes of random actions that end after
 ``--patience`` steps without improvement; ``--num-envs`` of them side by side in one vector
 engine; a budget of ``--episodes`` and/or ``--runtime`` seconds per benchmark). ``--search
-greedy`` is CompilerGym's leaderboard greedy on ``env.try_actions``. Rewards are the env's
+greedy`` is CompilerGym's leaderboard greedy on ``env.try_actions``. ``--search nevergrad``
+searches sequences of ``--episode-length`` actions with a nevergrad ``--optimizer`` for
+``--budget`` trials. Rewards are the env's
 reward space (``--reward`` to choose another). Prints one line per benchmark and a summary.
 """
 
@@ -23,7 +25,7 @@ from tqdm import tqdm
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvState, CompilerEnvStateWriter
-from compiler_gym.search import greedy_search, random_search
+from compiler_gym.search import greedy_search, nevergrad_search, random_search
 
 
 def _greedy(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
@@ -47,6 +49,20 @@ def _random(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, f
         patience=args.patience,
         episodes=args.episodes,
         runtime=args.runtime,
+        num_envs=args.num_envs,
+        seed=args.seed,
+    )
+    return state, [(seconds, reward) for seconds, _, reward in progress.history]
+
+
+def _nevergrad(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
+    state, progress = nevergrad_search(
+        args.env,
+        benchmark,
+        reward_space=args.reward,
+        episode_length=args.episode_length,
+        budget=args.budget,
+        optimizer=args.optimizer,
         num_envs=args.num_envs,
         seed=args.seed,
     )
@@ -77,7 +93,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--search", choices=["random", "greedy"], default="greedy")
+    parser.add_argument("--search", choices=["greedy", "random", "nevergrad"], default="greedy")
     parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
     parser.add_argument("--benchmark", action="append", default=[], help="a benchmark (repeat)")
     parser.add_argument("--dataset", help="every benchmark of a finite dataset, e.g. builtin-v0")
@@ -85,7 +101,10 @@ def main(argv=None) -> int:
     parser.add_argument("--patience", type=int, default=25, help="random: steps without gain")
     parser.add_argument("--episodes", type=int, help="random: episodes per benchmark")
     parser.add_argument("--runtime", type=float, help="random: seconds per benchmark")
-    parser.add_argument("--num-envs", type=int, default=8, help="random: episodes side by side")
+    parser.add_argument("--budget", type=int, default=1000, help="nevergrad: trials")
+    parser.add_argument("--episode-length", type=int, default=30, help="nevergrad: actions")
+    parser.add_argument("--optimizer", default="DiscreteLenglerOnePlusOne", help="nevergrad's")
+    parser.add_argument("--num-envs", type=int, default=8, help="episodes side by side")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", help="results CSV of the best states (default: stdout)")
     parser.add_argument("--plot", help="PNG of each search's best reward over time")
@@ -109,7 +128,7 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
-    search = _greedy if args.search == "greedy" else _random
+    search = {"greedy": _greedy, "random": _random, "nevergrad": _nevergrad}[args.search]
     histories = {}
     out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115
     try:
