@@ -61,3 +61,15 @@ def test_a_policy_may_not_change_the_reward_space(tmp_path):
 
     with pytest.raises(RuntimeError, match="reward space"):
         eval_llvm_instcount_policy(cheat, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
+
+
+def test_the_committed_leaderboard_entries_replay():
+    # Every results CSV under benchmarks/leaderboard/ reproduces its rewards here.
+    from pathlib import Path
+
+    from compiler_gym.bin.validate import main as validate
+
+    entries = sorted((Path(__file__).parent.parent / "benchmarks" / "leaderboard").glob("*.csv"))
+    assert entries
+    for entry in entries:
+        assert validate(["--env", "llvm-ic-v0", str(entry)]) == 0, entry
