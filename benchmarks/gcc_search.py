@@ -28,6 +28,7 @@ import numpy as np
 import compiler_gym
 from compiler_gym.errors import ServiceError
 from compiler_gym.search import CategoricalVector
+from compiler_gym.util.statistics import geometric_mean
 
 
 def _size(env, choices) -> float:
@@ -96,10 +97,6 @@ def search_program(job: tuple) -> dict:
     return out
 
 
-def geomean(values) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=1000)
@@ -125,7 +122,7 @@ def main() -> None:
             f"{r['nevergrad']:>9.0f}"
         )
     for method in ("random", "nevergrad"):
-        ratio = geomean([r["Os"] / r[method] for r in results])
+        ratio = geometric_mean([r["Os"] / r[method] for r in results])
         seconds = sum(r[f"{method}_seconds"] for r in results)
         print(
             f"{method}: geomean -Os size / best size = {ratio:.4f}x; "

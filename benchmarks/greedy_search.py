@@ -18,6 +18,7 @@ import time
 
 import compiler_gym
 from compiler_gym.search import greedy_search
+from compiler_gym.util.statistics import geometric_mean
 
 
 def naive_greedy(env) -> None:
@@ -74,7 +75,7 @@ def main() -> None:
             f"{program:<36} {len(engine_actions):>5} {engine_seconds:>9.2f} {naive_seconds:>8.2f} "
             f"{naive_seconds / engine_seconds:>5.1f}x {oz / max(count, 1):>9.3f}"
         )
-    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    geomean = geometric_mean(ratios)
     print(
         f"total: engine {totals[0]:.1f} s, naive {totals[1]:.1f} s: "
         f"{totals[1] / totals[0]:.1f}x faster, same results; geomean Oz/greedy {geomean:.3f}"

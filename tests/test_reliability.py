@@ -370,8 +370,9 @@ def test_temporary_directories_of_dead_processes_are_swept(tmp_path):
     for d in (stale, alive, unrelated):
         d.mkdir()
         (d / "file").write_text("x")
+    program = "import compiler_gym; print(compiler_gym._C.make_temp_dir('compiler_gym-t'))"
     made = subprocess.run(
-        [sys.executable, "-c", "import compiler_gym; print(compiler_gym._C.make_temp_dir('compiler_gym-t'))"],
+        [sys.executable, "-c", program],
         capture_output=True, text=True, check=True, env={**os.environ, "TMPDIR": str(tmp_path)},
     ).stdout.strip()  # fmt: skip
     assert not stale.exists()

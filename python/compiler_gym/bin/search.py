@@ -17,7 +17,6 @@ reward space (``--reward`` to choose another). Prints one line per benchmark and
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 
@@ -25,7 +24,8 @@ from tqdm import tqdm
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvState, CompilerEnvStateWriter
-from compiler_gym.search import greedy_search, nevergrad_search, random_search
+from compiler_gym.search import SearchProgress, greedy_search, nevergrad_search, random_search
+from compiler_gym.util.statistics import geometric_mean
 
 
 def _greedy(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
@@ -52,7 +52,12 @@ def _random(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, f
         num_envs=args.num_envs,
         seed=args.seed,
     )
-    return state, [(seconds, reward) for seconds, _, reward in progress.history]
+    return state, _history(progress)
+
+
+def _history(progress: SearchProgress) -> list[tuple[float, float]]:
+    """(seconds, best reward) at each improvement."""
+    return [(seconds, reward) for seconds, _, reward in progress.history]
 
 
 def _nevergrad(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
@@ -66,7 +71,7 @@ def _nevergrad(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float
         num_envs=args.num_envs,
         seed=args.seed,
     )
-    return state, [(seconds, reward) for seconds, _, reward in progress.history]
+    return state, _history(progress)
 
 
 def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str) -> None:
@@ -145,7 +150,7 @@ def main(argv=None) -> int:
         _plot(args.plot, histories, f"{args.search} search on {args.env}")
     rewards = [h[-1][1] for h in histories.values() if h and h[-1][1] > 0]
     if args.output and rewards:
-        geomean = math.exp(sum(map(math.log, rewards)) / len(rewards))
+        geomean = geometric_mean(rewards)
         print(f"geomean reward {geomean:.4f} over {len(rewards)} benchmarks; wrote {args.output}")
     return 0
 

@@ -13,15 +13,11 @@ fails, 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvStateReader
-
-
-def _geomean(values: list[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
+from compiler_gym.util.statistics import geometric_mean
 
 
 def main(argv=None) -> int:
@@ -68,7 +64,9 @@ def main(argv=None) -> int:
     print(f"\n{passed} of {len(results)} states validated")
     rewards = [s.reward for s in states if s.reward is not None and s.reward > 0]
     if rewards:
-        print(f"geomean reward: {_geomean(rewards):.4f} (over {len(rewards)} positive rewards)")
+        print(
+            f"geomean reward: {geometric_mean(rewards):.4f} (over {len(rewards)} positive rewards)"
+        )
     walltimes = [r.walltime for r in results]
     print(f"mean validation time: {sum(walltimes) / len(walltimes):.3f} s per state")
     return 0 if passed == len(results) else 1

@@ -25,7 +25,6 @@ the end unless ``--novalidate``.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -42,6 +41,7 @@ from compiler_gym.compiler_env_state import (
     CompilerEnvStateWriter,
 )
 from compiler_gym.envs.llvm_env import LlvmEnv
+from compiler_gym.util.statistics import geometric_mean
 
 Policy = Callable[[LlvmEnv], None]
 
@@ -79,14 +79,6 @@ def _flags(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     if flags.n < 1:
         parser.error("--n must be at least 1")
     return flags
-
-
-def geometric_mean(values: Sequence[float]) -> float:
-    """The geomean of the positive values (0 when there are none, as CompilerGym's)."""
-    positive = [v for v in values if v > 0]
-    if not positive:
-        return 0.0
-    return math.exp(sum(math.log(v) for v in positive) / len(positive))
 
 
 def eval_llvm_instcount_policy(

@@ -14,7 +14,7 @@ import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
-from compiler_gym.search.random_search import SearchProgress
+from compiler_gym.search.random_search import SearchProgress, search_vec
 
 
 class CategoricalVector:
@@ -64,27 +64,20 @@ def nevergrad_search(
     ``num_envs`` at a time: each batch of asks is one ``make_vec`` step of ``episode_length``
     actions per env. A trial the compiler fails on scores below any other. Returns the best
     state and the search's progress (``episodes`` counts trials)."""
-    from compiler_gym.registration import make
-    from compiler_gym.vector import make_vec
-
-    if not isinstance(benchmark, Benchmark):
-        with make(env_id) as env:
-            benchmark = env.datasets.benchmark(str(benchmark))
     progress = SearchProgress()
     best_actions: list[int] = []
     start = time.perf_counter()
-    with make_vec(
+    vec, benchmark = search_vec(
+        "nevergrad_search",
         env_id,
-        num_envs=num_envs,
-        num_threads=num_threads,
-        benchmarks=[benchmark],
-        observation_space=None,
-        reward_space=reward_space or "default",
+        benchmark,
+        reward_space,
+        num_envs,
+        num_threads,
+        seed,
         actions_per_step=episode_length,
-        seed=seed,
-    ) as vec:
-        if not vec._has_reward:
-            raise ValueError(f"nevergrad_search() needs a reward space: {env_id} has none")
+    )
+    with vec:
         space = vec.single_action_space
         first = np.random.default_rng(seed).integers(space.n, size=episode_length)
         vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)

@@ -7,12 +7,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
+
+if TYPE_CHECKING:
+    from compiler_gym.vector import CompilerVecEnv
 
 
 @dataclass
@@ -24,6 +27,41 @@ class SearchProgress:
     seconds: float = 0.0
     best_reward: float = -np.inf
     history: list[tuple[float, int, float]] = field(default_factory=list)
+
+
+def search_vec(
+    search: str,
+    env_id: str,
+    benchmark: Union[str, Benchmark],
+    reward_space: Optional[str],
+    num_envs: int,
+    num_threads: int,
+    seed: int,
+    actions_per_step: int = 1,
+) -> tuple[CompilerVecEnv, Benchmark]:
+    """The vector engine a search runs its trials in, all on one benchmark (resolved by the
+    env's datasets), with no observation and ``reward_space`` or the env's own, which it must
+    then have; and the benchmark."""
+    from compiler_gym.registration import make
+    from compiler_gym.vector import make_vec
+
+    with make(env_id) as env:
+        if not isinstance(benchmark, Benchmark):
+            benchmark = env.datasets.benchmark(str(benchmark))
+        reward_space = reward_space or (env.reward_space.name if env.reward_space else None)
+    if reward_space is None:
+        raise ValueError(f"{search}() needs a reward space: {env_id} has none")
+    vec = make_vec(
+        env_id,
+        num_envs=num_envs,
+        num_threads=num_threads,
+        benchmarks=[benchmark],
+        observation_space=None,
+        reward_space=reward_space,
+        actions_per_step=actions_per_step,
+        seed=seed,
+    )
+    return vec, benchmark
 
 
 def random_search(
@@ -48,29 +86,16 @@ def random_search(
     one must be given). With a fixed seed and an ``episodes`` budget the result is exactly
     reproducible; ``callback`` sees the progress after each episode.
     """
-    from compiler_gym.registration import make
-    from compiler_gym.vector import make_vec
-
     if episodes is None and runtime is None:
         raise ValueError("random_search() needs an episodes or a runtime budget")
-    if not isinstance(benchmark, Benchmark):
-        with make(env_id) as env:
-            benchmark = env.datasets.benchmark(str(benchmark))
     rng = np.random.default_rng(seed)
     progress = SearchProgress()
     best_actions: list[int] = []
     start = time.perf_counter()
-    with make_vec(
-        env_id,
-        num_envs=num_envs,
-        num_threads=num_threads,
-        benchmarks=[benchmark],
-        observation_space=None,
-        reward_space=reward_space or "default",
-        seed=seed,
-    ) as vec:
-        if not vec._has_reward:
-            raise ValueError(f"random_search() needs a reward space: {env_id} has none")
+    vec, benchmark = search_vec(
+        "random_search", env_id, benchmark, reward_space, num_envs, num_threads, seed
+    )
+    with vec:
         vec.reset()
         n = vec.single_action_space.n
         actions = [[] for _ in range(num_envs)]  # the current episode of each env
