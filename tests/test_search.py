@@ -93,3 +93,57 @@ def test_nevergrad_search_is_reproducible_and_its_state_validates():
     assert len(state.commandline.split()) == 8 + 4  # opt ... input.bc -o output.bc
     with compiler_gym.make("llvm-v0", reward_space="IrInstructionCount") as env:
         assert env.validate(state).okay()
+
+
+def test_a_guide_chooses_the_actions_and_the_first_episode_is_taken_as_given():
+    import numpy as np
+
+    from compiler_gym.search import random_search
+
+    with compiler_gym.make("llvm-v0") as env:
+        flags = env.action_space.flags
+    mem2reg, sroa, instcombine = (flags.index(f) for f in ["-mem2reg", "-sroa", "-instcombine"])
+    seen = []
+
+    def only_instcombine(observations, episodes):
+        seen.append((observations.shape, [list(e) for e in episodes]))
+        probabilities = np.zeros((len(episodes), len(flags)))
+        probabilities[:, instcombine] = 1.0
+        return probabilities
+
+    kwargs = dict(reward_space="IrInstructionCount", num_envs=2, observation_space="Autophase")
+    state, progress = random_search(
+        "llvm-v0",
+        "builtin-v0/crc32",
+        episodes=4,
+        guide=only_instcombine,
+        first_episode=[mem2reg, sroa],
+        **kwargs,
+    )
+    # Env 0 follows the given actions, then the guide; env 1 only the guide.
+    assert seen[0] == ((2, 56), [[], []])
+    assert seen[1] == ((2, 56), [[mem2reg], [instcombine]])
+    assert seen[2][1] == [[mem2reg, sroa], [instcombine, instcombine]]
+    actions = state.commandline.split()[1:-3]
+    assert actions[:3] == ["-mem2reg", "-sroa", "-instcombine"]
+    assert set(actions[3:]) <= {"-instcombine"}
+    with compiler_gym.make("llvm-v0", reward_space="IrInstructionCount") as env:
+        env.reset(benchmark="builtin-v0/crc32")
+        env.multistep([mem2reg, sroa, instcombine])
+        assert state.reward == env.episode_reward > 0
+        assert env.validate(state).okay()
+    # Without a first episode, the guide alone never finds mem2reg's gains.
+    alone, _ = random_search(
+        "llvm-v0", "builtin-v0/crc32", episodes=4, guide=only_instcombine, **kwargs
+    )
+    assert set(alone.commandline.split()[1:-3]) <= {"-instcombine"}
+    assert alone.reward < state.reward
+
+
+def test_nevergrad_search_stops_at_its_runtime():
+    from compiler_gym.search import nevergrad_search
+
+    state, progress = nevergrad_search(
+        "llvm-v0", "builtin-v0/crc32", reward_space="IrInstructionCount", budget=10**9, runtime=0
+    )
+    assert progress.episodes == 0 and state.commandline.split()[1:-3] == []

@@ -54,16 +54,18 @@ def nevergrad_search(
     reward_space: Optional[str] = None,
     episode_length: int = 30,
     budget: int = 1000,
+    runtime: Optional[float] = None,
     optimizer: str = "DiscreteLenglerOnePlusOne",
     num_envs: int = 8,
     num_threads: int = 0,
     seed: int = 0,
 ) -> tuple[CompilerEnvState, SearchProgress]:
     """Searches sequences of ``episode_length`` actions for the highest episode reward with
-    a nevergrad optimizer (any name of ``nevergrad.optimizers.registry``), ``budget`` trials,
-    ``num_envs`` at a time: each batch of asks is one ``make_vec`` step of ``episode_length``
-    actions per env. A trial the compiler fails on scores below any other. Returns the best
-    state and the search's progress (``episodes`` counts trials)."""
+    a nevergrad optimizer (any name of ``nevergrad.optimizers.registry``), ``budget`` trials
+    or ``runtime`` seconds, whichever ends first, ``num_envs`` trials at a time: each batch of
+    asks is one ``make_vec`` step of ``episode_length`` actions per env. A trial the compiler
+    fails on scores below any other. Returns the best state and the search's progress
+    (``episodes`` counts trials)."""
     progress = SearchProgress()
     best_actions: list[int] = []
     start = time.perf_counter()
@@ -83,7 +85,9 @@ def nevergrad_search(
         vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)
         opt = vector.optimizer(optimizer, budget, num_workers=num_envs)
         vec.reset()
-        while progress.episodes < budget:
+        while progress.episodes < budget and (
+            runtime is None or time.perf_counter() - start < runtime
+        ):
             asks = [opt.ask() for _ in range(min(num_envs, budget - progress.episodes))]
             trials = [vector.decode(a.value) for a in asks]
             actions = np.zeros((num_envs, episode_length), dtype=np.int64)

@@ -5,7 +5,7 @@ in one ``make_vec`` engine."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Union
 
@@ -16,6 +16,10 @@ from compiler_gym.datasets import Benchmark
 
 if TYPE_CHECKING:
     from compiler_gym.vector import CompilerVecEnv
+
+
+# guide(observations, episode actions per env) -> action probabilities per env
+Guide = Callable[[np.ndarray, list[list[int]]], np.ndarray]
 
 
 @dataclass
@@ -38,10 +42,11 @@ def search_vec(
     num_threads: int,
     seed: int,
     actions_per_step: int = 1,
+    observation_space: Optional[str] = None,
 ) -> tuple[CompilerVecEnv, Benchmark]:
     """The vector engine a search runs its trials in, all on one benchmark (resolved by the
-    env's datasets), with no observation and ``reward_space`` or the env's own, which it must
-    then have; and the benchmark."""
+    env's datasets), with ``observation_space`` (none by default) and ``reward_space`` or the
+    env's own, which it must then have; and the benchmark."""
     from compiler_gym.registration import make
     from compiler_gym.vector import make_vec
 
@@ -56,7 +61,7 @@ def search_vec(
         num_envs=num_envs,
         num_threads=num_threads,
         benchmarks=[benchmark],
-        observation_space=None,
+        observation_space=observation_space,
         reward_space=reward_space,
         actions_per_step=actions_per_step,
         seed=seed,
@@ -75,6 +80,9 @@ def random_search(
     num_threads: int = 0,
     seed: int = 0,
     callback: Optional[Callable[[SearchProgress], None]] = None,
+    guide: Optional[Guide] = None,
+    observation_space: Optional[str] = None,
+    first_episode: Sequence[int] = (),
 ) -> tuple[CompilerEnvState, SearchProgress]:
     """Runs random episodes on ``benchmark`` and returns the best state found, with the
     search's progress.
@@ -85,6 +93,12 @@ def random_search(
     stops after ``episodes`` episodes or ``runtime`` seconds, whichever comes first (at least
     one must be given). With a fixed seed and an ``episodes`` budget the result is exactly
     reproducible; ``callback`` sees the progress after each episode.
+
+    A ``guide`` replaces the uniform choice (a policy guiding the search):
+    ``guide(observations, episodes)`` gets each env's ``observation_space`` observation (a
+    NumPy array, one row per env) and the actions of its episode so far, and returns the
+    probability of each action per env. ``first_episode`` is taken as given (padded with
+    sampled actions) by the first env, so the search is never worse than that sequence.
     """
     if episodes is None and runtime is None:
         raise ValueError("random_search() needs an episodes or a runtime budget")
@@ -93,11 +107,20 @@ def random_search(
     best_actions: list[int] = []
     start = time.perf_counter()
     vec, benchmark = search_vec(
-        "random_search", env_id, benchmark, reward_space, num_envs, num_threads, seed
+        "random_search",
+        env_id,
+        benchmark,
+        reward_space,
+        num_envs,
+        num_threads,
+        seed,
+        observation_space=observation_space,
     )
     with vec:
-        vec.reset()
+        observations, _ = vec.reset()
+        observations = None if observation_space is None else observations.numpy().copy()
         n = vec.single_action_space.n
+        given = [int(a) for a in first_episode]  # env 0's first episode follows it
         actions = [[] for _ in range(num_envs)]  # the current episode of each env
         total = np.zeros(num_envs)
         best = np.zeros(num_envs)  # an empty prefix is worth 0
@@ -121,8 +144,18 @@ def random_search(
             )
 
         while not done():
-            step = rng.integers(n, size=num_envs)
-            _, rewards, terminated, _, _ = vec.step(step)
+            if guide is None:
+                step = rng.integers(n, size=num_envs)
+            else:
+                probabilities = np.asarray(guide(observations, actions), np.float64)
+                cumulative = np.cumsum(probabilities, axis=1)
+                draws = rng.random(num_envs) * cumulative[:, -1]
+                step = np.minimum((cumulative < draws[:, None]).sum(axis=1), n - 1)
+            if given and len(actions[0]) < len(given):
+                step[0] = given[len(actions[0])]
+            obs, rewards, terminated, _, _ = vec.step(step)
+            if observations is not None:  # a copy: the engine reuses its slabs
+                observations = obs.numpy().copy()
             rewards = np.asarray(rewards, dtype=np.float64)
             ended = np.zeros(num_envs, dtype=bool)
             for i in range(num_envs):
@@ -134,14 +167,20 @@ def random_search(
                 if total[i] > best[i]:
                     best[i], best_length[i] = total[i], len(actions[i])
                 ended[i] = len(actions[i]) - best_length[i] >= patience
+            if given and not terminated[0]:
+                ended[0] = ended[0] and len(actions[0]) >= len(given)
             for i in np.flatnonzero(ended):
                 if done():
                     break
+                if i == 0:
+                    given = []
                 finish(int(i))
                 if callback:
                     callback(progress)
             if ended.any():
-                vec.reset(options={"reset_mask": ended})
+                obs, _ = vec.reset(options={"reset_mask": ended})
+                if observations is not None:  # the rows of the envs reset, in order
+                    observations[ended] = obs.numpy()
         action_space = vec.single_action_space
     state = CompilerEnvState(
         benchmark=str(benchmark.uri),

@@ -1,0 +1,128 @@
+"""The PPO agent of the llvm_instcount leaderboard: its observation features, the SB3 wrapper
+that computes them during training, and the trained policy as the leaderboard uses it.
+
+Features (one float32 row per env): the Autophase counts divided by the module's instruction
+count (so programs of any size look alike), log(1 + instructions) / 10, and the histogram of
+the actions taken so far in the episode divided by the episode length (so the policy knows
+what it has done: many passes leave Autophase unchanged, and a memoryless policy would repeat
+them forever).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+
+HERE = Path(__file__).resolve().parent
+CONFIG = HERE / "config.json"
+WEIGHTS = HERE / "ppo-llvm_instcount.zip"
+
+
+def load_config(path: Path = CONFIG) -> dict[str, Any]:
+    """The training and evaluation settings (``config.json``)."""
+    return json.loads(Path(path).read_text())
+
+
+def autophase_index(name: str) -> int:
+    """The position of an Autophase feature, from the env's own feature table."""
+    import compiler_gym
+
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset()
+        return list(env.observation["AutophaseDict"]).index(name)
+
+
+class Features:
+    """Autophase rows and episode actions -> the policy's input rows."""
+
+    def __init__(self, num_actions: int, episode_length: int):
+        self.num_actions = num_actions
+        self.episode_length = episode_length
+        self.total_insts = autophase_index("TotalInsts")
+        self.size = 56 + 1 + num_actions
+        self.space = gymnasium.spaces.Box(0.0, np.inf, (self.size,), np.float32)
+
+    def __call__(self, autophase: np.ndarray, episodes: Sequence[Sequence[int]]) -> np.ndarray:
+        autophase = np.asarray(autophase, np.float64).reshape(len(episodes), 56)
+        total = np.maximum(autophase[:, self.total_insts : self.total_insts + 1], 1.0)
+        out = np.zeros((len(episodes), self.size), np.float32)
+        out[:, :56] = np.clip(autophase / total, 0.0, 8.0)
+        out[:, 56] = np.log1p(total[:, 0]) / 10.0
+        for i, actions in enumerate(episodes):
+            histogram = np.bincount(np.asarray(actions, np.int64), minlength=self.num_actions)
+            out[i, 57:] = histogram / self.episode_length
+        return out
+
+
+class FeatureVecEnv(VecEnvWrapper):
+    """An SB3 VecEnv of Autophase observations seen through :class:`Features`."""
+
+    def __init__(self, venv: VecEnv, episode_length: int):
+        self.features = Features(venv.action_space.n, episode_length)
+        super().__init__(venv, observation_space=self.features.space)
+        self.episodes: list[list[int]] = [[] for _ in range(venv.num_envs)]
+
+    def reset(self) -> np.ndarray:
+        self.episodes = [[] for _ in range(self.num_envs)]
+        return self.features(self.venv.reset(), self.episodes)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        for episode, action in zip(self.episodes, actions, strict=True):
+            episode.append(int(action))
+        self.venv.step_async(actions)
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for i in np.flatnonzero(dones):
+            final = infos[i].get("terminal_observation")
+            if final is not None:
+                infos[i]["terminal_observation"] = self.features(final, [self.episodes[i]])[0]
+            self.episodes[i] = []
+        return self.features(obs, self.episodes), rewards, dones, infos
+
+
+class PpoAgent:
+    """The trained policy: action probabilities for feature rows, and its zero-shot episode."""
+
+    def __init__(self, weights: Path = WEIGHTS, config: Path = CONFIG):
+        import torch
+        from stable_baselines3.common.policies import ActorCriticPolicy
+
+        self.config = load_config(config)
+        self.policy = ActorCriticPolicy.load(str(weights), device="cpu")
+        self.policy.set_training_mode(False)
+        self.features = Features(self.policy.action_space.n, self.config["episode_length"])
+        self._torch = torch
+
+    def probabilities(self, autophase: np.ndarray, episodes: Sequence[Sequence[int]]):
+        """The policy's probability of each action, one row per (Autophase, episode) pair."""
+        torch = self._torch
+        with torch.no_grad():
+            obs = torch.as_tensor(self.features(autophase, episodes))
+            return self.policy.get_distribution(obs).distribution.probs.numpy()
+
+    def episode(self, env) -> list[int]:
+        """Steps ``env`` (reset to a benchmark, with a reward space) with the most probable
+        action for ``episode_length`` steps, then rewinds it to the best prefix of that
+        episode (the empty one included). Returns the actions of the prefix."""
+        actions: list[int] = []
+        rewards = [0.0]
+        for _ in range(self.config["episode_length"]):
+            p = self.probabilities(env.observation["Autophase"], [actions])[0]
+            action = int(np.argmax(p))
+            _, _, done, _ = env.step(action)
+            if done:  # the compiler failed: the episode ends before that action
+                break
+            actions.append(action)
+            rewards.append(env.episode_reward)
+        best = int(np.argmax(rewards))
+        if best < len(actions):
+            env.reset()
+            env.multistep(actions[:best])
+        return actions[:best]

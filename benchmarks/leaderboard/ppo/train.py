@@ -1,0 +1,136 @@
+"""Trains the PPO agent of the llvm_instcount leaderboard (settings in ``config.json``).
+
+    python benchmarks/leaderboard/ppo/train.py [--config config.json] [--out DIR]
+
+PPO (Stable-Baselines3) steps one ``make_vec`` engine of ``num_envs`` envs through
+:mod:`compiler_gym.wrappers.sb3`, on programs of csmith-v0, gcc-torture-v0 and pypi-c-v0 of at
+most ``max_instructions`` IR instructions (a batch steps as slowly as its largest program),
+drawn at random at each reset, each env in a worker process whose steps are cut off after
+``step_timeout_seconds``; builtin-v0, the leaderboard's suite, is never seen. Writes the
+policy's weights, the list of training programs and a CSV of the learning curve (time steps,
+seconds, mean episode reward of the last 100 episodes) to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecMonitor
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent import CONFIG, FeatureVecEnv, load_config  # noqa: E402
+
+import compiler_gym  # noqa: E402
+from compiler_gym.wrappers.sb3 import make_sb3_vec_env  # noqa: E402
+
+
+def training_programs(config: dict) -> list[str]:
+    """The URIs of the training programs: each dataset's first ``count`` (0: all) that load
+    and have at most ``max_instructions`` instructions."""
+    chosen = []
+    with compiler_gym.make(config["env"]) as env:
+        for dataset, count in config["datasets"].items():
+            uris = env.datasets[dataset].benchmark_uris()
+            taken = 0
+            progress = tqdm(desc=dataset, unit="program", disable=None)
+            for uri in uris if count == 0 else itertools.islice(uris, 4 * count):
+                progress.update()
+                try:
+                    env.reset(benchmark=uri)
+                    size = env.observation["IrInstructionCount"]
+                except Exception as e:  # a program that does not load is not trained on
+                    print(f"skipped {uri}: {type(e).__name__}", file=sys.stderr)
+                    continue
+                if 0 < size <= config["max_instructions"]:
+                    chosen.append(str(uri))
+                    taken += 1
+                    if taken == count:
+                        break
+            progress.close()
+    return chosen
+
+
+class Curve(BaseCallback):
+    """Writes the learning curve and stops training after ``max_seconds``."""
+
+    def __init__(self, path: Path, max_seconds: float):
+        super().__init__()
+        self.path, self.max_seconds = path, max_seconds
+        self.start = time.perf_counter()
+        self.rows: list[tuple[int, float, float]] = []
+
+    def _on_step(self) -> bool:
+        return time.perf_counter() - self.start < self.max_seconds
+
+    def _on_rollout_end(self) -> None:
+        episodes = [e["r"] for e in self.model.ep_info_buffer]
+        mean = float(np.mean(episodes)) if episodes else float("nan")
+        self.rows.append((self.num_timesteps, time.perf_counter() - self.start, mean))
+        with open(self.path, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["timesteps", "seconds", "mean_episode_reward"])
+            writer.writerows(self.rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, default=CONFIG)
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    flags = parser.parse_args()
+    config = load_config(flags.config)
+    flags.out.mkdir(parents=True, exist_ok=True)
+
+    start = time.perf_counter()
+    programs = training_programs(config)
+    (flags.out / "training_programs.txt").write_text("\n".join(programs) + "\n")
+    print(f"{len(programs)} training programs chosen in {time.perf_counter() - start:.0f} s")
+
+    venv = make_sb3_vec_env(
+        config["env"],
+        num_envs=config["num_envs"],
+        max_episode_steps=config["episode_length"],
+        num_threads=config["num_threads"],
+        benchmarks=programs,
+        random_benchmarks=True,
+        observation_space="Autophase",
+        reward_space=config["reward"],
+        seed=config["seed"],
+        # A batch steps as slowly as its slowest env, and some passes run for seconds on some
+        # states (-iroutliner took 15 s on a pypi-c program of 6k instructions): such a step
+        # ends its env's episode (DEADLINE_EXCEEDED) in a worker process instead.
+        isolation="process",
+        parameters={"worker.step_timeout_seconds": config["step_timeout_seconds"]},
+    )
+    env = VecMonitor(FeatureVecEnv(venv, config["episode_length"]))
+    model = PPO(
+        "MlpPolicy",
+        env,
+        policy_kwargs={"net_arch": config["net_arch"]},
+        seed=config["seed"],
+        device="cpu",
+        verbose=0,
+        **config["ppo"],
+    )
+    curve = Curve(flags.out / "training_curve.csv", config["max_seconds"])
+    model.learn(config["total_timesteps"], callback=curve, progress_bar=False)
+    seconds = time.perf_counter() - curve.start
+    model.policy.save(str(flags.out / "ppo-llvm_instcount.zip"))
+    env.close()
+    print(
+        f"trained {model.num_timesteps} steps in {seconds:.0f} s "
+        f"({model.num_timesteps / seconds:.0f} steps/s); last mean episode reward "
+        f"{curve.rows[-1][2] if curve.rows else float('nan'):.4f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""The random search leaderboard entries: CompilerGym's random search (random episodes that
+end after ``--patience`` steps without improvement, the best prefix kept) for
+``--search_time`` seconds per benchmark, its episodes side by side in one vector engine.
+
+    python benchmarks/leaderboard/random_search.py --search_time=10 --n=1 \\
+        --leaderboard_results=benchmarks/leaderboard/random_search-10s-llvm_instcount.csv
+"""
+
+import argparse
+
+from compiler_gym.leaderboard.llvm_instcount import ENV_ID, eval_llvm_instcount_policy
+from compiler_gym.search import random_search
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], add_help=False)
+    parser.add_argument("--search_time", type=float, default=10.0, help="seconds per benchmark")
+    parser.add_argument("--patience", type=int, default=25)
+    parser.add_argument("--seed", type=int, default=0)
+    flags, harness_flags = parser.parse_known_args()
+
+    def policy(env) -> None:
+        state, _ = random_search(
+            ENV_ID,
+            env.benchmark,
+            patience=flags.patience,
+            episodes=None,
+            runtime=flags.search_time,
+            seed=flags.seed,
+        )
+        env.multistep(env.action_space.from_string(state.commandline))
+
+    eval_llvm_instcount_policy(policy, harness_flags)
+
+
+if __name__ == "__main__":
+    main()
