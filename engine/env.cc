@@ -51,9 +51,7 @@ bool EndsEpisode(StatusCode code) {
   }
 }
 
-StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
-  if (!in_episode_) return FailedPrecondition("step() called before reset()");
-  if (episode_over_) return FailedPrecondition("the episode is over; call reset()");
+Status Env::CheckActions(std::span<const int> actions) const {
   const int n = static_cast<int>(Spec().action_spaces[action_space_].action_names.size());
   for (int a : actions) {
     if (a < 0 || a >= n) {
@@ -61,6 +59,13 @@ StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
                         std::to_string(n) + ")");
     }
   }
+  return Status::Ok();
+}
+
+StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
+  if (!in_episode_) return FailedPrecondition("step() called before reset()");
+  if (episode_over_) return FailedPrecondition("the episode is over; call reset()");
+  RETURN_IF_ERROR(CheckActions(actions));
   ASSIGN_OR_RETURN(StepOutcome outcome, DoStep(actions));
   const size_t applied = outcome.actions_applied < 0
                              ? actions.size()
@@ -165,14 +170,8 @@ StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<in
   if (observation_index >= static_cast<int>(Spec().observation_spaces.size())) {
     return InvalidArgument("unknown observation space index " + std::to_string(observation_index));
   }
-  const int n = static_cast<int>(Spec().action_spaces[action_space_].action_names.size());
   for (const std::vector<int>& candidate : candidates) {
-    for (int a : candidate) {
-      if (a < 0 || a >= n) {
-        return OutOfRange("action " + std::to_string(a) + " is out of range [0, " +
-                          std::to_string(n) + ")");
-      }
-    }
+    RETURN_IF_ERROR(CheckActions(candidate));
   }
   std::vector<TryOutcome> out(candidates.size());
   if (candidates.empty()) return out;

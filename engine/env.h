@@ -140,6 +140,8 @@ class Env {
 
   Status SetActionSpace(int action_space_index);
   int action_space() const { return action_space_; }
+  // OutOfRange unless every action is an index of the current action space.
+  Status CheckActions(std::span<const int> actions) const;
   bool in_episode() const { return in_episode_; }
   bool episode_over() const { return episode_over_; }
   // The actions applied in this episode, in order (a fork copies them): what a replay of the

@@ -158,6 +158,36 @@ def test_make_vec_refuses_loose_actions(vec, actions, message):
     vec.step(np.array([0, 1]))
 
 
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        (1.9, "must be an integer, got 1.9"),
+        (2.0, "must be an integer, got 2.0"),
+        (True, "must be an integer, got True"),
+        (np.True_, "must be an integer"),
+        (np.float32(3), "must be an integer"),
+        ("3", "must be an integer"),
+        (None, "must be an integer"),
+        (2**40, "out of range"),
+        (-1, r"out of range \[0, 124\)"),
+        ([0, 1, 124], r"action 124 is out of range \[0, 124\)"),
+        ([0, 1, 1.5], "must be an integer"),
+    ],
+)
+def test_a_single_env_refuses_loose_actions_before_applying_any(action, message):
+    with compiler_gym.make("llvm-v0", benchmark=HEALTHY) as env:
+        env.reset()
+        env.step(3)
+        with pytest.raises(ValueError, match=message):
+            env.step(action)
+        with pytest.raises(ValueError, match=message):
+            env.try_actions([action], reward_space="IrInstructionCount")
+        assert env.actions == [3]
+        env.step(np.int64(4))
+        env.step(np.array([5, 6], dtype=np.uint8))
+        assert env.actions == [3, 4, 5, 6]
+
+
 def test_make_vec_accepts_any_integer_dtype(vec):
     for dtype in (np.int8, np.uint16, np.int32, np.int64, np.uint64):
         vec.step(np.array([3, 4], dtype=dtype))

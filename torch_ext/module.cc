@@ -13,6 +13,7 @@
 #include "observations/autophase.h"
 #include "observations/instcount.h"
 #include "observations/vocabulary.h"
+#include "torch_ext/actions.h"
 #include "torch_ext/dlpack_export.h"
 #include "torch_ext/errors.h"
 #include "torch_ext/numpy_util.h"
@@ -136,7 +137,10 @@ class PyEnv {
   // verify_seconds). The actions are applied one engine call at a time, with a check for
   // signals between them: Ctrl-C stops a long multistep after the action in progress and
   // raises KeyboardInterrupt, and the env's actions() are exactly the ones applied.
-  py::tuple Step(const std::vector<int>& actions) {
+  py::tuple Step(py::handle values) {
+    // Every action is checked before the first is applied: a bad one loses nothing.
+    const std::vector<int> actions = ActionsFromPython(values);
+    ThrowIfError(env_->CheckActions(actions));
     StepOutcome out;
     for (size_t i = 0; i < actions.size() && !out.done; ++i) {
       if (i > 0 && PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -192,8 +196,16 @@ class PyEnv {
 
   // Env::TryActions: (rewards, error types, error details, observations), one entry per
   // candidate; a failed candidate has reward NaN, its error type, and observation None.
-  py::tuple TryActions(const std::vector<std::vector<int>>& candidates, int reward_index,
-                       int observation_index) {
+  py::tuple TryActions(py::handle values, int reward_index, int observation_index) {
+    // A candidate is an action or a sequence of actions.
+    std::vector<std::vector<int>> candidates;
+    for (py::handle value : py::iter(values)) {
+      const bool sequence =
+          (py::isinstance<py::sequence>(value) && !py::isinstance<py::str>(value)) ||
+          (py::hasattr(value, "ndim") && value.attr("ndim").cast<int>() >= 1);  // arrays, tensors
+      candidates.push_back(sequence ? ActionsFromPython(value)
+                                    : std::vector<int>{ActionFromPython(value)});
+    }
     std::vector<TryOutcome> tried = ValueOrThrow(
         WithoutGil([&] { return env_->TryActions(candidates, reward_index, observation_index); }));
     return TryOutcomesToPython(tried, observation_index >= 0);

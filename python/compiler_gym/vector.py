@@ -16,7 +16,7 @@ from typing import Any, Optional, Union
 import gymnasium
 import numpy as np
 
-from compiler_gym import _C, batches
+from compiler_gym import _C
 from compiler_gym.datasets import Benchmark
 from compiler_gym.envs.compiler_env import default_isolation
 from compiler_gym.registration import make
@@ -135,6 +135,8 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         self._reward_space = reward_space
 
     def _unpack(self, batch: dict):
+        from compiler_gym import batches  # torch: imported by the first batch, not by the package
+
         observations = batch["observations"]
         obs = batches.from_engine(observations[0]) if observations else None
         rewards = _to_torch(

@@ -259,11 +259,8 @@ class CompilerEnv:
         """
         observation_spaces = observation_spaces if observations is None else observations
         reward_spaces = reward_spaces if rewards is None else rewards
-        n = self.action_space.n
-        actions = [
-            a if type(a) is int and 0 <= a < n else self._check_action(a)  # noqa: E721
-            for a in actions
-        ]
+        # The engine checks the actions (integers in range, all before the first is applied).
+        actions = list(actions)
         obs_specs = (
             self._resolve_observations(observation_spaces)
             if observation_spaces is not None
@@ -326,18 +323,13 @@ class CompilerEnv:
         observations=None,
         rewards=None,
     ):
-        """Applies one action. Returns ``(observation, reward, done, info)``."""
-        actions = [action] if not isinstance(action, (list, tuple)) else action
+        """Applies one action (or a sequence of them, as :meth:`multistep`). Returns
+        ``(observation, reward, done, info)``. An action is an integer index (a Python,
+        NumPy or torch integer); anything else (``1.9``, ``True``) raises ``ValueError``, and
+        so does an index out of range, before any action is applied."""
+        sequence = isinstance(action, (list, tuple)) or getattr(action, "ndim", 0) >= 1
+        actions = action if sequence else [action]
         return self.multistep(actions, observation_spaces, reward_spaces, observations, rewards)
-
-    def _check_action(self, action: Any) -> int:
-        try:
-            index = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"Action must be an integer, got {action!r}") from None
-        if not 0 <= index < self.action_space.n:
-            raise ValueError(f"Action {index} is out of range [0, {self.action_space.n})")
-        return index
 
     def try_actions(
         self,
@@ -366,13 +358,8 @@ class CompilerEnv:
         observation = _space_by_name(
             observation_space, ObservationSpaceSpec, self.observation.spaces, "observation"
         )
-        candidates = [
-            [self._check_action(a) for a in c] if isinstance(c, (list, tuple, np.ndarray))
-            else [self._check_action(c)]
-            for c in actions
-        ]  # fmt: skip
         rewards, _, _, values = self._env.try_actions(
-            candidates, reward.index, observation.index if observation is not None else -1
+            actions, reward.index, observation.index if observation is not None else -1
         )
         if observation is None:
             return rewards
