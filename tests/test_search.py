@@ -147,3 +147,19 @@ def test_nevergrad_search_stops_at_its_runtime():
         "llvm-v0", "builtin-v0/crc32", reward_space="IrInstructionCount", budget=10**9, runtime=0
     )
     assert progress.episodes == 0 and state.commandline.split()[1:-3] == []
+
+
+def test_compiler_gyms_tool_names_run_the_search_tool(tmp_path):
+    from compiler_gym.bin import greedy, random_search
+    from compiler_gym.compiler_env_state import CompilerEnvStateReader
+
+    greedy_csv, random_csv = tmp_path / "greedy.csv", tmp_path / "random.csv"
+    argv = ["--benchmark", "builtin-v0/crc32", "--reward", "IrInstructionCount"]
+    assert greedy.main([*argv, "--output", str(greedy_csv)]) == 0
+    assert random_search.main([*argv, "--episodes", "8", "--output", str(random_csv)]) == 0
+    (by_greedy,) = CompilerEnvStateReader.read_paths([str(greedy_csv)])
+    (by_random,) = CompilerEnvStateReader.read_paths([str(random_csv)])
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        env.reset()
+        assert by_greedy == greedy_search(env, reward_space="IrInstructionCount")
+    assert by_random.reward > 0 and by_random.commandline != by_greedy.commandline

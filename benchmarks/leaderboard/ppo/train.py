@@ -8,7 +8,7 @@ most ``max_instructions`` IR instructions (a batch steps as slowly as its larges
 drawn at random at each reset, each env in a worker process whose steps are cut off after
 ``step_timeout_seconds``; builtin-v0, the leaderboard's suite, is never seen. Writes the
 policy's weights, the list of training programs and a CSV of the learning curve (time steps,
-seconds, mean episode reward of the last 100 episodes) to ``--out``.
+seconds, mean episode reward of the last 100 episodes, errors in the rollout) to ``--out``.
 """
 
 from __future__ import annotations
@@ -60,24 +60,31 @@ def training_programs(config: dict) -> list[str]:
 
 
 class Curve(BaseCallback):
-    """Writes the learning curve and stops training after ``max_seconds``."""
+    """Writes the learning curve (with the episodes that ended in an error, such as a step
+    cut off) and stops training after ``max_seconds``."""
 
     def __init__(self, path: Path, max_seconds: float):
         super().__init__()
         self.path, self.max_seconds = path, max_seconds
         self.start = time.perf_counter()
-        self.rows: list[tuple[int, float, float]] = []
+        self.rows: list[tuple] = []
+        self.errors: dict[str, int] = {}
 
     def _on_step(self) -> bool:
+        for info in self.locals["infos"]:
+            if "error_type" in info:
+                self.errors[info["error_type"]] = self.errors.get(info["error_type"], 0) + 1
         return time.perf_counter() - self.start < self.max_seconds
 
     def _on_rollout_end(self) -> None:
         episodes = [e["r"] for e in self.model.ep_info_buffer]
         mean = float(np.mean(episodes)) if episodes else float("nan")
-        self.rows.append((self.num_timesteps, time.perf_counter() - self.start, mean))
+        errors = " ".join(f"{k}:{v}" for k, v in sorted(self.errors.items()))
+        self.rows.append((self.num_timesteps, time.perf_counter() - self.start, mean, errors))
+        self.errors = {}
         with open(self.path, "w", newline="") as f:
             writer = csv.writer(f)
-            writer.writerow(["timesteps", "seconds", "mean_episode_reward"])
+            writer.writerow(["timesteps", "seconds", "mean_episode_reward", "errors"])
             writer.writerows(self.rows)
 
 
@@ -85,6 +92,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=CONFIG)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--verbose", action="store_true", help="SB3's table after each update")
     flags = parser.parse_args()
     config = load_config(flags.config)
     flags.out.mkdir(parents=True, exist_ok=True)
@@ -117,7 +125,7 @@ def main() -> None:
         policy_kwargs={"net_arch": config["net_arch"]},
         seed=config["seed"],
         device="cpu",
-        verbose=0,
+        verbose=int(flags.verbose),
         **config["ppo"],
     )
     curve = Curve(flags.out / "training_curve.csv", config["max_seconds"])

@@ -10,7 +10,9 @@
 engine; a budget of ``--episodes`` and/or ``--runtime`` seconds per benchmark). ``--search
 greedy`` is CompilerGym's leaderboard greedy on ``env.try_actions``. ``--search nevergrad``
 searches sequences of ``--episode-length`` actions with a nevergrad ``--optimizer`` for
-``--budget`` trials. Rewards are the env's
+``--budget`` trials or ``--runtime`` seconds. ``python -m compiler_gym.bin.random_search`` and
+``python -m compiler_gym.bin.greedy`` (CompilerGym's tool names) are this tool with
+``--search`` set. Rewards are the env's
 reward space (``--reward`` to choose another). Prints one line per benchmark and a summary.
 """
 
@@ -67,6 +69,7 @@ def _nevergrad(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float
         reward_space=args.reward,
         episode_length=args.episode_length,
         budget=args.budget,
+        runtime=args.runtime,
         optimizer=args.optimizer,
         num_envs=args.num_envs,
         seed=args.seed,
@@ -105,7 +108,7 @@ def main(argv=None) -> int:
     parser.add_argument("--reward", help="reward space (default: the env's)")
     parser.add_argument("--patience", type=int, default=25, help="random: steps without gain")
     parser.add_argument("--episodes", type=int, help="random: episodes per benchmark")
-    parser.add_argument("--runtime", type=float, help="random: seconds per benchmark")
+    parser.add_argument("--runtime", type=float, help="random, nevergrad: seconds per benchmark")
     parser.add_argument("--budget", type=int, default=1000, help="nevergrad: trials")
     parser.add_argument("--episode-length", type=int, default=30, help="nevergrad: actions")
     parser.add_argument("--optimizer", default="DiscreteLenglerOnePlusOne", help="nevergrad's")

@@ -1,0 +1,46 @@
+"""The committed PPO leaderboard agent: its features, and its weights reproduce the
+committed zero-shot results."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+import compiler_gym  # noqa: E402
+from compiler_gym.compiler_env_state import CompilerEnvStateReader  # noqa: E402
+
+HERE = Path(__file__).resolve().parent.parent / "benchmarks" / "leaderboard"
+sys.path.insert(0, str(HERE / "ppo"))
+from agent import Features, PpoAgent  # noqa: E402
+
+
+def test_features_normalize_autophase_and_count_the_episode_actions():
+    features = Features(num_actions=4, episode_length=8)
+    autophase = np.zeros((2, 56), np.int64)
+    autophase[:, features.total_insts] = [100, 0]
+    autophase[0, 0] = 25
+    rows = features(autophase, [[1, 1, 3], []])
+    assert rows.shape == (2, 61) and rows.dtype == np.float32
+    assert rows[0, 0] == 0.25 and rows[0, features.total_insts] == 1.0
+    assert rows[0, 56] == pytest.approx(np.log1p(100) / 10)
+    assert rows[1, 56] == pytest.approx(np.log1p(1) / 10)  # an empty module counts as one
+    assert list(rows[0, 57:]) == [0.0, 0.25, 0.0, 0.125]
+    assert not rows[1, 57:].any()
+
+
+def test_the_committed_weights_reproduce_the_zero_shot_results():
+    states = {
+        s.benchmark: s
+        for s in CompilerEnvStateReader.read_paths([str(HERE / "ppo-llvm_instcount.csv")])
+    }
+    agent = PpoAgent()
+    with compiler_gym.make("llvm-ic-v0") as env:
+        for benchmark in sorted(states)[:4]:
+            env.reset(benchmark=benchmark)
+            actions = agent.episode(env)
+            assert env.state.commandline == states[benchmark].commandline, benchmark
+            assert env.episode_reward == pytest.approx(states[benchmark].reward)
+            assert env.actions == actions
