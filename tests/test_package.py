@@ -21,3 +21,48 @@ def test_make_vec_still_returns_torch_tensors():
     with compiler_gym.make_vec("llvm-autophase-ic-v0", num_envs=2, num_threads=1) as vec:
         obs, _ = vec.reset()
         assert type(obs).__module__.startswith("torch") and tuple(obs.shape) == (2, 56)
+
+
+def test_actions_by_flag_with_a_suggestion_for_a_typo():
+    import pytest
+
+    import compiler_gym
+
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        space = env.action_space
+        assert space["-mem2reg"] == space["mem2reg"] == space.flags.index("-mem2reg")
+        with pytest.raises(LookupError, match="did you mean '-mem2reg'"):
+            space["-mem2regg"]
+        env.reset()
+        env.step("-mem2reg")
+        env.multistep(["-sroa", space["-gvn"]])
+        assert env.actions == [space["-mem2reg"], space["-sroa"], space["-gvn"]]
+        with pytest.raises(LookupError, match="Unknown action"):
+            env.step("-no-such-pass")
+        assert len(env.actions) == 3
+
+
+def test_deepcopy_forks_copy_refuses_and_a_closed_env_says_so():
+    import copy
+
+    import pytest
+
+    import compiler_gym
+    from compiler_gym.errors import SessionNotFound
+
+    env = compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/crc32")
+    env.reset()
+    env.step(env.action_space["-mem2reg"])
+    with pytest.raises(TypeError, match="fork"):
+        copy.copy(env)
+    forked = copy.deepcopy(env)
+    assert forked.actions == env.actions and forked.episode_reward == env.episode_reward
+    forked.step(forked.action_space["-gvn"])
+    assert len(forked.actions) == 2 and len(env.actions) == 1
+    forked.close()
+    env.close()
+    env.close()  # twice is fine
+    assert env.actions == []
+    for call in (lambda: env.step(0), env.reset, lambda: env.observation["IrInstructionCount"]):
+        with pytest.raises(SessionNotFound, match="LlvmEnv is closed"):
+            call()

@@ -37,6 +37,20 @@ class Commandline(gymnasium.spaces.Discrete):
         self._suffix = suffix
         self._index = {f: i for i, f in enumerate(self.flags)}
 
+    def __getitem__(self, flag: str) -> int:
+        """The index of an action by its flag or name: ``space["-mem2reg"]``,
+        ``space["mem2reg"]``. An unknown one raises ``LookupError`` naming the closest."""
+        index = self._index.get(flag)
+        if index is None and not flag.startswith("-"):
+            index = self._index.get("-" + flag)
+        if index is None:
+            import difflib
+
+            close = difflib.get_close_matches(flag, self.flags + self.names, n=3)
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")
+        return index
+
     def to_string(self, actions: Iterable[int]) -> str:
         """Returns the command line that applies ``actions`` in order."""
         parts = [self._prefix] + [self.flags[int(a)] for a in actions] + [self._suffix]

@@ -15,7 +15,7 @@ import numpy as np
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, Datasets
-from compiler_gym.errors import ServiceError
+from compiler_gym.errors import ServiceError, SessionNotFound
 from compiler_gym.spaces import Commandline, ObservationSpaceSpec, PythonReward, Reward
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.views import ObservationView, RewardView
@@ -37,6 +37,19 @@ def default_isolation() -> str:
     """Where environments run when ``isolation`` is not given: ``$COMPILER_GYM_ISOLATION``,
     else ``"none"`` (in this process)."""
     return os.environ.get("COMPILER_GYM_ISOLATION", "none")
+
+
+class _Closed:
+    """What a closed env holds instead of its engine env: any use says it is closed."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __getattr__(self, attribute: str):
+        raise SessionNotFound(f"the {self._name} is closed")
 
 
 class CompilerEnv:
@@ -194,7 +207,7 @@ class CompilerEnv:
     @property
     def actions(self) -> list[int]:
         """The actions applied in this episode, in order, as the engine recorded them."""
-        return self._env.actions if self._env is not None else []
+        return self._env.actions if self._env else []
 
     # ---------------------------------------------------------------------------------------
     # Episodes.
@@ -259,8 +272,9 @@ class CompilerEnv:
         """
         observation_spaces = observation_spaces if observations is None else observations
         reward_spaces = reward_spaces if rewards is None else rewards
-        # The engine checks the actions (integers in range, all before the first is applied).
-        actions = list(actions)
+        # Flags name actions (env.step("-mem2reg")); the engine checks the rest (integers in
+        # range, all of them before the first is applied).
+        actions = [self.action_space[a] if isinstance(a, str) else a for a in actions]
         obs_specs = (
             self._resolve_observations(observation_spaces)
             if observation_spaces is not None
@@ -325,8 +339,9 @@ class CompilerEnv:
     ):
         """Applies one action (or a sequence of them, as :meth:`multistep`). Returns
         ``(observation, reward, done, info)``. An action is an integer index (a Python,
-        NumPy or torch integer); anything else (``1.9``, ``True``) raises ``ValueError``, and
-        so does an index out of range, before any action is applied."""
+        NumPy or torch integer) or a flag (``"-mem2reg"``); anything else (``1.9``, ``True``)
+        raises ``ValueError``, and so does an index out of range, before any action is
+        applied."""
         sequence = isinstance(action, (list, tuple)) or getattr(action, "ndim", 0) >= 1
         actions = action if sequence else [action]
         return self.multistep(actions, observation_spaces, reward_spaces, observations, rewards)
@@ -487,8 +502,19 @@ class CompilerEnv:
         return None
 
     def close(self) -> None:
-        """Releases the environment's resources. Safe to call twice."""
-        self._env = None
+        """Releases the environment's resources. Safe to call twice; any other call on a
+        closed env raises ``SessionNotFound``."""
+        self._env = _Closed(type(self).__name__)
+
+    def __copy__(self):
+        raise TypeError(
+            f"{type(self).__name__} cannot be shallow-copied (two objects would step one "
+            "engine env): use env.fork() or copy.deepcopy(env)"
+        )
+
+    def __deepcopy__(self, memo) -> CompilerEnv:
+        """``copy.deepcopy(env)`` is :meth:`fork`."""
+        return self.fork()
 
     def __enter__(self):
         return self
