@@ -66,3 +66,21 @@ def test_deepcopy_forks_copy_refuses_and_a_closed_env_says_so():
     for call in (lambda: env.step(0), env.reset, lambda: env.observation["IrInstructionCount"]):
         with pytest.raises(SessionNotFound, match="LlvmEnv is closed"):
             call()
+
+
+def test_the_gymnasium_face_refuses_a_float_action_too():
+    import gymnasium
+    import numpy as np
+    import pytest
+
+    import compiler_gym  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("compiler_gym/llvm-v0")
+    try:
+        env.reset(options={"benchmark": "benchmark://builtin-v0/crc32"})
+        with pytest.raises(ValueError, match="must be an integer, got 1.9"):
+            env.step(1.9)
+        env.step(np.int64(3))
+        assert env.unwrapped.env.actions == [3]
+    finally:
+        env.close()

@@ -44,7 +44,7 @@ class CompilerGymnasiumEnv(gymnasium.Env):
         return observation, {"benchmark": str(self.env.benchmark.uri)}
 
     def step(self, action: Any):
-        observation, reward, done, info = self.env.step(int(action))
+        observation, reward, done, info = self.env.step(action)  # the engine checks it
         # Episodes never end by themselves; an error terminates one.
         return observation, float(reward), bool(done), False, info
 
