@@ -84,3 +84,35 @@ def test_the_gymnasium_face_refuses_a_float_action_too():
         assert env.unwrapped.env.actions == [3]
     finally:
         env.close()
+
+
+def test_reprs_say_what_things_are_and_unknown_names_suggest_the_closest():
+    import pytest
+
+    import compiler_gym
+
+    with compiler_gym.make(
+        "llvm-v0", benchmark="builtin-v0/crc32", observation_space="Autophase"
+    ) as env:
+        assert repr(env) == (
+            "LlvmEnv('llvm-v0', benchmark='benchmark://builtin-v0/crc32', "
+            "observation_space='Autophase', reward_space=None)"
+        )
+        assert repr(env.observation).startswith("ObservationView(")
+        assert "Autophase" in repr(env.observation) and "IrSha1" in repr(env.observation)
+        builtin = env.datasets["builtin-v0"]
+        assert repr(builtin) == "BuiltinDataset('benchmark://builtin-v0', size=26)"
+        assert str(builtin) == "benchmark://builtin-v0"
+        assert "size=infinite" in repr(env.datasets["generator://csmith-v0"])
+        cases = [
+            (lambda: env.observation["Autophse"], "did you mean 'Autophase'"),
+            (lambda: env.reward["IrInstructionCountOZ"], "did you mean 'IrInstructionCountOz'"),
+            (lambda: setattr(env, "reward_space", "IrInstructionCountO"), "'IrInstructionCountOz'"),
+            (lambda: env.datasets["builtin-v1"], "did you mean 'benchmark://builtin-v0'"),
+            (lambda: env.datasets.benchmark("builtin-v0/qsrt"), "did you mean 'qsort'"),
+            (lambda: compiler_gym.make("llvm-ic-v1"), "did you mean 'llvm-ic-v0'"),
+        ]
+        for call, message in cases:
+            with pytest.raises(LookupError, match=message):
+                call()
+    assert repr(env) == "LlvmEnv('llvm-v0', closed)"

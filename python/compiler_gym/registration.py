@@ -7,6 +7,7 @@ import importlib
 
 from compiler_gym import _C
 from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.util.names import did_you_mean
 
 
 @functools.cache
@@ -41,5 +42,6 @@ def make(id: str, **kwargs) -> CompilerEnv:
         id = id[len("compiler_gym/") :]
     entry = next((e for e in _C.env_ids() if e["id"] == id), None)
     if entry is None:
-        raise LookupError(f"Unknown environment id {id!r}; known: {', '.join(env_ids())}")
+        hint = did_you_mean(id, env_ids()) or f"; known: {', '.join(env_ids())}"
+        raise LookupError(f"Unknown environment id {id!r}{hint}")
     return family_class(entry["family"])(id, **kwargs)

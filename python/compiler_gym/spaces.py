@@ -17,6 +17,8 @@ import gymnasium
 import networkx
 import numpy as np
 
+from compiler_gym.util.names import did_you_mean
+
 _INT64_MAX = np.iinfo(np.int64).max
 
 
@@ -44,10 +46,7 @@ class Commandline(gymnasium.spaces.Discrete):
         if index is None and not flag.startswith("-"):
             index = self._index.get("-" + flag)
         if index is None:
-            import difflib
-
-            close = difflib.get_close_matches(flag, self.flags + self.names, n=3)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            hint = did_you_mean(flag, self.flags)
             raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")
         return index
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compiler_gym.spaces import ObservationSpaceSpec, Reward
+from compiler_gym.util.names import did_you_mean
 
 
 class ObservationView:
@@ -18,9 +19,12 @@ class ObservationView:
     def __getitem__(self, name: str) -> Any:
         return self._env._observe(self._spec(name))
 
+    def __repr__(self) -> str:
+        return f"ObservationView({len(self.spaces)} spaces: {', '.join(self.spaces)})"
+
     def _spec(self, name: str) -> ObservationSpaceSpec:
         if name not in self.spaces:
-            raise KeyError(f"Unknown observation space: {name!r}")
+            raise KeyError(f"Unknown observation space: {name!r}{did_you_mean(name, self.spaces)}")
         return self.spaces[name]
 
     def __getattr__(self, name: str):
@@ -40,9 +44,12 @@ class RewardView:
         self._env = env
         self.spaces = spaces
 
+    def __repr__(self) -> str:
+        return f"RewardView({len(self.spaces)} spaces: {', '.join(self.spaces)})"
+
     def __getitem__(self, name: str) -> float:
         if name not in self.spaces:
-            raise KeyError(f"Unknown reward space: {name!r}")
+            raise KeyError(f"Unknown reward space: {name!r}{did_you_mean(name, self.spaces)}")
         return self._env._reward(self.spaces[name])
 
     def __getattr__(self, name: str):

@@ -8,6 +8,7 @@ from functools import cached_property
 
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
+from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import package_data_path
 
 
@@ -39,7 +40,8 @@ class BuiltinDataset(Dataset):
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
         entry = self._manifest.get(uri.path)
         if entry is None:
-            raise LookupError(f"Benchmark not found: {uri}")
+            hint = did_you_mean(uri.path, self._manifest)
+            raise LookupError(f"Benchmark not found: {uri}{hint}")
         dataset = uri.params.get("dataset", ["1"])[0]
         if dataset not in entry["datasets"]:
             raise LookupError(

@@ -9,6 +9,7 @@ from typing import Optional
 import numpy as np
 
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
+from compiler_gym.util.names import did_you_mean
 
 
 class Dataset:
@@ -71,8 +72,12 @@ class Dataset:
         uris = list(self.benchmark_uris())
         return self.benchmark(uris[int(rng.integers(len(uris)))])
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return self.name
+
+    def __repr__(self) -> str:
+        size = "infinite" if self.size == 0 else self.size
+        return f"{type(self).__name__}({self.name!r}, size={size})"
 
 
 class Datasets:
@@ -112,7 +117,7 @@ class Datasets:
         key = name if "://" in name else f"benchmark://{name}"
         key = BenchmarkUri.from_string(key).dataset_uri
         if key not in self._datasets:
-            raise LookupError(f"Dataset not found: {name}")
+            raise LookupError(f"Dataset not found: {name}{did_you_mean(key, self._datasets)}")
         return self._datasets[key]
 
     def benchmark(self, uri: str) -> Benchmark:

@@ -21,6 +21,7 @@ from compiler_gym import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import site_data_path
 
 
@@ -108,7 +109,8 @@ class InstalledDataset(Dataset):
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
         entry = self._manifest["benchmarks"].get(uri.path)
         if entry is None:
-            raise LookupError(f"Benchmark not found: {uri}")
+            hint = did_you_mean(uri.path, self._manifest["benchmarks"])
+            raise LookupError(f"Benchmark not found: {uri}{hint}")
         return self._benchmark(str(uri), self.root, entry)
 
     def _benchmark(self, uri: str, root: Path, entry: dict) -> Benchmark:

@@ -27,6 +27,7 @@ from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.datasets.install import install_directory
 from compiler_gym.datasets.make_benchmark import make_benchmark
 from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import site_data_path
 
 PROGRAM_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".ll", ".bc")
@@ -103,7 +104,8 @@ class FilesDataset(Dataset):
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
         path = self._files().get(uri.path)
         if path is None:
-            raise LookupError(f"Benchmark not found: {uri}")
+            hint = did_you_mean(uri.path, self._files())
+            raise LookupError(f"Benchmark not found: {uri}{hint}")
         return make_benchmark(
             path,
             copt=self.copt,

@@ -17,6 +17,7 @@ from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, Datasets
 from compiler_gym.errors import ServiceError, SessionNotFound
 from compiler_gym.spaces import Commandline, ObservationSpaceSpec, PythonReward, Reward
+from compiler_gym.util.names import did_you_mean
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.views import ObservationView, RewardView
 
@@ -29,7 +30,7 @@ def _space_by_name(space: Any, spec_type: type, table: dict[str, Any], what: str
     if space is None or isinstance(space, spec_type):
         return space
     if space not in table:
-        raise LookupError(f"Unknown {what} space: {space!r}")
+        raise LookupError(f"Unknown {what} space: {space!r}{did_you_mean(space, table)}")
     return table[space]
 
 
@@ -94,7 +95,8 @@ class CompilerEnv:
         """
         entry = next((e for e in _C.env_ids() if e["id"] == env_id), None)
         if entry is None:
-            raise LookupError(f"Unknown environment: {env_id}")
+            known = [e["id"] for e in _C.env_ids()]
+            raise LookupError(f"Unknown environment: {env_id!r}{did_you_mean(env_id, known)}")
         self.env_id = env_id
         self._entry = entry
         self.isolation = isolation or default_isolation()
@@ -148,7 +150,8 @@ class CompilerEnv:
         for space in self.action_spaces:
             if space.name == name:
                 return space
-        raise LookupError(f"Unknown action space: {name}")
+        names = [space.name for space in self.action_spaces]
+        raise LookupError(f"Unknown action space: {name!r}{did_you_mean(name, names)}")
 
     @property
     def observation_space_spec(self) -> Optional[ObservationSpaceSpec]:
@@ -505,6 +508,16 @@ class CompilerEnv:
         """Releases the environment's resources. Safe to call twice; any other call on a
         closed env raises ``SessionNotFound``."""
         self._env = _Closed(type(self).__name__)
+
+    def __repr__(self) -> str:
+        if not self._env:
+            return f"{type(self).__name__}({self.env_id!r}, closed)"
+        observation = self.observation_space_spec
+        return (
+            f"{type(self).__name__}({self.env_id!r}, benchmark={str(self.benchmark.uri)!r}, "
+            f"observation_space={observation.id if observation else None!r}, "
+            f"reward_space={self.reward_space.name if self.reward_space else None!r})"
+        )
 
     def __copy__(self):
         raise TypeError(
