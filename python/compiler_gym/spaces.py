@@ -50,6 +50,11 @@ class Commandline(gymnasium.spaces.Discrete):
             raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")
         return index
 
+    def derived(self, name: str, flags: Sequence[str]) -> Commandline:
+        """A space of other ``flags`` with this one's command around them (wrappers'
+        spaces: a subset, an added action)."""
+        return Commandline(name, flags, self._prefix, self._suffix)
+
     def to_string(self, actions: Iterable[int]) -> str:
         """Returns the command line that applies ``actions`` in order."""
         parts = [self._prefix] + [self.flags[int(a)] for a in actions] + [self._suffix]

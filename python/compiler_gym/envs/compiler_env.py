@@ -509,6 +509,11 @@ class CompilerEnv:
         closed env raises ``SessionNotFound``."""
         self._env = _Closed(type(self).__name__)
 
+    @property
+    def unwrapped(self) -> CompilerEnv:
+        """This env (the innermost of any wrappers)."""
+        return self
+
     def __repr__(self) -> str:
         if not self._env:
             return f"{type(self).__name__}({self.env_id!r}, closed)"

@@ -1,1 +1,39 @@
-"""Adapters from compiler_gym's environments to other RL libraries' interfaces."""
+"""CompilerGym's environment wrappers (:mod:`compiler_gym.wrappers.core`), and adapters to
+other RL libraries' interfaces (``compiler_gym.wrappers.sb3``, ``.torchrl``: imported on
+their own, as they import those libraries)."""
+
+from compiler_gym.wrappers.core import (
+    ActionWrapper,
+    CommandlineWithTerminalAction,
+    CompilerEnvWrapper,
+    ConstrainedCommandline,
+    ConversionWrapperEnv,
+    Counter,
+    CycleOverBenchmarks,
+    CycleOverBenchmarksIterator,
+    ForkOnStep,
+    IterateOverBenchmarks,
+    ObservationWrapper,
+    RandomOrderBenchmarks,
+    RewardWrapper,
+    TimeLimit,
+    ValidateBenchmarkAfterEveryStep,
+)
+
+__all__ = [
+    "ActionWrapper",
+    "CommandlineWithTerminalAction",
+    "CompilerEnvWrapper",
+    "ConstrainedCommandline",
+    "ConversionWrapperEnv",
+    "Counter",
+    "CycleOverBenchmarks",
+    "CycleOverBenchmarksIterator",
+    "ForkOnStep",
+    "IterateOverBenchmarks",
+    "ObservationWrapper",
+    "RandomOrderBenchmarks",
+    "RewardWrapper",
+    "TimeLimit",
+    "ValidateBenchmarkAfterEveryStep",
+]

@@ -1,0 +1,215 @@
+"""CompilerGym's wrappers, each against the same episode stepped on the bare env."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import compiler_gym
+from compiler_gym.wrappers import (
+    ActionWrapper,
+    CommandlineWithTerminalAction,
+    CompilerEnvWrapper,
+    ConstrainedCommandline,
+    Counter,
+    CycleOverBenchmarks,
+    CycleOverBenchmarksIterator,
+    ForkOnStep,
+    IterateOverBenchmarks,
+    ObservationWrapper,
+    RandomOrderBenchmarks,
+    RewardWrapper,
+    TimeLimit,
+    ValidateBenchmarkAfterEveryStep,
+)
+
+CRC32 = "benchmark://builtin-v0/crc32"
+QSORT = "benchmark://builtin-v0/qsort"
+FLAGS = ["-mem2reg", "-sroa", "-instcombine", "-simplifycfg", "-gvn"]
+
+
+def bare(**kwargs):
+    return compiler_gym.make("llvm-ic-v0", benchmark=CRC32, **kwargs)
+
+
+def rewards_of(flags, benchmark=CRC32):
+    """The rewards of ``flags`` stepped one by one on the bare env: the hand-computed side."""
+    with compiler_gym.make("llvm-ic-v0", benchmark=benchmark) as env:
+        env.reset()
+        return [env.step(env.action_space[f])[1] for f in flags]
+
+
+def test_the_base_wrapper_forwards_everything_and_sets_spaces_on_the_env():
+    with CompilerEnvWrapper(bare()) as env:
+        env.reset()
+        assert env.unwrapped is env.env
+        _, reward, done, _ = env.step(env.action_space["-mem2reg"])
+        assert (reward, done) == (rewards_of(["-mem2reg"])[0], False)
+        env.observation_space = "IrInstructionCount"
+        assert env.env.observation_space_spec.id == "IrInstructionCount"
+        observation, *_ = env.multistep([env.action_space[f] for f in FLAGS[1:3]])
+        assert observation == env.observation["IrInstructionCount"]
+        assert env.state.commandline == env.env.state.commandline
+        fork = env.fork()
+        assert isinstance(fork, CompilerEnvWrapper) and fork.env is not env.env
+        assert fork.actions == env.actions
+        fork.close()
+        assert repr(env).startswith("CompilerEnvWrapper(LlvmEnv('llvm-ic-v0'")
+
+
+def test_action_observation_and_reward_wrappers_convert():
+    class ByFlag(ActionWrapper):
+        def action(self, action):
+            return self.env.action_space[action]
+
+    class Doubled(RewardWrapper):
+        def convert_reward(self, reward):
+            return 2 * reward
+
+    class Total(ObservationWrapper):
+        def convert_observation(self, observation):
+            return int(np.sum(observation))
+
+    env = Total(Doubled(ByFlag(bare(observation_space="InstCount"))))
+    with env:
+        first = env.reset()
+        observation, reward, _, _ = env.step("-mem2reg")
+        assert reward == 2 * rewards_of(["-mem2reg"])[0]
+        assert isinstance(first, int) and isinstance(observation, int) and observation < first
+        assert env.actions == [env.action_space["-mem2reg"]]
+
+
+def test_time_limit_ends_the_episode_after_n_steps():
+    with TimeLimit(bare(), max_episode_steps=3) as env:
+        env.reset()
+        dones = [env.step(env.action_space[f])[2] for f in FLAGS[:2]]
+        _, _, done, info = env.step(env.action_space[FLAGS[2]])
+        assert dones == [False, False] and done and info["TimeLimit.truncated"]
+        env.reset()
+        _, _, done, info = env.multistep([env.action_space[f] for f in FLAGS[:2]])
+        assert not done and "TimeLimit.truncated" not in info
+        _, _, done, _ = env.multistep([env.action_space[f] for f in FLAGS[2:]])
+        assert done and len(env.actions) == 5
+    with pytest.raises(ValueError, match="at least 1"):
+        TimeLimit(bare(), max_episode_steps=0)
+
+
+def test_benchmark_iterators():
+    with IterateOverBenchmarks(bare(), [CRC32, QSORT]) as env:
+        env.reset()
+        assert str(env.benchmark.uri) == CRC32
+        env.reset()
+        assert str(env.benchmark.uri) == QSORT
+        with pytest.raises(StopIteration):
+            env.reset()
+        with pytest.raises(TypeError, match="chooses the benchmark"):
+            env.reset(benchmark=CRC32)
+        with pytest.raises(TypeError, match="fork_shares_iterator"):
+            env.fork()
+    with CycleOverBenchmarks(bare(), [CRC32, QSORT]) as env:
+        seen = []
+        for _ in range(5):
+            env.reset()
+            seen.append(str(env.benchmark.uri))
+        assert seen == [CRC32, QSORT, CRC32, QSORT, CRC32]
+    made = []
+
+    def make_iterator():
+        made.append(1)
+        return iter([QSORT])
+
+    with CycleOverBenchmarksIterator(bare(), make_iterator) as env:
+        for _ in range(3):
+            env.reset()
+            assert str(env.benchmark.uri) == QSORT
+        assert len(made) == 3
+    expected = np.random.default_rng(7).integers(2, size=6)
+    with RandomOrderBenchmarks(bare(), [CRC32, QSORT], rng=np.random.default_rng(7)) as env:
+        seen = []
+        for _ in range(6):
+            env.reset()
+            seen.append(str(env.benchmark.uri))
+        assert seen == [[CRC32, QSORT][i] for i in expected]
+
+
+def test_counter_counts_calls():
+    env = Counter(bare())
+    env.reset()
+    env.step(0)
+    env.multistep([1, 2])
+    env.fork().close()
+    env.close()
+    assert env.counters == {"close": 1, "fork": 1, "reset": 1, "step": 2}
+
+
+def test_fork_on_step_undoes_steps():
+    with ForkOnStep(bare()) as env:
+        env.reset()
+        for flag in FLAGS[:3]:
+            env.step(env.action_space[flag])
+        count = env.observation["IrInstructionCount"]
+        env.undo()
+        assert env.actions == [env.action_space[f] for f in FLAGS[:2]]
+        assert env.episode_reward == pytest.approx(sum(rewards_of(FLAGS[:2])))
+        env.step(env.action_space[FLAGS[2]])
+        assert env.observation["IrInstructionCount"] == count
+        env.reset()
+        assert env.stack == [] and env.undo() is env.env
+
+
+def test_constrained_commandline_maps_its_actions_to_the_envs():
+    with ConstrainedCommandline(bare(), flags=FLAGS[::-1]) as env:
+        assert env.action_space.n == 5 and env.action_space.flags == FLAGS[::-1]
+        env.reset()
+        rewards = [env.step(i)[1] for i in (4, 3, 2)]  # -mem2reg, -sroa, -instcombine
+        assert rewards == rewards_of(FLAGS[:3])
+        assert env.actions == [4, 3, 2]
+        assert env.state.commandline.split()[1:4] == FLAGS[:3]
+        assert env.validate().okay()
+        for bad, message in ((5, "out of range"), (1.0, "must be an integer"), (True, "integer")):
+            with pytest.raises(ValueError, match=message):
+                env.step(bad)
+    with pytest.raises(LookupError, match="did you mean '-gvn'"):
+        ConstrainedCommandline(bare(), flags=["-gvnn"])
+
+
+def test_the_terminal_action_ends_the_episode_without_changing_the_program():
+    with CommandlineWithTerminalAction(bare()) as env:
+        env.reset()
+        terminal = env.action_space.n - 1
+        assert env.action_space.flags[-1] == "# end-of-episode"
+        _, reward, done, _ = env.step(env.action_space["-mem2reg"])
+        assert not done
+        _, reward, done, info = env.step(terminal)
+        assert done and reward == 0 and info["terminal_action"]
+        env.reset()
+        _, reward, done, _ = env.multistep([env.action_space["-mem2reg"], terminal, 0])
+        assert done and env.actions == [env.env.action_space["-mem2reg"]]
+        assert reward == rewards_of(["-mem2reg"])[0]
+
+
+def test_validate_after_every_step_passes_a_sound_episode():
+    with ValidateBenchmarkAfterEveryStep(bare()) as env:
+        env.reset()
+        for flag in FLAGS[:2]:
+            _, reward, done, info = env.step(env.action_space[flag])
+            assert not done and "error_details" not in info
+
+
+def test_a_compiler_gym_training_loop_runs_unchanged():
+    # CompilerGym's documented pattern: a time limit over benchmarks in a cycle.
+    env = TimeLimit(
+        CycleOverBenchmarks(compiler_gym.make("llvm-autophase-ic-v0"), [CRC32, QSORT]),
+        max_episode_steps=4,
+    )
+    lengths = []
+    with env:
+        for episode in range(4):
+            env.reset()
+            for step in itertools.count(1):
+                _, _, done, _ = env.step(env.action_space.sample())
+                if done:
+                    lengths.append(step)
+                    break
+            assert str(env.benchmark.uri) == [CRC32, QSORT][episode % 2]
+    assert lengths == [4, 4, 4, 4]
