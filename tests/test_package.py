@@ -48,7 +48,7 @@ def test_deepcopy_forks_copy_refuses_and_a_closed_env_says_so():
     import pytest
 
     import compiler_gym
-    from compiler_gym.errors import SessionNotFound
+    from compiler_gym.errors import ServiceIsClosed
 
     env = compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/crc32")
     env.reset()
@@ -64,7 +64,7 @@ def test_deepcopy_forks_copy_refuses_and_a_closed_env_says_so():
     env.close()  # twice is fine
     assert env.actions == []
     for call in (lambda: env.step(0), env.reset, lambda: env.observation["IrInstructionCount"]):
-        with pytest.raises(SessionNotFound, match="LlvmEnv is closed"):
+        with pytest.raises(ServiceIsClosed, match="LlvmEnv is closed"):
             call()
 
 

@@ -18,7 +18,7 @@ from compiler_gym.datasets import (
     dataset_from_path,
     make_benchmark_from_command_line,
 )
-from compiler_gym.errors import DatasetInitError
+from compiler_gym.errors import DatasetInitError, DownloadFailed
 
 PROGRAM = '#include <stdio.h>\nint main(void) { printf("%d\\n", 6 * 7); return 0; }\n'
 IR = "define i32 @main() {\n  ret i32 0\n}\n"
@@ -116,13 +116,13 @@ def test_bad_tarballs_leave_nothing(tmp_path, server, site_data):
     www, url = server
     (www / "corrupt.tar.gz").write_bytes(b"\x1f\x8b this is not gzip")
     cases = [
-        (f"{url}/corrupt.tar.gz", None, "not a readable tarball"),
-        (f"{url}/missing.tar.gz", None, "Cannot download .*404"),
-        (f"{url}/corrupt.tar.gz", "0" * 64, "sha256 mismatch"),
+        (f"{url}/corrupt.tar.gz", None, DatasetInitError, "not a readable tarball"),
+        (f"{url}/missing.tar.gz", None, DownloadFailed, "Cannot download .*404"),
+        (f"{url}/corrupt.tar.gz", "0" * 64, DownloadFailed, "sha256 mismatch"),
     ]
-    for source, digest, message in cases:
+    for source, digest, error, message in cases:
         dataset = TarDataset("benchmark://broken-v0", source, sha256=digest)
-        with pytest.raises(DatasetInitError, match=message):
+        with pytest.raises(error, match=message):
             dataset.install()
         assert not dataset.installed
         assert [p.name for p in (site_data / "user").iterdir()] == [".broken-v0.lock"]
@@ -142,13 +142,13 @@ def test_manifest_over_http(programs, server, site_data):
     # One wrong digest, or an entry that escapes the directory: nothing is installed.
     bad = [dict(entries[0]), dict(entries[1], sha256="f" * 64)]
     dataset = ManifestDataset("benchmark://badsum-v0", {"benchmarks": bad})
-    with pytest.raises(DatasetInitError, match="sha256 mismatch .*tiny.ll"):
+    with pytest.raises(DownloadFailed, match="sha256 mismatch .*tiny.ll"):
         dataset.install()
     assert not (site_data / "user" / "badsum-v0").exists()
     escape = [dict(entries[0], name="../../evil.c")]
     with pytest.raises(DatasetInitError, match="leaves the dataset directory"):
         ManifestDataset("benchmark://escape-v0", {"benchmarks": escape}).install()
-    with pytest.raises(DatasetInitError, match="Cannot download"):
+    with pytest.raises(DownloadFailed, match="Cannot download"):
         ManifestDataset("benchmark://nomanifest-v0", f"{url}/nope.json").install()
 
 

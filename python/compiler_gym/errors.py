@@ -14,12 +14,20 @@ class SessionNotFound(ServiceError):
     """The call needs an episode in progress: call ``reset()`` first."""
 
 
+class ServiceIsClosed(ServiceError):
+    """The environment was closed: make another."""
+
+
 class BenchmarkInitError(OSError, ValueError):
     """A benchmark could not be loaded: it does not compile, parse, or verify."""
 
 
 class DatasetInitError(OSError):
     """A dataset could not be installed."""
+
+
+class DownloadFailed(DatasetInitError):
+    """A download failed, or what it fetched does not match its sha256."""
 
 
 class ValidationError(ValueError):

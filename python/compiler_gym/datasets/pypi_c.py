@@ -30,7 +30,7 @@ from tqdm import tqdm
 from compiler_gym.datasets.benchmark import Benchmark
 from compiler_gym.datasets.install import InstalledDataset
 from compiler_gym.datasets.user import DOWNLOAD_TIMEOUT_SECONDS, fetch
-from compiler_gym.errors import DatasetInitError
+from compiler_gym.errors import DatasetInitError, DownloadFailed
 
 DEFAULT_INDEX = "https://pypi.org/simple/"
 
@@ -120,7 +120,7 @@ def sdist_url(library: Library, index: str) -> str:
             parser = _Links()
             parser.feed(response.read().decode("utf-8", errors="replace"))
     except (OSError, ValueError) as e:
-        raise DatasetInitError(f"Cannot read the index page {page}: {e}") from e
+        raise DownloadFailed(f"Cannot read the index page {page}: {e}") from e
     for href in parser.links:
         if urllib.parse.urlparse(href).path.rsplit("/", 1)[-1] == library.filename:
             return urllib.parse.urljoin(page, href)

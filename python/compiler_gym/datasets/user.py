@@ -26,7 +26,7 @@ from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.datasets.install import install_directory
 from compiler_gym.datasets.make_benchmark import make_benchmark
-from compiler_gym.errors import DatasetInitError
+from compiler_gym.errors import DatasetInitError, DownloadFailed
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import site_data_path
 
@@ -36,7 +36,8 @@ DOWNLOAD_TIMEOUT_SECONDS = 300
 
 def fetch(source: str, destination: Path, sha256: Optional[str] = None) -> None:
     """Copies a URL (http, https, file) or a local path to ``destination``, checking its
-    sha256 when given. Raises DatasetInitError, leaving no file, when anything goes wrong."""
+    sha256 when given. Raises DownloadFailed (a DatasetInitError), leaving no file, when
+    anything goes wrong."""
     digest = hashlib.sha256()
     try:
         if "://" in source:
@@ -49,10 +50,10 @@ def fetch(source: str, destination: Path, sha256: Optional[str] = None) -> None:
                 out.write(chunk)
     except (OSError, urllib.error.URLError, ValueError) as e:
         destination.unlink(missing_ok=True)
-        raise DatasetInitError(f"Cannot download {source}: {e}") from e
+        raise DownloadFailed(f"Cannot download {source}: {e}") from e
     if sha256 is not None and digest.hexdigest() != sha256.lower():
         destination.unlink(missing_ok=True)
-        raise DatasetInitError(
+        raise DownloadFailed(
             f"sha256 mismatch for {source}: expected {sha256}, got {digest.hexdigest()}"
         )
 

@@ -15,7 +15,7 @@ import numpy as np
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, Datasets
-from compiler_gym.errors import ServiceError, SessionNotFound
+from compiler_gym.errors import ServiceError, ServiceIsClosed
 from compiler_gym.spaces import Commandline, ObservationSpaceSpec, PythonReward, Reward
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.validation_result import ValidationResult
@@ -50,7 +50,7 @@ class _Closed:
         return False
 
     def __getattr__(self, attribute: str):
-        raise SessionNotFound(f"the {self._name} is closed")
+        raise ServiceIsClosed(f"the {self._name} is closed")
 
 
 class CompilerEnv:
@@ -506,7 +506,7 @@ class CompilerEnv:
 
     def close(self) -> None:
         """Releases the environment's resources. Safe to call twice; any other call on a
-        closed env raises ``SessionNotFound``."""
+        closed env raises ``ServiceIsClosed``."""
         self._env = _Closed(type(self).__name__)
 
     @property
