@@ -116,3 +116,19 @@ def test_reprs_say_what_things_are_and_unknown_names_suggest_the_closest():
             with pytest.raises(LookupError, match=message):
                 call()
     assert repr(env) == "LlvmEnv('llvm-v0', closed)"
+
+
+def test_spec_metadata_and_send_params():
+    import pytest
+
+    import compiler_gym
+
+    with compiler_gym.make("llvm-v0") as env:
+        assert env.spec.id == "compiler_gym/llvm-v0"
+        assert env.metadata["render_modes"] == ["human", "ansi"]
+        assert env.send_params(
+            ("runtime_observation_count", 3), ("runtime_warmup_runs_count", 1)
+        ) == ["3", "1"]
+        assert env.runtime_observation_count == 3 and env.runtime_warmup_runs_count == 1
+        with pytest.raises(ValueError):
+            env.send_params(("runtime_observation_count", 0))

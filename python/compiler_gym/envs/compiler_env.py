@@ -68,6 +68,7 @@ class CompilerEnv:
     """
 
     family: Optional[str] = None
+    metadata = {"render_modes": ["human", "ansi"]}
     gymnasium_observation: Optional[str] = None
     gymnasium_reward: Optional[str] = None
     render_observation: Optional[str] = None
@@ -411,6 +412,10 @@ class CompilerEnv:
         self._env.set_parameter(key, str(value))
         return self._env.get_parameter(key)
 
+    def send_params(self, *params: tuple[str, Any]) -> list[str]:
+        """:meth:`send_param` for each ``(key, value)`` pair, in order; their values."""
+        return [self.send_param(key, value) for key, value in params]
+
     def get_param(self, key: str) -> str:
         """The value of a named setting (see :meth:`send_param`), as text."""
         return self._env.get_parameter(key)
@@ -508,6 +513,11 @@ class CompilerEnv:
         """Releases the environment's resources. Safe to call twice; any other call on a
         closed env raises ``ServiceIsClosed``."""
         self._env = _Closed(type(self).__name__)
+
+    @property
+    def spec(self) -> gymnasium.envs.registration.EnvSpec:
+        """The Gymnasium registration of this env's id (``compiler_gym/<id>``)."""
+        return gymnasium.spec(f"compiler_gym/{self.env_id}")
 
     @property
     def unwrapped(self) -> CompilerEnv:
