@@ -132,3 +132,37 @@ def test_spec_metadata_and_send_params():
         assert env.runtime_observation_count == 3 and env.runtime_warmup_runs_count == 1
         with pytest.raises(ValueError):
             env.send_params(("runtime_observation_count", 0))
+
+
+def test_compiler_gyms_llvm_module(tmp_path):
+    import pytest
+
+    import compiler_gym
+    from compiler_gym.envs.llvm import (
+        LlvmEnv,
+        compute_observation,
+        get_system_library_flags,
+        make_benchmark,
+    )
+    from compiler_gym.errors import BenchmarkInitError
+
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        assert isinstance(env, LlvmEnv)
+        env.reset()
+        env.step(env.action_space["-mem2reg"])
+        bitcode = env.write_bitcode(str(tmp_path / "crc32.bc"))
+        expected = env.observation["IrInstructionCount"], env.observation["IrSha1"]
+    assert (
+        compute_observation("IrInstructionCount", bitcode),
+        compute_observation(env.observation.spaces["IrSha1"], bitcode),
+    ) == expected
+    (tmp_path / "broken.bc").write_bytes(b"BC\xc0\xde" + bytes(64))
+    with pytest.raises(BenchmarkInitError):
+        compute_observation("IrInstructionCount", tmp_path / "broken.bc")
+    with pytest.raises(FileNotFoundError):
+        compute_observation("IrInstructionCount", tmp_path / "missing.bc")
+    with pytest.raises(LookupError, match="did you mean 'IrSha1'"):
+        compute_observation("IrSha", bitcode)
+    flags = get_system_library_flags()
+    assert flags[0::2] == ["-isystem"] * (len(flags) // 2) and len(flags) >= 2
+    assert make_benchmark(bitcode).files == [str(bitcode)]
