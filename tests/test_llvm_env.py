@@ -221,8 +221,10 @@ def test_out_of_range_action_raises_and_env_survives(env):
         env.step(env.action_space.n)
     with pytest.raises(ValueError):
         env.step(-1)
-    with pytest.raises(ValueError):
-        env.step("not an action")
+    with pytest.raises(LookupError, match="Unknown action 'not an action'"):
+        env.step("not an action")  # a flag that is not one
+    with pytest.raises(ValueError, match="must be an integer"):
+        env.step(None)
     assert env.actions == []
     _, _, done, _ = env.step(0)
     assert not done

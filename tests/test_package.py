@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import numpy as np
+
 
 def test_import_compiler_gym_does_not_import_torch_or_the_rl_libraries():
     # A single env needs none of them; make_vec imports torch with its first batch.
@@ -166,3 +168,65 @@ def test_compiler_gyms_llvm_module(tmp_path):
     flags = get_system_library_flags()
     assert flags[0::2] == ["-isystem"] * (len(flags) // 2) and len(flags) >= 2
     assert make_benchmark(bitcode).files == [str(bitcode)]
+
+
+def test_user_rewards_as_compiler_gym_writes_them():
+    import pytest
+
+    import compiler_gym
+    from compiler_gym.spaces import (
+        Commandline,
+        DefaultRewardFromObservation,
+        NamedDiscrete,
+        Reward,
+        Scalar,
+    )
+
+    class Shrink(Reward):  # CompilerGym's documented pattern
+        def __init__(self):
+            super().__init__(
+                name="shrink",
+                observation_spaces=["IrInstructionCount"],
+                default_value=0,
+                default_negates_returns=True,
+                deterministic=True,
+                platform_dependent=False,
+            )
+            self.previous = None
+
+        def reset(self, benchmark, observation_view):
+            self.previous = observation_view["IrInstructionCount"]
+
+        def update(self, actions, observations, observation_view):
+            reward = float(self.previous - observations[0])
+            self.previous = observations[0]
+            return reward
+
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        env.reward.add_space(Shrink())
+        env.reward.add_space(DefaultRewardFromObservation("IrInstructionCount", name="growth"))
+        env.reward_space = "shrink"
+        env.reset()
+        _, rewards, _, _ = env.step(
+            env.action_space["-mem2reg"],
+            reward_spaces=["shrink", "growth", env.reward.spaces["IrInstructionCount"]],
+        )
+        # The engine's delta reward, the user's, and the observation's growth agree.
+        assert rewards[0] == rewards[2] > 0 and rewards[1] == -rewards[0]
+        assert env.episode_reward == rewards[0]
+        assert env.reward.spaces["shrink"].range == (-float("inf"), float("inf"))
+        with pytest.raises(TypeError, match="compiler_gym.spaces.Reward"):
+            env.reward.add_space("shrink")
+        with pytest.raises(ValueError, match="the environment's own"):
+            env.reward.add_space(DefaultRewardFromObservation("IrInstructionCount"))
+        assert isinstance(env.action_space, NamedDiscrete) and isinstance(
+            env.action_space, Commandline
+        )
+        assert env.action_space.names[env.action_space["-gvn"]] == "gvn"
+    space = NamedDiscrete(["a", "b", "c"], name="letters")
+    assert space["c"] == 2 and space.to_string([2, 0]) == "c a" and space.from_string("b") == [1]
+    with pytest.raises(LookupError, match="did you mean 'b'"):
+        space["bb"]
+    count = Scalar("count", min=0, max=10, dtype=np.int64)
+    assert count.contains(3) and not count.contains(11) and not count.contains(2.5)
+    assert not count.contains(True) and count.contains(count.sample())

@@ -22,19 +22,92 @@ from compiler_gym.util.names import did_you_mean
 _INT64_MAX = np.iinfo(np.int64).max
 
 
-class Commandline(gymnasium.spaces.Discrete):
+class Scalar(gymnasium.spaces.Space):
+    """One number between ``min`` and ``max`` (None: unbounded) of ``dtype``: CompilerGym's
+    ``Scalar``."""
+
+    def __init__(
+        self,
+        name: str,
+        min: Optional[float] = None,
+        max: Optional[float] = None,
+        dtype: Any = np.float64,
+    ):
+        super().__init__(shape=(), dtype=dtype)
+        self.name = name
+        self.min, self.max = min, max
+
+    def contains(self, x: Any) -> bool:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.number)):
+            return False
+        if np.issubdtype(self.dtype, np.integer) and not float(x).is_integer():
+            return False
+        return (self.min is None or x >= self.min) and (self.max is None or x <= self.max)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        low = -1e6 if self.min is None else self.min
+        high = 1e6 if self.max is None else self.max
+        if np.issubdtype(self.dtype, np.integer):
+            return self.dtype.type(self.np_random.integers(int(low), int(high) + 1))
+        return self.dtype.type(self.np_random.uniform(low, high))
+
+    def __repr__(self) -> str:
+        return f"Scalar({self.name}, [{self.min}, {self.max}], {np.dtype(self.dtype).name})"
+
+    def __eq__(self, other: Any) -> bool:
+        return (
+            isinstance(other, Scalar)
+            and (other.name, other.min, other.max) == (self.name, self.min, self.max)
+            and np.dtype(other.dtype) == np.dtype(self.dtype)
+        )
+
+
+class NamedDiscrete(gymnasium.spaces.Discrete):
+    """A discrete space whose values have names: CompilerGym's ``NamedDiscrete``.
+    ``space["name"]`` is the index of a name; an unknown one names the closest."""
+
+    def __init__(self, items: Iterable[str], name: str):
+        self.names: list[str] = [str(item) for item in items]
+        super().__init__(len(self.names))
+        self.name = name
+        self._name_index = {n: i for i, n in enumerate(self.names)}
+
+    def __getitem__(self, name: str) -> int:
+        if name not in self._name_index:
+            hint = did_you_mean(name, self.names)
+            raise LookupError(f"Unknown name {name!r} in {self.name}{hint}")
+        return self._name_index[name]
+
+    def to_string(self, values: Iterable[int]) -> str:
+        """The names of ``values``, separated by spaces."""
+        return " ".join(self.names[int(v)] for v in values)
+
+    def from_string(self, text: str) -> list[int]:
+        """The values of space-separated names."""
+        return [self[name] for name in text.split()]
+
+    def __repr__(self) -> str:
+        return f"NamedDiscrete({self.name}, n={self.n})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, NamedDiscrete) and (other.name, other.names) == (
+            self.name,
+            self.names,
+        )
+
+
+class Commandline(NamedDiscrete):
     """A discrete action space whose actions are command-line flags (e.g. LLVM passes), with
-    the family's command around them (LLVM's: ``opt`` ... ``input.bc -o output.bc``).
+    the family's command around them (LLVM's: ``opt`` ... ``input.bc -o output.bc``). Its
+    ``names`` are the flags without their leading dashes.
 
     >>> space.to_string([0, 3])
     'opt -add-discriminators -alignment-from-assumptions input.bc -o output.bc'
     """
 
     def __init__(self, name: str, flags: Sequence[str], prefix: str = "", suffix: str = ""):
-        super().__init__(len(flags))
-        self.name = name
+        super().__init__([f.lstrip("-") for f in flags], name)
         self.flags: list[str] = list(flags)
-        self.names: list[str] = [f.lstrip("-") for f in self.flags]
         self._prefix = prefix
         self._suffix = suffix
         self._index = {f: i for i, f in enumerate(self.flags)}
@@ -261,7 +334,7 @@ class ObservationSpaceSpec:
 
 
 @dataclass
-class Reward:
+class EngineReward:
     """A reward space: name, range, and the costs it is computed from (in C++)."""
 
     name: str
@@ -276,7 +349,7 @@ class Reward:
     success_threshold: Optional[float] = None
 
     @classmethod
-    def from_dict(cls, index: int, spec: dict) -> Reward:
+    def from_dict(cls, index: int, spec: dict) -> EngineReward:
         return cls(
             name=spec["name"],
             index=index,
@@ -295,39 +368,56 @@ class Reward:
         return self.name
 
     def __repr__(self) -> str:
-        return f"Reward({self.name})"
+        return f"EngineReward({self.name})"
 
 
-class PythonReward:
-    """A reward computed in Python from observations, CompilerGym's reward interface.
+class Reward:
+    """A reward computed in Python from observations: CompilerGym's ``Reward``, which user
+    rewards subclass.
 
     Subclasses name the observations they need in ``observation_spaces`` and implement
     ``reset`` (called at each episode start) and ``update`` (called when the reward is
     requested, with those observations of the current state). ``configure(env)`` runs when the
     reward is installed as an env's reward space, to set what the reward needs of the env.
-    Install one with ``env.reward_space = MyReward(...)``; afterwards ``env.reward[name]`` and
-    ``step(reward_spaces=[name])`` find it by name too.
+    Install one with ``env.reward_space = MyReward()`` or ``env.reward.add_space(MyReward())``;
+    then ``env.reward[name]`` and ``step(reward_spaces=[name])`` find it by name.
+
+    A step that ends the episode in an error is worth ``default_value``, minus the episode's
+    reward so far when ``default_negates_returns`` (the episode then sums to
+    ``default_value``).
     """
 
     def __init__(
         self,
         name: str,
-        observation_spaces: Sequence[str],
+        observation_spaces: Optional[Sequence[str]] = None,
+        default_value: float = 0.0,
+        min: Optional[float] = None,
+        max: Optional[float] = None,
+        default_negates_returns: bool = False,
+        success_threshold: Optional[float] = None,
         deterministic: bool = False,
         platform_dependent: bool = True,
-        reward_range: tuple = (-np.inf, np.inf),
         doc: str = "",
     ):
         self.name = name
-        self.observation_spaces = list(observation_spaces)
+        self.observation_spaces = list(observation_spaces or [])
+        self.default_value = default_value
+        self.default_negates_returns = default_negates_returns
+        self.success_threshold = success_threshold
         self.deterministic = deterministic
         self.platform_dependent = platform_dependent
-        self.reward_range = reward_range
+        self.reward_range = (-np.inf if min is None else min, np.inf if max is None else max)
         self.doc = doc
 
     @property
     def id(self) -> str:
         return self.name
+
+    @property
+    def range(self) -> tuple:
+        """(min, max), as CompilerGym names it."""
+        return self.reward_range
 
     def configure(self, env: Any) -> None:
         """Called once when installed on ``env``; the default does nothing."""
@@ -340,5 +430,28 @@ class PythonReward:
         ``observation_spaces``."""
         raise NotImplementedError
 
+    def reward_on_error(self, episode_reward: float) -> float:
+        """The reward of a step that ended the episode in an error."""
+        return self.default_value - (episode_reward if self.default_negates_returns else 0.0)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name})"
+
+
+class DefaultRewardFromObservation(Reward):
+    """The reward of a scalar observation: its current value minus its value at the last
+    update (at the start of the episode, the value it started from)."""
+
+    def __init__(self, observation_name: str, **kwargs):
+        kwargs.setdefault("name", observation_name)
+        super().__init__(observation_spaces=[observation_name], **kwargs)
+        self.previous_value: Optional[float] = None
+
+    def reset(self, benchmark: Any, observation_view: Any) -> None:
+        self.previous_value = float(observation_view[self.observation_spaces[0]])
+
+    def update(self, actions: list[int], observations: list[Any], observation_view: Any) -> float:
+        value = float(observations[0])
+        reward = value - self.previous_value
+        self.previous_value = value
+        return reward

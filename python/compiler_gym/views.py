@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler_gym.spaces import ObservationSpaceSpec, Reward
+from compiler_gym.spaces import EngineReward, ObservationSpaceSpec, Reward
 from compiler_gym.util.names import did_you_mean
 
 
@@ -40,9 +40,19 @@ class RewardView:
     """``env.reward["IrInstructionCount"]`` computes that reward since it was last computed
     in this episode (since reset the first time)."""
 
-    def __init__(self, env, spaces: dict[str, Reward]):
+    def __init__(self, env, spaces: dict[str, EngineReward]):
         self._env = env
         self.spaces = spaces
+
+    def add_space(self, space: Reward) -> None:
+        """Adds a user reward (a :class:`compiler_gym.spaces.Reward`) by its name: then
+        ``env.reward[name]``, ``env.reward_space = name`` and ``step(reward_spaces=[name])``
+        compute it."""
+        if not isinstance(space, Reward):
+            raise TypeError(f"add_space() takes a compiler_gym.spaces.Reward, not {space!r}")
+        if isinstance(self.spaces.get(space.name), EngineReward):
+            raise ValueError(f"{space.name!r} is the environment's own reward space: rename yours")
+        self.spaces[space.name] = space
 
     def __repr__(self) -> str:
         return f"RewardView({len(self.spaces)} spaces: {', '.join(self.spaces)})"

@@ -16,13 +16,13 @@ from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, Datasets
 from compiler_gym.errors import ServiceError, ServiceIsClosed
-from compiler_gym.spaces import Commandline, ObservationSpaceSpec, PythonReward, Reward
+from compiler_gym.spaces import Commandline, EngineReward, ObservationSpaceSpec, Reward
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.views import ObservationView, RewardView
 
 ObservationSpaceArg = Optional[Union[str, ObservationSpaceSpec]]
-RewardSpaceArg = Optional[Union[str, Reward, PythonReward]]
+RewardSpaceArg = Optional[Union[str, EngineReward, Reward]]
 
 
 def _space_by_name(space: Any, spec_type: type, table: dict[str, Any], what: str) -> Any:
@@ -114,8 +114,9 @@ class CompilerEnv:
                 for i, s in enumerate(spec["observation_spaces"])
             },
         )
+        rewards = spec["reward_spaces"]
         self.reward = RewardView(
-            self, {r["name"]: Reward.from_dict(i, r) for i, r in enumerate(spec["reward_spaces"])}
+            self, {r["name"]: EngineReward.from_dict(i, r) for i, r in enumerate(rewards)}
         )
         self.datasets = datasets
         self.action_space: Commandline = self.action_spaces[0]
@@ -127,7 +128,7 @@ class CompilerEnv:
         self.benchmark = benchmark or entry["default_benchmark"]
         self._observation_space: Optional[ObservationSpaceSpec] = None
         self.episode_reward: Optional[float] = None
-        self._reward_space: Optional[Reward] = None
+        self._reward_space: Optional[EngineReward] = None
         self.observation_space = (
             observation_space
             if observation_space is not None
@@ -170,17 +171,17 @@ class CompilerEnv:
         )
 
     @property
-    def reward_space(self) -> Optional[Reward]:
+    def reward_space(self) -> Optional[EngineReward]:
         return self._reward_space
 
     @reward_space.setter
     def reward_space(self, space: RewardSpaceArg) -> None:
-        if isinstance(space, PythonReward):
+        if isinstance(space, Reward):
             # A reward defined in Python: known by name from now on, like the engine's.
             self.reward.spaces[space.name] = space
             space.configure(self)
         self._reward_space = _space_by_name(
-            space, (Reward, PythonReward), self.reward.spaces, "reward"
+            space, (EngineReward, Reward), self.reward.spaces, "reward"
         )
         self.reward_range = (
             self._reward_space.reward_range if self._reward_space else (-math.inf, math.inf)
@@ -239,9 +240,13 @@ class CompilerEnv:
         self.episode_reward = 0.0 if self._reward_space else None
         self._episode_start = time.time()
         self.episode_walltime = 0.0
-        if isinstance(self._reward_space, PythonReward):
-            self._reward_space.reset(self.benchmark, self.observation)
-        elif self._reward_space:
+        # Every user reward starts its episode here, whichever of them a step asks for.
+        python_rewards = [s for s in self.reward.spaces.values() if isinstance(s, Reward)]
+        if isinstance(self._reward_space, Reward) and self._reward_space not in python_rewards:
+            python_rewards.append(self._reward_space)
+        for space in python_rewards:
+            space.reset(self.benchmark, self.observation)
+        if isinstance(self._reward_space, EngineReward):
             # Rewards count from the start of the episode; computing it here fixes "prev".
             self._env.reward(self._reward_space.index)
         return self._observe(self._observation_space) if self._observation_space else None
@@ -249,8 +254,8 @@ class CompilerEnv:
     def _observe(self, spec: ObservationSpaceSpec) -> Any:
         return spec.translate(self._env.observe(spec.index))
 
-    def _reward(self, reward: Union[Reward, PythonReward]) -> float:
-        if isinstance(reward, PythonReward):
+    def _reward(self, reward: Union[EngineReward, Reward]) -> float:
+        if isinstance(reward, Reward):
             observations = [self.observation[name] for name in reward.observation_spaces]
             return reward.update(self.actions, observations, self.observation)
         return self._env.reward(reward.index)
@@ -258,7 +263,7 @@ class CompilerEnv:
     def _resolve_observations(self, spaces) -> list[ObservationSpaceSpec]:
         return [self.observation.spaces[s] if isinstance(s, str) else s for s in spaces]
 
-    def _resolve_rewards(self, spaces) -> list[Reward]:
+    def _resolve_rewards(self, spaces) -> list[EngineReward]:
         return [self.reward.spaces[s] if isinstance(s, str) else s for s in spaces]
 
     def multistep(
@@ -299,7 +304,7 @@ class CompilerEnv:
         if not done:
             # Engine spaces in one call, which ends the episode if the compiler fails on them
             # (a lazily compiling family meets a refused flag combination here).
-            engine_rewards = [r for r in reward_specs if isinstance(r, Reward)]
+            engine_rewards = [r for r in reward_specs if isinstance(r, EngineReward)]
             values, engine_values, error_type, error_details = self._env.outcome(
                 [s.index for s in obs_specs], [r.index for r in engine_rewards]
             )
@@ -311,7 +316,11 @@ class CompilerEnv:
             info["error_details"] = error_details
             observations_out = [s.default_value() for s in obs_specs]
             # An episode that ends in an error is worth nothing: undo what it earned.
-            rewards_out = [-(self.episode_reward or 0.0) for _ in reward_specs]
+            so_far = self.episode_reward or 0.0
+            rewards_out = [
+                r.reward_on_error(so_far) if isinstance(r, Reward) else -so_far
+                for r in reward_specs
+            ]
         else:
             observations_out = [s.translate(v) for s, v in zip(obs_specs, values, strict=True)]
             by_engine = dict(zip(map(id, engine_rewards), engine_values, strict=True))
@@ -368,11 +377,11 @@ class CompilerEnv:
         if not self.in_episode:
             self.reset()
         reward = _space_by_name(
-            reward_space or self._reward_space, (Reward, PythonReward), self.reward.spaces, "reward"
+            reward_space or self._reward_space, (EngineReward, Reward), self.reward.spaces, "reward"
         )
         if reward is None:
             raise ValueError("try_actions() needs a reward space: the env has none")
-        if isinstance(reward, PythonReward):
+        if isinstance(reward, Reward):
             raise TypeError(f"try_actions() computes engine rewards; {reward.name} is Python's")
         observation = _space_by_name(
             observation_space, ObservationSpaceSpec, self.observation.spaces, "observation"
@@ -430,7 +439,7 @@ class CompilerEnv:
         new._env = self._env.fork()
         new.observation = ObservationView(new, self.observation.spaces)
         new.reward = RewardView(new, dict(self.reward.spaces))
-        if isinstance(self._reward_space, PythonReward):
+        if isinstance(self._reward_space, Reward):
             # Python rewards keep per-episode state: the fork continues from a copy.
             new._reward_space = copy.deepcopy(self._reward_space)
             new.reward.spaces[new._reward_space.name] = new._reward_space

@@ -19,7 +19,7 @@ from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
-from compiler_gym.spaces import Reward
+from compiler_gym.spaces import EngineReward
 
 DEFAULT_GCC = "gcc"
 
@@ -158,7 +158,7 @@ class GccEnv(CompilerEnv):
         """Resets to the state's benchmark and sets the choices of its command line."""
         self.reset(benchmark=state.benchmark)
         self.choices = self.commandline_to_choices(state.commandline)
-        if isinstance(self.reward_space, Reward):
+        if isinstance(self.reward_space, EngineReward):
             self.episode_reward += self._env.reward(self.reward_space.index)
 
     # CompilerGym's GccEnv properties: the observations of the current state.

@@ -8,10 +8,10 @@ from typing import Any, Optional
 import numpy as np
 
 from compiler_gym.errors import BenchmarkInitError, ServiceError
-from compiler_gym.spaces import PythonReward
+from compiler_gym.spaces import Reward
 
 
-class RuntimePointEstimateReward(PythonReward):
+class RuntimePointEstimateReward(Reward):
     """Runtime reward from a point estimate of repeated runs (CompilerGym's class).
 
     Each time it is computed the program is run ``warmup_count`` times unmeasured and
@@ -31,6 +31,7 @@ class RuntimePointEstimateReward(PythonReward):
             observation_spaces=["Runtime"],
             deterministic=False,
             platform_dependent=True,
+            default_negates_returns=True,
             doc="previous runtime estimate - current runtime estimate, in seconds",
         )
         if runtime_count < 1 or warmup_count < 0:
