@@ -230,3 +230,61 @@ def test_user_rewards_as_compiler_gym_writes_them():
     count = Scalar("count", min=0, max=10, dtype=np.int64)
     assert count.contains(3) and not count.contains(11) and not count.contains(2.5)
     assert not count.contains(True) and count.contains(count.sample())
+
+
+def test_compiler_gyms_dataset_names(tmp_path):
+    import pickle
+
+    import pytest
+
+    import compiler_gym
+    from compiler_gym.datasets import (
+        BenchmarkSource,
+        BenchmarkUri,
+        Dataset,
+        FilesDataset,
+        round_robin_iterables,
+    )
+
+    uri = BenchmarkUri.from_string("generator://csmith-v0/12?b=2&a=1#frag")
+    parts = (uri.scheme, uri.dataset, uri.path, uri.fragment)
+    assert parts == ("generator", "csmith-v0", "12", "frag")
+    assert uri.params == {"a": ["1"], "b": ["2"]}
+    assert str(uri) == "generator://csmith-v0/12?a=1&b=2#frag"
+    assert BenchmarkUri.canonicalize("builtin-v0/qsort") == "benchmark://builtin-v0/qsort"
+    assert BenchmarkUri.from_string("builtin-v0/qsort") == "benchmark://builtin-v0/qsort"
+    assert uri.startswith("generator://csmith") and uri.endswith("#frag")
+    assert list(round_robin_iterables([[1, 2, 3], "ab", []])) == [1, "a", 2, "b", 3]
+
+    with compiler_gym.make("llvm-v0") as env:
+        builtin = env.datasets["builtin-v0"]
+        assert builtin == "benchmark://builtin-v0" and builtin == env.datasets["builtin-v0"]
+        assert pickle.loads(pickle.dumps(builtin)) == builtin
+        assert (builtin.protocol, builtin.version) == ("benchmark", 0)
+        (source,) = builtin.benchmark("qsort").sources
+        assert isinstance(source, BenchmarkSource) and source.filename.endswith(".c")
+        assert builtin.benchmark("qsort").write_sources_to_directory(tmp_path / "src") == 1
+        assert (tmp_path / "src" / source.filename).read_bytes() == source.contents
+
+    mine = Dataset(
+        "benchmark://mine-v2", "my programs", "MIT", site_data_base=tmp_path, validatable="Yes"
+    )
+    assert mine.site_data_path == tmp_path / "benchmark" / "mine-v2" and mine.version == 2
+    (tmp_path / "programs" / "sub").mkdir(parents=True)
+    for name in ("a.c", "b.c", "sub/c.c", "sub/d.ll"):
+        (tmp_path / "programs" / name).write_text("int main(void) { return 0; }\n")
+    by_glob = FilesDataset(
+        name="benchmark://globbed-v0", dataset_root=tmp_path / "programs", file_glob="sub/*"
+    )
+    assert list(by_glob.benchmark_uris()) == [
+        "benchmark://globbed-v0/sub/c",
+        "benchmark://globbed-v0/sub/d",
+    ]
+    by_suffix = FilesDataset(
+        name="benchmark://suffixed-v0",
+        dataset_root=tmp_path / "programs",
+        benchmark_file_suffix=".c",
+    )
+    assert [u.rsplit("/", 1)[-1] for u in by_suffix.benchmark_uris()] == ["a", "b", "c"]
+    with pytest.raises(TypeError, match="one of root and dataset_root"):
+        FilesDataset("benchmark://none-v0")

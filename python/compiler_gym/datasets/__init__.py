@@ -1,8 +1,8 @@
 """Benchmarks and datasets."""
 
-from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
+from compiler_gym.datasets.benchmark import Benchmark, BenchmarkSource, BenchmarkUri
 from compiler_gym.datasets.builtin import BuiltinDataset
-from compiler_gym.datasets.dataset import Dataset, Datasets
+from compiler_gym.datasets.dataset import Dataset, Datasets, round_robin_iterables
 from compiler_gym.datasets.make_benchmark import (
     make_benchmark,
     make_benchmark_from_command_line,
@@ -17,6 +17,7 @@ from compiler_gym.datasets.user import (
 
 __all__ = [
     "Benchmark",
+    "BenchmarkSource",
     "BenchmarkUri",
     "Dataset",
     "Datasets",
@@ -28,4 +29,5 @@ __all__ = [
     "make_benchmark",
     "make_benchmark_from_command_line",
     "make_benchmark_from_source",
+    "round_robin_iterables",
 ]

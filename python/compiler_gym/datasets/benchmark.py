@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional, Union
 from urllib.parse import parse_qs, urlparse
 
 from compiler_gym import _C
@@ -21,6 +21,7 @@ class BenchmarkUri:
     dataset: str
     path: str
     params: dict[str, list[str]] = field(default_factory=dict)
+    fragment: str = ""
 
     @classmethod
     def from_string(cls, uri: str) -> BenchmarkUri:
@@ -29,11 +30,41 @@ class BenchmarkUri:
         if "://" not in uri:
             uri = "benchmark://" + uri
         parsed = urlparse(uri)
+        params = parse_qs(parsed.query)
         if parsed.scheme == "file":
-            return cls("file", "", parsed.path, parse_qs(parsed.query))
+            return cls("file", "", parsed.path, params, parsed.fragment)
         if not parsed.netloc:
             raise ValueError(f"Invalid benchmark URI: {uri!r}")
-        return cls(parsed.scheme, parsed.netloc, parsed.path.lstrip("/"), parse_qs(parsed.query))
+        path = parsed.path.lstrip("/")
+        return cls(parsed.scheme, parsed.netloc, path, params, parsed.fragment)
+
+    @staticmethod
+    def canonicalize(uri: str) -> str:
+        """The canonical form of a URI string (``builtin-v0/qsort`` ->
+        ``benchmark://builtin-v0/qsort``, parameters sorted)."""
+        return str(BenchmarkUri.from_string(uri))
+
+    def startswith(self, *args) -> bool:
+        """``str(uri).startswith(...)``."""
+        return str(self).startswith(*args)
+
+    def endswith(self, *args) -> bool:
+        """``str(uri).endswith(...)``."""
+        return str(self).endswith(*args)
+
+    def __eq__(self, other) -> bool:
+        """Equal to another URI or a string of the same canonical form."""
+        if isinstance(other, BenchmarkUri):
+            return str(self) == str(other)
+        if isinstance(other, str):
+            try:
+                return str(self) == BenchmarkUri.canonicalize(other)
+            except ValueError:
+                return False
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(str(self))
 
     @property
     def dataset_uri(self) -> str:
@@ -49,7 +80,16 @@ class BenchmarkUri:
                 f"{k}={v}" for k, values in sorted(self.params.items()) for v in values
             )
             base += "?" + query
+        if self.fragment:
+            base += "#" + self.fragment
         return base
+
+
+class BenchmarkSource(NamedTuple):
+    """A source file of a benchmark: its name and contents (CompilerGym's)."""
+
+    filename: str
+    contents: bytes
 
 
 class Benchmark:
@@ -103,6 +143,22 @@ class Benchmark:
         b.runnable = self.runnable
         b.expected_output = self.expected_output or ""
         return b
+
+    @property
+    def sources(self) -> list[BenchmarkSource]:
+        """The benchmark's files (or its in-memory IR) as :class:`BenchmarkSource`."""
+        if not self.files:
+            return [BenchmarkSource("benchmark.bc", self.data)] if self.data else []
+        return [BenchmarkSource(Path(f).name, Path(f).read_bytes()) for f in self.files]
+
+    def write_sources_to_directory(self, directory: Union[str, Path]) -> int:
+        """Writes :attr:`sources` into ``directory`` (made if missing); returns how many."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        sources = self.sources
+        for source in sources:
+            (directory / source.filename).write_bytes(source.contents)
+        return len(sources)
 
     def __eq__(self, other) -> bool:
         if isinstance(other, Benchmark):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import itertools
+import re
 from collections.abc import Iterable, Iterator
-from typing import Optional
+from pathlib import Path
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -21,16 +22,44 @@ class Dataset:
         name: str,
         description: str,
         license: str,
-        size: int = 0,
+        site_data_base: Optional[Union[str, Path]] = None,
+        references: Optional[dict[str, str]] = None,
+        deprecated: Union[bool, str] = False,
         sort_order: int = 0,
-        deprecated: bool = False,
+        validatable: str = "No",
+        size: int = 0,
     ):
+        """CompilerGym's arguments: ``site_data_base`` is the folder under which the
+        dataset keeps its files (:attr:`site_data_path`), ``references`` names papers and
+        sites, ``deprecated`` is true or a message, ``validatable`` says whether its
+        benchmarks' behaviour can be checked ("Yes", "No", "Partially")."""
         self.name = name
         self.description = description
         self.license = license
+        self.references = dict(references or {})
+        self._site_data_base = Path(site_data_base) if site_data_base is not None else None
         self._size = size
         self.sort_order = sort_order
         self.deprecated = deprecated
+        self.validatable = validatable
+
+    @property
+    def protocol(self) -> str:
+        """The URI scheme: ``benchmark`` or ``generator``."""
+        return BenchmarkUri.from_string(self.name).scheme
+
+    @property
+    def version(self) -> int:
+        """The N of a ``-vN`` name, else 0."""
+        match = re.search(r"-v(\d+)$", self.name)
+        return int(match.group(1)) if match else 0
+
+    @property
+    def site_data_path(self) -> Optional[Path]:
+        """``<site_data_base>/<protocol>/<name without scheme>`` (None without a base)."""
+        if self._site_data_base is None:
+            return None
+        return self._site_data_base / self.protocol / BenchmarkUri.from_string(self.name).dataset
 
     @property
     def size(self) -> int:
@@ -78,6 +107,32 @@ class Dataset:
     def __repr__(self) -> str:
         size = "infinite" if self.size == 0 else self.size
         return f"{type(self).__name__}({self.name!r}, size={size})"
+
+    def __eq__(self, other) -> bool:
+        """Datasets are equal by name, and equal to their name."""
+        if isinstance(other, Dataset):
+            return self.name == other.name
+        if isinstance(other, str):
+            return self.name == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+def round_robin_iterables(iters: Iterable[Iterable[Any]]) -> Iterator[Any]:
+    """One item of each iterable in turn, dropping each when it runs out, until all have:
+    an infinite iterable never starves the others."""
+    iterators = [iter(i) for i in iters]
+    while iterators:
+        alive = []
+        for it in iterators:
+            try:
+                yield next(it)
+            except StopIteration:
+                continue
+            alive.append(it)
+        iterators = alive
 
 
 class Datasets:
@@ -130,11 +185,7 @@ class Datasets:
     def benchmark_uris(self, with_deprecated: bool = False) -> Iterator[str]:
         """All benchmark URIs, round-robin over the datasets so infinite ones do not starve
         the others."""
-        iterators = [d.benchmark_uris() for d in self.datasets(with_deprecated)]
-        for group in itertools.zip_longest(*iterators):
-            for uri in group:
-                if uri is not None:
-                    yield uri
+        yield from round_robin_iterables(d.benchmark_uris() for d in self.datasets(with_deprecated))
 
     def random_benchmark(
         self, random_state: Optional[np.random.Generator] = None, weighted: bool = False

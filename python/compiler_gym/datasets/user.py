@@ -62,21 +62,34 @@ class FilesDataset(Dataset):
     """Every program file (``.c .cc .cpp .cxx .ll .bc``) under ``root``, recursively; the
     benchmark ``<name>/<relative path without suffix>`` is that file. Sources are compiled
     with ``copt`` and linked with ``link_args``; ``runnable`` says whether the programs run
-    without arguments and check themselves (exit code 0)."""
+    without arguments and check themselves (exit code 0).
+
+    CompilerGym's keywords work too: ``dataset_root`` for ``root``, ``file_glob`` to take
+    only the files it matches (relative to the root, e.g. ``"*/*.bc"``), and
+    ``benchmark_file_suffix`` to take only files with that suffix, named without it.
+    """
 
     def __init__(
         self,
         name: str,
-        root: Union[str, Path],
+        root: Optional[Union[str, Path]] = None,
         description: str = "user programs",
         license: str = "unknown",
         copt: Optional[list[str]] = None,
         link_args: Optional[list[str]] = None,
         runnable: bool = False,
         sort_order: int = 50,
+        *,
+        dataset_root: Optional[Union[str, Path]] = None,
+        file_glob: Optional[str] = None,
+        benchmark_file_suffix: str = "",
     ):
+        if (root is None) == (dataset_root is None):
+            raise TypeError("FilesDataset needs one of root and dataset_root")
         super().__init__(name, description, license, sort_order=sort_order)
-        self._root = Path(root).expanduser()
+        self._root = Path(root if root is not None else dataset_root).expanduser()
+        self.file_glob = file_glob
+        self.benchmark_file_suffix = benchmark_file_suffix
         self.copt = list(copt or [])
         self.link_args = list(link_args or [])
         self.runnable = runnable
@@ -92,10 +105,19 @@ class FilesDataset(Dataset):
     def _files(self) -> dict[str, Path]:
         self.install()
         files = {}
-        for path in sorted(self.root.rglob("*")):
-            if path.suffix in PROGRAM_SUFFIXES and path.is_file():
+        suffix = self.benchmark_file_suffix
+        candidates = self.root.glob(self.file_glob) if self.file_glob else self.root.rglob("*")
+        for path in sorted(candidates):
+            if path.suffix not in PROGRAM_SUFFIXES or not path.is_file():
+                continue
+            relative = path.relative_to(self.root).as_posix()
+            if suffix:
+                if not relative.endswith(suffix):
+                    continue
+                name = relative[: -len(suffix)]
+            else:
                 name = path.relative_to(self.root).with_suffix("").as_posix()
-                files.setdefault(name, path)  # a.c and a.ll: the first in name order
+            files.setdefault(name, path)  # a.c and a.ll: the first in name order
         return files
 
     def benchmark_uris(self) -> Iterator[str]:
