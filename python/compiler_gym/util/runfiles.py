@@ -31,3 +31,21 @@ def cache_path(*parts: str) -> Path:
     """Returns a path in ``$COMPILER_GYM_CACHE`` (default ``~/.local/cache/compiler_gym``)."""
     root = os.environ.get("COMPILER_GYM_CACHE") or Path.home() / ".local/cache/compiler_gym"
     return Path(root).joinpath(*parts)
+
+
+def runfiles_path(relpath: str) -> Path:
+    """A path of the installed package given relative to its parent directory, as
+    CompilerGym's ``runfiles_path("compiler_gym/...")`` names them."""
+    return _PACKAGE_DIR.parent / relpath
+
+
+def transient_cache_path(*parts: str) -> Path:
+    """Returns a path in ``$COMPILER_GYM_TRANSIENT_CACHE`` (default: a per-user folder in
+    ``/dev/shm`` where it exists, else in the temporary directory): scratch space that need
+    not survive a reboot."""
+    root = os.environ.get("COMPILER_GYM_TRANSIENT_CACHE")
+    if not root:
+        shm = Path("/dev/shm")
+        base = shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+        root = base / f"compiler_gym_{os.getuid()}"
+    return Path(root).joinpath(*parts)

@@ -1,0 +1,92 @@
+"""compiler_gym.util: exact values on fixed inputs."""
+
+import pytest
+
+import compiler_gym
+from compiler_gym.util.minimize_trajectory import (
+    MinimizationError,
+    bisect_trajectory,
+    minimize_trajectory_iteratively,
+    random_minimization,
+)
+from compiler_gym.util.runfiles import package_data_path, runfiles_path, transient_cache_path
+from compiler_gym.util.timer import Timer, humanize_duration, humanize_duration_hms
+from compiler_gym.util.truncate import truncate, truncate_lines
+
+
+def test_humanize_durations():
+    cases = [(0.00085, "850.0us"), (0.0123, "12.3ms"), (4.5, "4.5s"), (200, "3m 20s")]
+    cases += [(7500, "2h 05m"), (-4.5, "-4.5s")]
+    assert [humanize_duration(s) for s, _ in cases] == [text for _, text in cases]
+    assert humanize_duration_hms(3725) == "1:02:05"
+
+
+def test_timer_reports_through_print_fn():
+    printed = []
+    with Timer("compile", print_fn=printed.append) as timer:
+        assert str(timer) == "(running)"
+    assert timer.time >= 0 and printed == [f"compile in {humanize_duration(timer.time)}"]
+    with Timer() as quiet:
+        pass
+    assert quiet.time >= 0
+
+
+def test_truncate():
+    text = "abcdefghij\nsecond\nthird"
+    assert truncate(text, max_line_len=8, max_lines=2) == "abcde...\nsecon..."
+    assert truncate(text, max_line_len=8, max_lines=2, tail=True) == "...econd\nthird"
+    assert truncate("short", 10) == "short" and truncate("x" * 20, 10) == "xxxxxxx..."
+    assert truncate_lines(["a", "b"], 10, 5) == ["a", "b"]
+    with pytest.raises(ValueError):
+        truncate("x", max_line_len=3)
+
+
+def test_paths(monkeypatch, tmp_path):
+    assert runfiles_path("compiler_gym/data") == package_data_path()
+    monkeypatch.setenv("COMPILER_GYM_TRANSIENT_CACHE", str(tmp_path))
+    assert transient_cache_path("a", "b") == tmp_path / "a" / "b"
+    monkeypatch.delenv("COMPILER_GYM_TRANSIENT_CACHE")
+    assert transient_cache_path().name.startswith("compiler_gym_")
+
+
+FLAGS = ["-loop-rotate", "-mem2reg", "-licm", "-sroa", "-instcombine", "-lcssa", "-gvn"]
+
+
+@pytest.fixture
+def env():
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        env.reset()
+        env.multistep([env.action_space[f] for f in FLAGS])
+        yield env
+
+
+def test_minimize_iteratively_gives_a_one_minimal_sequence(env):
+    target = env.observation["IrInstructionCount"]
+
+    def same_size(e):
+        return e.observation["IrInstructionCount"] == target
+
+    minimize_trajectory_iteratively(env, same_size)
+    actions = env.actions
+    assert same_size(env) and len(actions) < len(FLAGS)
+    for i in range(len(actions)):  # no single action can go
+        env.reset()
+        env.multistep(actions[:i] + actions[i + 1 :])
+        assert not same_size(env)
+
+
+def test_bisect_and_random_keep_what_the_hypothesis_needs(env):
+    mem2reg = env.action_space["-mem2reg"]
+
+    def has_mem2reg(e):
+        return mem2reg in e.actions
+
+    bisect_trajectory(env, has_mem2reg)
+    assert env.actions == [env.action_space[f] for f in FLAGS[:2]]
+    env.multistep([env.action_space[f] for f in FLAGS[2:]])
+    bisect_trajectory(env, has_mem2reg, reverse=True)
+    assert env.actions == [env.action_space[f] for f in FLAGS[1:]]
+    random_minimization(env, has_mem2reg, num_steps_ratio_multiplier=20, seed=0)
+    assert env.actions == [mem2reg]
+    with pytest.raises(MinimizationError):
+        random_minimization(env, lambda e: False)
