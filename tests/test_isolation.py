@@ -45,12 +45,11 @@ def no_worker_outlives_its_env():
 @pytest.mark.parametrize("uri", ["benchmark://builtin-v0/qsort", "generator://llvm-stress-v0/5"])
 def test_isolated_env_gives_what_in_process_gives(uri):
     rng = np.random.default_rng(3)
-    kwargs = dict(
-        benchmark=uri, observation_space="Autophase", reward_space="IrInstructionCountOz"
-    )
-    with compiler_gym.make("llvm-v0", **kwargs) as local, compiler_gym.make(
-        "llvm-v0", isolation="process", **kwargs
-    ) as remote:
+    kwargs = dict(benchmark=uri, observation_space="Autophase", reward_space="IrInstructionCountOz")
+    with (
+        compiler_gym.make("llvm-v0", **kwargs) as local,
+        compiler_gym.make("llvm-v0", isolation="process", **kwargs) as remote,
+    ):
         assert remote.isolation == "process"
         np.testing.assert_array_equal(local.reset(), remote.reset())
         actions = rng.integers(local.action_space.n, size=24).tolist()
@@ -87,9 +86,10 @@ FAULTS = [
 
 @pytest.mark.parametrize("pipeline,error_type,message", FAULTS)
 def test_fault_ends_only_its_episode(pipeline, error_type, message):
-    with compiler_gym.make("llvm-v0", isolation="process") as victim, compiler_gym.make(
-        "llvm-v0", isolation="process"
-    ) as bystander:
+    with (
+        compiler_gym.make("llvm-v0", isolation="process") as victim,
+        compiler_gym.make("llvm-v0", isolation="process") as bystander,
+    ):
         for name, value in LIMITS.items():
             victim.send_param(name, value)
         victim.reset()
@@ -203,9 +203,10 @@ def test_huge_program_past_the_memory_limit_is_a_typed_error(tmp_path):
             for i in range(100_000)
         )
     )
-    with compiler_gym.make("llvm-v0", isolation="process") as env, compiler_gym.make(
-        "llvm-v0", isolation="process"
-    ) as bystander:
+    with (
+        compiler_gym.make("llvm-v0", isolation="process") as env,
+        compiler_gym.make("llvm-v0", isolation="process") as bystander,
+    ):
         bystander.reset()
         env.send_param("worker.memory_limit_mb", 400)
         with pytest.raises(ServiceError, match="out of memory"):

@@ -39,7 +39,7 @@ def test_injected_miscompilation_is_caught():
         result = env.validate()
         assert not result.okay()
         assert result.benchmark_semantics_validated is True
-        text = result.error_details()
+        text = result.error_details
         assert "exit code 1 where the unoptimized one ended with exit code 0" in text
         assert "standard output differs" in text
         assert 'expected "checksum: ' in text
@@ -132,7 +132,7 @@ def test_wrong_expected_output_is_a_benchmark_error(tmp_path):
         env.reset(benchmark=bad)
         result = env.validate()
         assert not result.okay()
-        assert "differs from the benchmark's expected output" in result.error_details()
+        assert "differs from the benchmark's expected output" in result.error_details
 
 
 def _states_csv(states) -> str:

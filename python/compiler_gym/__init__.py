@@ -24,6 +24,7 @@ from compiler_gym.envs import CompilerEnv, GccEnv, LlvmEnv
 from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
 from compiler_gym.gymnasium_env import register_all as _register_gymnasium
 from compiler_gym.registration import env_ids, make
+from compiler_gym.validate import validate_states
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.vector import CompilerVecEnv, make_vec
 
@@ -55,6 +56,7 @@ __all__ = [
     "make_benchmark",
     "make_benchmark_from_command_line",
     "make_vec",
+    "validate_states",
     "CompilerVecEnv",
     "make_benchmark_from_source",
 ]

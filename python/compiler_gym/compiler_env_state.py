@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
+import json
 import math
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Optional, TextIO
@@ -36,21 +39,36 @@ class CompilerEnvState:
         return math.isclose(self.reward, other.reward, rel_tol=rel_tol, abs_tol=1e-9)
 
     def __eq__(self, other) -> bool:
+        """Same benchmark and command line, and the same reward when both have one (a
+        reward present on one side only does not make states unequal, as in CompilerGym)."""
         if not isinstance(other, CompilerEnvState):
             return NotImplemented
         return (
             self.benchmark == other.benchmark
             and self.commandline == other.commandline
-            and self.reward_equals(other)
+            and (self.reward is None or other.reward is None or self.reward_equals(other))
         )
+
+    def dict(self) -> dict:
+        """The fields as a dict."""
+        return {
+            "benchmark": self.benchmark,
+            "commandline": self.commandline,
+            "walltime": self.walltime,
+            "reward": self.reward,
+        }
+
+    def json(self) -> str:
+        """The fields as a JSON object."""
+        return json.dumps(self.dict())
 
     def __hash__(self) -> int:
         return hash((self.benchmark, self.commandline))
 
     def _csv_row(self) -> list:
         """The fields in _FIELDS order; an empty reward means None."""
-        reward = "" if self.reward is None else repr(self.reward)
-        return [self.benchmark, reward, repr(self.walltime), self.commandline]
+        reward = "" if self.reward is None else repr(float(self.reward))
+        return [self.benchmark, reward, repr(float(self.walltime)), self.commandline]
 
     def to_csv(self) -> str:
         """One CSV row (no header)."""
@@ -88,17 +106,35 @@ class CompilerEnvStateWriter:
 
 
 class CompilerEnvStateReader:
-    """Reads states from CSV with a header whose columns may come in any order."""
+    """Reads states from CSV: with a header whose columns may come in any order, or
+    without one (columns benchmark, reward, walltime, commandline). Empty input has no
+    states."""
 
     def __init__(self, f: TextIO):
         self._f = f
 
     def __iter__(self) -> Iterator[CompilerEnvState]:
-        reader = csv.DictReader(self._f)
-        missing = set(_FIELDS) - set(reader.fieldnames or [])
-        if missing:
-            raise ValueError(f"CSV header lacks columns: {sorted(missing)}")
-        for line, row in enumerate(reader, start=2):
+        rows = csv.reader(self._f)
+        first = next(rows, None)
+        while first is not None and not any(cell.strip() for cell in first):
+            first = next(rows, None)  # blank lines before anything
+        if first is None:
+            return
+        if set(first) & set(_FIELDS):  # a header
+            missing = set(_FIELDS) - set(first)
+            if missing:
+                raise ValueError(f"CSV header lacks columns: {sorted(missing)}")
+            columns, start, data = first, 2, rows
+        else:
+            columns, start, data = list(_FIELDS), 1, itertools.chain([first], rows)
+        for line, cells in enumerate(data, start=start):
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) != len(columns):
+                raise ValueError(
+                    f"Invalid state on line {line}: {len(cells)} columns, expected {len(columns)}"
+                )
+            row = dict(zip(columns, cells, strict=True))
             try:
                 reward = row["reward"].strip()
                 yield CompilerEnvState(
@@ -112,7 +148,10 @@ class CompilerEnvStateReader:
 
     @staticmethod
     def read_paths(paths: Iterable[str]) -> Iterator[CompilerEnvState]:
-        """Reads states from each CSV file in turn."""
+        """Reads states from each CSV file in turn (``-``: standard input)."""
         for path in paths:
+            if str(path) == "-":
+                yield from CompilerEnvStateReader(sys.stdin)
+                continue
             with open(path, newline="") as f:
                 yield from CompilerEnvStateReader(f)

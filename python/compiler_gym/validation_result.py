@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, fields
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 
@@ -17,13 +18,30 @@ class ValidationResult:
     # The replayed program was run and behaved like the unoptimized one (or errors say how not).
     benchmark_semantics_validated: bool = False
     errors: list[str] = field(default_factory=list)
+    # What failed (CompilerGym's fields): the replay itself (a bad command line, a compiler
+    # error), the reward, or the program's behaviour.
+    actions_replay_failed: bool = False
+    reward_validation_failed: bool = False
+    benchmark_semantics_validation_failed: bool = False
 
     def okay(self) -> bool:
         return not self.errors
 
+    @property
     def error_details(self) -> str:
+        """The errors, one per line."""
         return "\n".join(self.errors)
+
+    def dict(self) -> dict:
+        """The result as a dict (the state as :meth:`CompilerEnvState.dict`)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["state"] = self.state.dict()
+        return out
+
+    def json(self) -> str:
+        """The result as a JSON object."""
+        return json.dumps(self.dict())
 
     def __str__(self) -> str:
         status = "✅" if self.okay() else "❌"
-        return f"{status}  {self.state.benchmark}  {self.error_details()}".rstrip()
+        return f"{status}  {self.state.benchmark}  {self.error_details}".rstrip()

@@ -33,6 +33,7 @@ def main(argv=None) -> int:
         choices=["address", "undefined"],
         help="also run sanitizer builds of runnable programs",
     )
+    parser.add_argument("--nproc", type=int, help="states validated at once (default: cores)")
     args = parser.parse_args(argv)
 
     try:
@@ -50,15 +51,23 @@ def main(argv=None) -> int:
 
     width = max(len(s.benchmark) for s in states)
     results = []
-    with compiler_gym.make(args.env) as env:
-        for state in states:
-            result = env.validate(state, sanitizers=args.sanitizers)
-            results.append(result)
-            reward = "" if state.reward is None else f"{state.reward:9.4f}"
-            line = f"{'✅' if result.okay() else '❌'}  {state.benchmark:<{width}}  {reward}"
-            if not result.okay():
-                line += "  " + "; ".join(result.errors)
-            print(line.rstrip(), flush=True)
+    for state, result in zip(
+        states,
+        compiler_gym.validate_states(
+            lambda: compiler_gym.make(args.env),
+            states,
+            nproc=args.nproc,
+            inorder=True,
+            sanitizers=args.sanitizers,
+        ),
+        strict=True,
+    ):
+        results.append(result)
+        reward = "" if state.reward is None else f"{state.reward:9.4f}"
+        line = f"{'✅' if result.okay() else '❌'}  {state.benchmark:<{width}}  {reward}"
+        if not result.okay():
+            line += "  " + "; ".join(result.errors)
+        print(line.rstrip(), flush=True)
 
     passed = sum(r.okay() for r in results)
     print(f"\n{passed} of {len(results)} states validated")

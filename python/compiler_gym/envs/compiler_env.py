@@ -473,6 +473,7 @@ class CompilerEnv:
         state = state or self.state
         start = time.time()
         errors: list[str] = []
+        replay_failed = reward_failed = semantics_failed = False
         replay = type(self)(
             self.env_id,
             datasets=self.datasets,
@@ -495,14 +496,17 @@ class CompilerEnv:
                 and replay.reward_space.deterministic
             )
             if reward_validated and not state.reward_equals(replayed):
+                reward_failed = True
                 errors.append(
                     f"Expected reward {state.reward} but received reward {replayed.reward}"
                 )
             semantic_errors = (self if in_place else replay)._semantic_validation_errors(sanitizers)
             semantics_validated = semantic_errors is not None
+            semantics_failed = bool(semantic_errors)
             errors += semantic_errors or []
         except (ValueError, OSError, ServiceError) as e:
             errors.append(str(e))
+            replay_failed = True
             reward_validated = semantics_validated = False
         finally:
             replay.close()
@@ -512,6 +516,9 @@ class CompilerEnv:
             reward_validated=reward_validated,
             benchmark_semantics_validated=semantics_validated,
             errors=errors,
+            actions_replay_failed=replay_failed,
+            reward_validation_failed=reward_failed,
+            benchmark_semantics_validation_failed=semantics_failed,
         )
 
     def _semantic_validation_errors(self, sanitizers: set[str]) -> Optional[list[str]]:
