@@ -288,3 +288,20 @@ def test_compiler_gyms_dataset_names(tmp_path):
     assert [u.rsplit("/", 1)[-1] for u in by_suffix.benchmark_uris()] == ["a", "b", "c"]
     with pytest.raises(TypeError, match="one of root and dataset_root"):
         FilesDataset("benchmark://none-v0")
+
+
+def test_the_service_tool_describes_an_environment(capsys):
+    from compiler_gym.bin import service
+
+    assert service.main(["--ls_env"]) == 0
+    assert "llvm-ic-v0" in capsys.readouterr().out.split()
+    assert service.main(["--env", "llvm-v0", "--actions"]) == 0
+    out = capsys.readouterr().out
+    for title in ("Datasets", "Action spaces", "Observation spaces", "Reward spaces"):
+        assert f"{title}\n{'=' * len(title)}\n" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    assert rows["IrInstructionCountOz"][1:4] == ["(-inf,", "inf)", "yes"]
+    assert rows["Autophase"][-2:] == ["yes", "no"]  # deterministic, not platform dependent
+    assert "-mem2reg" in out and "benchmark://builtin-v0" in out
+    assert service.main(["--env", "llvm-v1"]) == 2
+    assert "did you mean 'llvm-v0'" in capsys.readouterr().err

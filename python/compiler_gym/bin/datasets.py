@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import shutil
 
+from tabulate import tabulate
+
 import compiler_gym
 from compiler_gym.datasets.generator import SeededGeneratorDataset
 from compiler_gym.errors import DatasetInitError
@@ -39,10 +41,7 @@ def main(argv=None) -> int:
                 for d in env.datasets
             ]
             header = ("dataset", "size", "license", "installed", "description")
-            widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(4)]
-            for row in [header, *rows]:
-                cells = [str(c).ljust(w) for c, w in zip(row[:4], widths, strict=True)]
-                print("  ".join([*cells, row[4]]))
+            print(tabulate(rows, header))
             return 0
         status = 0
         for name in args.dataset:
