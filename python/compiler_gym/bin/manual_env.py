@@ -1,0 +1,264 @@
+"""An interactive shell over an environment: take actions, look at observations and rewards,
+go back, all with tab completion and history.
+
+    python -m compiler_gym.bin.manual_env --env llvm-ic-v0 --benchmark builtin-v0/qsort
+
+Type ``help`` for the commands. Actions, benchmarks, datasets and spaces complete with Tab;
+the history is kept in ``~/.compiler_gym_history`` (``$COMPILER_GYM_HISTORY``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cmd
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+import compiler_gym
+from compiler_gym.util.timer import Timer
+from compiler_gym.util.truncate import truncate
+
+
+def _complete(prefix: str, names) -> list[str]:
+    return [n for n in names if n.startswith(prefix)]
+
+
+class CompilerGymShell(cmd.Cmd):
+    """The shell's commands (``do_*``) and their completions (``complete_*``)."""
+
+    intro = "Welcome to the CompilerGym shell. Type help or ? for the commands.\n"
+
+    def __init__(self, env, stdout=None):
+        super().__init__(stdout=stdout)
+        self.env = env
+        self.stack: list = []  # forks before each action, for undo
+        self._set_prompt()
+
+    # The shell's own plumbing.
+    def _set_prompt(self) -> None:
+        benchmark = str(self.env.benchmark.uri) if self.env.in_episode else "-"
+        self.prompt = f"compiler_gym:{benchmark}> "
+
+    def _say(self, text: str) -> None:
+        print(text, file=self.stdout)
+
+    def emptyline(self) -> bool:
+        return False  # an empty line does nothing (not: repeat the last command)
+
+    def default(self, line: str) -> bool:
+        self._say(f"Unknown command {line.split()[0]!r}; type help for the commands")
+        return False
+
+    def onecmd(self, line: str) -> bool:
+        # An error in one command is reported; the shell goes on.
+        try:
+            return super().onecmd(line)
+        except (LookupError, ValueError, TypeError, OSError, compiler_gym.ServiceError) as e:
+            self._say(f"Error: {e}")
+            return False
+
+    def postcmd(self, stop: bool, line: str) -> bool:
+        self._set_prompt()
+        return stop
+
+    # Benchmarks and datasets.
+    def do_list_datasets(self, arg: str) -> None:
+        """list_datasets: the datasets of the environment."""
+        for dataset in self.env.datasets:
+            self._say(f"{dataset.name}  {truncate(dataset.description, 70)}")
+
+    def do_list_benchmarks(self, arg: str) -> None:
+        """list_benchmarks [dataset] [n]: the first n (default 50) benchmarks of a dataset."""
+        args = shlex.split(arg)
+        dataset = self.env.datasets[args[0]] if args else next(iter(self.env.datasets))
+        n = int(args[1]) if len(args) > 1 else 50
+        for i, uri in enumerate(dataset.benchmark_uris()):
+            if i == n:
+                break
+            self._say(uri)
+
+    def complete_list_benchmarks(self, text, line, begidx, endidx) -> list[str]:
+        return _complete(text, [d.name for d in self.env.datasets])
+
+    def do_set_benchmark(self, arg: str) -> None:
+        """set_benchmark <uri>: start an episode on a benchmark."""
+        if not arg.strip():
+            raise ValueError("set_benchmark needs a benchmark URI")
+        with Timer() as timer:
+            self.env.reset(benchmark=arg.strip())
+        self._close_stack()
+        self._say(f"Reset {self.env.benchmark.uri} in {timer}")
+
+    def complete_set_benchmark(self, text, line, begidx, endidx) -> list[str]:
+        uris = []
+        for dataset in self.env.datasets:
+            if dataset.size:  # finite datasets only
+                uris += list(dataset.benchmark_uris())
+        return _complete(text, uris)
+
+    def do_reset(self, arg: str) -> None:
+        """reset: start the episode again on the same benchmark."""
+        self.env.reset()
+        self._close_stack()
+        self._say(f"Reset {self.env.benchmark.uri}")
+
+    # Actions.
+    def do_list_actions(self, arg: str) -> None:
+        """list_actions: every action of the action space."""
+        self._say(" ".join(self.env.action_space.flags))
+
+    def do_action(self, arg: str) -> None:
+        """action <flag> [<flag> ...]: take actions (flags, or indices), in order."""
+        actions = [int(a) if a.isdigit() else self.env.action_space[a] for a in arg.split()]
+        if not actions:
+            raise ValueError("action needs at least one action")
+        self._ensure_episode()
+        for action in actions:
+            self.stack.append(self.env.fork())
+            with Timer() as timer:
+                _, reward, done, info = self.env.step(action)
+            flag = self.env.action_space.flags[action]
+            reward_text = "" if reward is None else f" reward {reward:.6g}"
+            effect = " (no effect)" if info.get("action_had_no_effect") else ""
+            self._say(f"Action {flag}{reward_text}{effect} in {timer}")
+            if done:
+                self._say(f"The episode ended: {info.get('error_details', '')}")
+                break
+
+    def complete_action(self, text, line, begidx, endidx) -> list[str]:
+        return _complete(text, self.env.action_space.flags)
+
+    def do_try_all_actions(self, arg: str) -> None:
+        """try_all_actions [n]: the reward of every action from here (the best n, default
+        10), without taking any."""
+        self._ensure_episode()
+        if self.env.reward_space is None:
+            raise ValueError("try_all_actions needs a reward space (set_default_reward)")
+        rewards = self.env.try_actions(range(self.env.action_space.n))
+        order = np.argsort(-np.nan_to_num(rewards, nan=-np.inf), kind="stable")
+        for i in order[: int(arg) if arg.strip() else 10]:
+            self._say(f"{self.env.action_space.flags[i]}  {rewards[i]:.6g}")
+
+    def do_stack(self, arg: str) -> None:
+        """stack: the actions of the episode, with the episode reward."""
+        flags = [self.env.action_space.flags[a] for a in self.env.actions]
+        for depth, flag in enumerate(flags, start=1):
+            self._say(f"{depth:3d}  {flag}")
+        if self.env.reward_space is not None:
+            self._say(f"episode reward {self.env.episode_reward:.6g}")
+
+    def do_undo(self, arg: str) -> None:
+        """undo: go back one action."""
+        if not self.stack:
+            self._say("Nothing to undo")
+            return
+        self.env.close()
+        self.env = self.stack.pop()
+        self._say(f"Undid; {len(self.env.actions)} actions now")
+
+    def do_commandline(self, arg: str) -> None:
+        """commandline: the command line that replays the episode."""
+        self._say(self.env.commandline())
+
+    # Observations and rewards.
+    def do_observation(self, arg: str) -> None:
+        """observation <space>: compute an observation of the current state."""
+        self._ensure_episode()
+        with Timer() as timer:
+            value = self.env.observation[arg.strip()]
+        self._say(f"{truncate(str(value), max_line_len=120, max_lines=20)}\n(in {timer})")
+
+    def complete_observation(self, text, line, begidx, endidx) -> list[str]:
+        return _complete(text, self.env.observation.spaces)
+
+    def do_reward(self, arg: str) -> None:
+        """reward <space>: compute a reward (since it was last computed)."""
+        self._ensure_episode()
+        self._say(f"{self.env.reward[arg.strip()]:.6g}")
+
+    def complete_reward(self, text, line, begidx, endidx) -> list[str]:
+        return _complete(text, self.env.reward.spaces)
+
+    def do_set_default_observation(self, arg: str) -> None:
+        """set_default_observation <space>: the observation each action returns."""
+        self.env.observation_space = arg.strip() or None
+
+    complete_set_default_observation = complete_observation
+
+    def do_set_default_reward(self, arg: str) -> None:
+        """set_default_reward <space>: the reward each action returns."""
+        self.env.reward_space = arg.strip() or None
+
+    complete_set_default_reward = complete_reward
+
+    def do_exit(self, arg: str) -> bool:
+        """exit: leave the shell (also Ctrl-D)."""
+        return True
+
+    def do_EOF(self, arg: str) -> bool:  # noqa: N802 (cmd's name for Ctrl-D)
+        """Ctrl-D: leave the shell."""
+        self._say("")
+        return True
+
+    def _ensure_episode(self) -> None:
+        if not self.env.in_episode:
+            self.env.reset()
+
+    def _close_stack(self) -> None:
+        for fork in self.stack:
+            fork.close()
+        self.stack = []
+
+    def close(self) -> None:
+        self._close_stack()
+        self.env.close()
+
+
+def _history_file() -> Path:
+    return Path(os.environ.get("COMPILER_GYM_HISTORY") or Path.home() / ".compiler_gym_history")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
+    parser.add_argument("--benchmark", help="the benchmark to start on")
+    args = parser.parse_args(argv)
+    try:
+        env = compiler_gym.make(args.env, benchmark=args.benchmark)
+        env.reset()
+    except (LookupError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    shell = CompilerGymShell(env)
+    history = _history_file()
+    try:
+        import readline
+
+        readline.set_completer_delims(" \t\n")  # flags and URIs hold '-', '/', ':'
+        if history.is_file():
+            readline.read_history_file(history)
+    except (ImportError, OSError):
+        readline = None
+    try:
+        shell.cmdloop()
+    except KeyboardInterrupt:
+        print()
+    finally:
+        shell.close()
+        if readline is not None:
+            try:
+                readline.write_history_file(history)
+            except OSError:
+                pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
