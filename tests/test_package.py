@@ -305,3 +305,29 @@ def test_the_service_tool_describes_an_environment(capsys):
     assert "-mem2reg" in out and "benchmark://builtin-v0" in out
     assert service.main(["--env", "llvm-v1"]) == 2
     assert "did you mean 'llvm-v0'" in capsys.readouterr().err
+
+
+def test_logging_is_quiet_unless_asked_and_check_env_prints_little(capsys):
+    import os
+
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    code = "import logging, compiler_gym; logging.getLogger('compiler_gym.x').info('hello')"
+    for debug, expected in (("", ""), ("1", "compiler_gym.x INFO: hello")):
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "COMPILER_GYM_DEBUG": debug},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert out.stdout == "" and expected in out.stderr and (expected or out.stderr == "")
+    env = gymnasium.make("compiler_gym/llvm-v0", render_mode="human")
+    try:
+        check_env(env.unwrapped)
+        env.unwrapped.render()
+    finally:
+        env.close()
+    printed = capsys.readouterr().out
+    assert 0 < len(printed) < 20_000 and "render_mode='ansi' returns them all" in printed

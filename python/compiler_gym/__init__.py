@@ -6,6 +6,8 @@
 >>> env.reset()
 """
 
+import logging as _logging
+import os as _os
 from pathlib import Path as _Path
 
 from compiler_gym import _C, errors
@@ -32,6 +34,16 @@ from compiler_gym.vector import CompilerVecEnv, make_vec
 _C.set_data_directory(str(_Path(__file__).parent / "data"))
 
 __version__ = "0.3.0.dev0"
+
+# The package logs to the "compiler_gym" logger (dataset installs, ...); as a library it
+# prints nothing unless asked: COMPILER_GYM_DEBUG=1 shows INFO, 2 and more DEBUG, on stderr.
+_debug = _os.environ.get("COMPILER_GYM_DEBUG", "").strip()
+if _debug and _debug != "0":
+    _handler = _logging.StreamHandler()
+    _handler.setFormatter(_logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+    _logging.getLogger("compiler_gym").addHandler(_handler)
+    _level = _logging.INFO if _debug == "1" else _logging.DEBUG
+    _logging.getLogger("compiler_gym").setLevel(_level)
 
 COMPILER_GYM_ENVS = env_ids()
 

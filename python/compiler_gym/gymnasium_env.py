@@ -13,6 +13,7 @@ from typing import Any, Optional
 import gymnasium
 
 from compiler_gym import _C
+from compiler_gym.util.truncate import truncate
 
 
 class CompilerGymnasiumEnv(gymnasium.Env):
@@ -49,9 +50,14 @@ class CompilerGymnasiumEnv(gymnasium.Env):
         return observation, float(reward), bool(done), False, info
 
     def render(self) -> Optional[str]:
+        """``"ansi"``: the family's text observation (LLVM's IR) in full. ``"human"``:
+        prints the benchmark, the number of actions and the first 20 lines of that text."""
         text = self.env.observation[self.env.render_observation]
         if self.render_mode == "human":
-            print(text)
+            lines = text.count("\n") + 1
+            head = truncate(text, max_line_len=120, max_lines=20)
+            more = f"\n[{lines} lines; render_mode='ansi' returns them all]" if lines > 20 else ""
+            print(f"{self.env.benchmark.uri} after {len(self.env.actions)} actions\n{head}{more}")
             return None
         return text
 

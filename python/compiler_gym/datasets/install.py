@@ -4,8 +4,8 @@ install or none, and a failure leaves nothing behind."""
 
 from __future__ import annotations
 
-import fcntl
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 
+import filelock
 from tqdm import tqdm
 
 from compiler_gym import _C
@@ -24,17 +25,16 @@ from compiler_gym.errors import DatasetInitError
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import site_data_path
 
+logger = logging.getLogger(__name__)
+
 
 @contextmanager
 def file_lock(path: Path):
-    """Holds an exclusive lock on ``path`` (created if needed) for the ``with`` block."""
+    """Holds an exclusive lock on ``path`` (created if needed) for the ``with`` block,
+    across threads and processes (``filelock``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    with filelock.FileLock(str(path)):
+        yield
 
 
 def install_directory(destination: Path, build: Callable[[Path], None]) -> Path:
@@ -55,6 +55,7 @@ def install_directory(destination: Path, build: Callable[[Path], None]) -> Path:
         for stale in destination.parent.glob(f".{destination.name}-*"):
             shutil.rmtree(stale, ignore_errors=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{destination.name}-", dir=destination.parent))
+        logger.info("installing %s", destination)
         try:
             build(scratch)
             scratch.rename(destination)
