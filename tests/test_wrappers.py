@@ -213,3 +213,27 @@ def test_a_compiler_gym_training_loop_runs_unchanged():
                     break
             assert str(env.benchmark.uri) == [CRC32, QSORT][episode % 2]
     assert lengths == [4, 4, 4, 4]
+
+
+def test_compiler_gym_wrappers_on_the_gymnasium_face():
+    from gymnasium.utils.env_checker import check_env
+
+    from compiler_gym.gymnasium_env import CompilerGymnasiumEnv
+
+    inner = ConstrainedCommandline(compiler_gym.make("llvm-autophase-ic-v0"), flags=FLAGS)
+    env = CompilerGymnasiumEnv(env=TimeLimit(inner, max_episode_steps=3))
+    try:
+        assert env.action_space.n == 5
+        check_env(env, skip_render_check=True)
+        observation, info = env.reset(options={"benchmark": CRC32})
+        assert info["benchmark"] == CRC32 and observation.shape == (56,)
+        steps = [env.step(i)[1:4] for i in (0, 1, 2)]  # reward, terminated, truncated
+        assert [s[1:] for s in steps] == [(False, False), (False, False), (False, True)]
+        with compiler_gym.make("llvm-autophase-ic-v0", benchmark=CRC32) as bare_env:
+            bare_env.reset()
+            expected = [bare_env.step(bare_env.action_space[f])[1] for f in FLAGS[:3]]
+        assert [s[0] for s in steps] == pytest.approx(expected)
+    finally:
+        env.close()
+    with pytest.raises(TypeError, match="env_id or an env"):
+        CompilerGymnasiumEnv()

@@ -17,17 +17,30 @@ from compiler_gym.util.truncate import truncate
 
 
 class CompilerGymnasiumEnv(gymnasium.Env):
-    """A gymnasium.Env over a CompilerEnv. ``options={"benchmark": uri}`` in reset picks the
-    benchmark; ``seed`` seeds ``np_random`` and the action space."""
+    """A gymnasium.Env over a CompilerEnv made from ``env_id``, or over ``env``: an env or
+    a CompilerGym wrapper of one (``compiler_gym.wrappers``), which then work on this face
+    too. ``options={"benchmark": uri}`` in reset picks the benchmark; ``seed`` seeds
+    ``np_random`` and the action space. A step that ``TimeLimit`` cut is ``truncated``;
+    one that ended the episode otherwise (an error, a terminal action) is ``terminated``."""
 
     metadata = {"render_modes": ["human", "ansi"]}
 
-    def __init__(self, env_id: str, render_mode: Optional[str] = None, **kwargs):
+    def __init__(
+        self,
+        env_id: Optional[str] = None,
+        render_mode: Optional[str] = None,
+        env: Any = None,
+        **kwargs,
+    ):
         from compiler_gym.registration import make
 
+        if (env_id is None) == (env is None):
+            raise TypeError("CompilerGymnasiumEnv needs an env_id or an env, not both")
         kwargs.setdefault("observation_space", None)
         kwargs.setdefault("reward_space", None)
-        self.env = make(env_id, **{k: v for k, v in kwargs.items() if v is not None})
+        if env is None:
+            env = make(env_id, **{k: v for k, v in kwargs.items() if v is not None})
+        self.env = env
         if self.env.observation_space_spec is None:
             self.env.observation_space = self.env.gymnasium_observation
         if self.env.reward_space is None:
@@ -40,14 +53,14 @@ class CompilerGymnasiumEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
-        options = options or {}
-        observation = self.env.reset(benchmark=options.get("benchmark"))
+        benchmark = (options or {}).get("benchmark")
+        observation = self.env.reset(benchmark=benchmark) if benchmark else self.env.reset()
         return observation, {"benchmark": str(self.env.benchmark.uri)}
 
     def step(self, action: Any):
         observation, reward, done, info = self.env.step(action)  # the engine checks it
-        # Episodes never end by themselves; an error terminates one.
-        return observation, float(reward), bool(done), False, info
+        truncated = bool(info.get("TimeLimit.truncated", False))
+        return observation, float(reward), bool(done) and not truncated, truncated, info
 
     def render(self) -> Optional[str]:
         """``"ansi"``: the family's text observation (LLVM's IR) in full. ``"human"``:
