@@ -91,6 +91,7 @@ class CompilerEnvStateWriter:
         self._header = header
 
     def write_state(self, state: CompilerEnvState, flush: bool = False) -> None:
+        """Writes one state (the header first, once); ``flush`` flushes the stream."""
         if self._header:
             self._writer.writerow(_FIELDS)
             self._header = False

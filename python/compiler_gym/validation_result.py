@@ -25,6 +25,7 @@ class ValidationResult:
     benchmark_semantics_validation_failed: bool = False
 
     def okay(self) -> bool:
+        """True when the replay found nothing wrong."""
         return not self.errors
 
     @property

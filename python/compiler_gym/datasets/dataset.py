@@ -71,19 +71,23 @@ class Dataset:
 
     @property
     def installed(self) -> bool:
+        """Whether the dataset's benchmarks are available on this machine."""
         return True
 
     def install(self) -> None:
         """Makes the dataset available on this machine (idempotent)."""
 
     def benchmark_uris(self) -> Iterator[str]:
+        """The URIs of the dataset's benchmarks, in a fixed order (endless for generators)."""
         raise NotImplementedError
 
     def benchmarks(self) -> Iterator[Benchmark]:
+        """The dataset's benchmarks, in :meth:`benchmark_uris` order."""
         for uri in self.benchmark_uris():
             yield self.benchmark(uri)
 
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
+        """The benchmark of a parsed URI of this dataset; LookupError when it has none."""
         raise NotImplementedError
 
     def benchmark(self, uri: Optional[str] = None) -> Benchmark:
@@ -144,6 +148,7 @@ class Datasets:
             self._datasets[d.name] = d
 
     def datasets(self, with_deprecated: bool = False) -> Iterator[Dataset]:
+        """The datasets in (sort order, name) order, deprecated ones only when asked."""
         for d in sorted(self._datasets.values(), key=lambda d: (d.sort_order, d.name)):
             if with_deprecated or not d.deprecated:
                 yield d
@@ -165,6 +170,7 @@ class Datasets:
         return self.dataset(name)
 
     def add(self, dataset: Dataset) -> None:
+        """Adds (or replaces, by name) a dataset."""
         self._datasets[dataset.name] = dataset
 
     def dataset(self, name: str) -> Dataset:

@@ -157,6 +157,7 @@ class CompilerEnv:
 
     @property
     def observation_space_spec(self) -> Optional[ObservationSpaceSpec]:
+        """The spec of the default observation (name, space, properties); None when none."""
         return self._observation_space
 
     @property
@@ -172,6 +173,7 @@ class CompilerEnv:
 
     @property
     def reward_space(self) -> Optional[EngineReward]:
+        """The default reward space: an engine reward spec, a Python :class:`Reward`, or None."""
         return self._reward_space
 
     @reward_space.setter
@@ -207,6 +209,7 @@ class CompilerEnv:
 
     @property
     def in_episode(self) -> bool:
+        """Whether ``reset()`` has started an episode (one that an error ended still counts)."""
         return self._env.in_episode
 
     @property
@@ -401,6 +404,7 @@ class CompilerEnv:
         return self.action_space.to_string(self.actions)
 
     def commandline_to_actions(self, commandline: str) -> list[int]:
+        """The actions of a command line made by :meth:`commandline`."""
         return self.action_space.from_string(commandline)
 
     @property

@@ -164,40 +164,50 @@ class GccEnv(CompilerEnv):
     # CompilerGym's GccEnv properties: the observations of the current state.
     @property
     def source(self) -> str:
+        """The preprocessed source."""
         return self.observation["source"]
 
     @property
     def rtl(self) -> str:
+        """GCC's RTL dump."""
         return self.observation["rtl"]
 
     @property
     def asm(self) -> str:
+        """The assembly."""
         return self.observation["asm"]
 
     @property
     def asm_size(self) -> int:
+        """The assembly's size in bytes."""
         return self.observation["asm_size"]
 
     @property
     def asm_hash(self) -> str:
+        """A hash of the assembly."""
         return self.observation["asm_hash"]
 
     @property
     def instruction_counts(self) -> dict[str, int]:
+        """Counts of each assembly instruction."""
         return self.observation["instruction_counts"]
 
     @property
     def obj(self) -> bytes:
+        """The object file."""
         return self.observation["obj"]
 
     @property
     def obj_size(self) -> int:
+        """The object file's size in bytes."""
         return self.observation["obj_size"]
 
     @property
     def obj_hash(self) -> str:
+        """A hash of the object file."""
         return self.observation["obj_hash"]
 
     @property
     def command_line(self) -> str:
+        """The compile command of the current state."""
         return self.observation["command_line"]

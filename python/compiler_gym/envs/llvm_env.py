@@ -141,6 +141,7 @@ class LlvmEnv(CompilerEnv):
 
     @property
     def ir_sha1(self) -> str:
+        """The SHA-1 of the current module (the ``IrSha1`` observation)."""
         return self.observation["IrSha1"]
 
     def write_ir(self, path: str) -> Path:

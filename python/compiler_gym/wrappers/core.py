@@ -30,6 +30,7 @@ class CompilerEnvWrapper:
         self.env = env
 
     def reset(self, *args, **kwargs):
+        """Starts an episode (the env's ``reset``)."""
         return self.env.reset(*args, **kwargs)
 
     def step(
@@ -52,6 +53,8 @@ class CompilerEnvWrapper:
         observations=None,
         rewards=None,
     ):
+        """Applies actions (the env's ``multistep``); wrappers that change actions override
+        this, which ``step`` calls."""
         return self.env.multistep(
             list(actions), observation_spaces, reward_spaces, observations, rewards
         )
@@ -63,6 +66,7 @@ class CompilerEnvWrapper:
         return new
 
     def close(self) -> None:
+        """Closes the env."""
         self.env.close()
 
     @property
@@ -144,6 +148,7 @@ class ObservationWrapper(CompilerEnvWrapper):
         return self.convert_observation(observation), reward, done, info
 
     def convert_observation(self, observation: Any) -> Any:
+        """The wrapper's observation for the env's ``observation``."""
         raise NotImplementedError
 
 
@@ -155,6 +160,7 @@ class RewardWrapper(CompilerEnvWrapper):
         return observation, self.convert_reward(reward), done, info
 
     def convert_reward(self, reward: Any) -> Any:
+        """The wrapper's reward for the env's ``reward``."""
         raise NotImplementedError
 
 
