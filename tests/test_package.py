@@ -331,3 +331,18 @@ def test_logging_is_quiet_unless_asked_and_check_env_prints_little(capsys):
         env.close()
     printed = capsys.readouterr().out
     assert 0 < len(printed) < 20_000 and "render_mode='ansi' returns them all" in printed
+
+
+def test_try_actions_takes_flags_too():
+    import pytest
+
+    import compiler_gym
+
+    with compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/crc32") as env:
+        env.reset()
+        space = env.action_space
+        by_flag = env.try_actions(["-mem2reg", ["-sroa", "-gvn"]])
+        by_index = env.try_actions([space["-mem2reg"], [space["-sroa"], space["-gvn"]]])
+        assert list(by_flag) == list(by_index) and by_flag[0] > 0
+        with pytest.raises(LookupError, match="did you mean"):
+            env.try_actions(["-mem2rg"])

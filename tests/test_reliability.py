@@ -166,7 +166,7 @@ def test_make_vec_refuses_loose_actions(vec, actions, message):
         (True, "must be an integer, got True"),
         (np.True_, "must be an integer"),
         (np.float32(3), "must be an integer"),
-        ("3", "must be an integer"),
+        (b"3", "must be an integer"),
         (None, "must be an integer"),
         (2**40, "out of range"),
         (-1, r"out of range \[0, 124\)"),

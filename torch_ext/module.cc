@@ -201,7 +201,8 @@ class PyEnv {
     std::vector<std::vector<int>> candidates;
     for (py::handle value : py::iter(values)) {
       const bool sequence =
-          (py::isinstance<py::sequence>(value) && !py::isinstance<py::str>(value)) ||
+          (py::isinstance<py::sequence>(value) && !py::isinstance<py::str>(value) &&
+           !py::isinstance<py::bytes>(value)) ||
           (py::hasattr(value, "ndim") && value.attr("ndim").cast<int>() >= 1);  // arrays, tensors
       candidates.push_back(sequence ? ActionsFromPython(value)
                                     : std::vector<int>{ActionFromPython(value)});

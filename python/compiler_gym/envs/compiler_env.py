@@ -254,6 +254,10 @@ class CompilerEnv:
             self._env.reward(self._reward_space.index)
         return self._observe(self._observation_space) if self._observation_space else None
 
+    def _flags_to_indices(self, actions: Iterable[Any]) -> list[Any]:
+        """Actions given by flag (``"-mem2reg"``) as indices; the engine checks the rest."""
+        return [self.action_space[a] if isinstance(a, str) else a for a in actions]
+
     def _observe(self, spec: ObservationSpaceSpec) -> Any:
         return spec.translate(self._env.observe(spec.index))
 
@@ -286,7 +290,7 @@ class CompilerEnv:
         reward_spaces = reward_spaces if rewards is None else rewards
         # Flags name actions (env.step("-mem2reg")); the engine checks the rest (integers in
         # range, all of them before the first is applied).
-        actions = [self.action_space[a] if isinstance(a, str) else a for a in actions]
+        actions = self._flags_to_indices(actions)
         obs_specs = (
             self._resolve_observations(observation_spaces)
             if observation_spaces is not None
@@ -389,8 +393,10 @@ class CompilerEnv:
         observation = _space_by_name(
             observation_space, ObservationSpaceSpec, self.observation.spaces, "observation"
         )
+        flags = self._flags_to_indices
+        candidates = [flags(c) if isinstance(c, (list, tuple)) else flags([c])[0] for c in actions]
         rewards, _, _, values = self._env.try_actions(
-            actions, reward.index, observation.index if observation is not None else -1
+            candidates, reward.index, observation.index if observation is not None else -1
         )
         if observation is None:
             return rewards
