@@ -73,3 +73,27 @@ def test_the_committed_leaderboard_entries_replay():
     assert entries
     for entry in entries:
         assert validate(["--env", "llvm-ic-v0", str(entry)]) == 0, entry
+
+
+def test_states_that_miscompile_are_rejected():
+    # Random search found these sequences: far fewer instructions than -Oz, and programs
+    # that no longer work. Validation must refuse them, as the leaderboard does.
+    from pathlib import Path
+
+    import compiler_gym
+
+    rejected = Path(__file__).parent.parent / "benchmarks" / "leaderboard" / "rejected"
+    states = {
+        s.benchmark: s
+        for s in CompilerEnvStateReader.read_paths(
+            [str(rejected / "random_search-60s-llvm_instcount.csv")]
+        )
+    }
+    with compiler_gym.make("llvm-ic-v0") as env:
+        for name, message in (("aes", "out of memory"), ("bitcount", "dataset must be 1, 2 or 3")):
+            state = states[f"benchmark://builtin-v0/{name}"]
+            assert state.reward > 1.5
+            result = env.validate(state)
+            assert not result.okay() and result.benchmark_semantics_validation_failed
+            assert not result.reward_validation_failed  # the reward itself replays
+            assert message in result.error_details
