@@ -97,3 +97,10 @@ def test_states_that_miscompile_are_rejected():
             assert not result.okay() and result.benchmark_semantics_validation_failed
             assert not result.reward_validation_failed  # the reward itself replays
             assert message in result.error_details
+        # minimize_trajectory_iteratively reduced aes's 59 actions to three; dropping any one of
+        # them gives a program that works again.
+        env.reset(benchmark="benchmark://builtin-v0/aes")
+        env.multistep(["-iroutliner", "-newgvn", "-attributor"])
+        result = env.validate()
+        assert result.benchmark_semantics_validation_failed
+        assert "Segmentation fault" in result.error_details
