@@ -115,9 +115,7 @@ class Commandline(NamedDiscrete):
     def __getitem__(self, flag: str) -> int:
         """The index of an action by its flag or name: ``space["-mem2reg"]``,
         ``space["mem2reg"]``. An unknown one raises ``LookupError`` naming the closest."""
-        index = self._index.get(flag)
-        if index is None and not flag.startswith("-"):
-            index = self._index.get("-" + flag)
+        index = self._index.get(flag, self._name_index.get(flag))
         if index is None:
             hint = did_you_mean(flag, self.flags)
             raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")

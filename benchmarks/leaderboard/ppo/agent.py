@@ -30,12 +30,10 @@ def load_config(path: Path = CONFIG) -> dict[str, Any]:
 
 
 def autophase_index(name: str) -> int:
-    """The position of an Autophase feature, from the env's own feature table."""
-    import compiler_gym
+    """The position of an Autophase feature, from the engine's feature table."""
+    from compiler_gym import _C
 
-    with compiler_gym.make("llvm-v0") as env:
-        env.reset()
-        return list(env.observation["AutophaseDict"]).index(name)
+    return list(_C.autophase_feature_names()).index(name)
 
 
 class Features:

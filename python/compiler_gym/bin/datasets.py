@@ -13,15 +13,8 @@ import shutil
 from tabulate import tabulate
 
 import compiler_gym
-from compiler_gym.datasets.generator import SeededGeneratorDataset
 from compiler_gym.errors import DatasetInitError
 from compiler_gym.util.runfiles import cache_path, site_data_path
-
-
-def _size(dataset) -> str:
-    if isinstance(dataset, SeededGeneratorDataset):
-        return "infinite"
-    return str(dataset.size) if dataset.installed else "-"
 
 
 def main(argv=None) -> int:
@@ -37,7 +30,7 @@ def main(argv=None) -> int:
     with compiler_gym.make(args.env) as env:
         if args.command == "list":
             rows = [
-                (d.name, _size(d), d.license, "yes" if d.installed else "no", d.description)
+                (d.name, d.size_text, d.license, "yes" if d.installed else "no", d.description)
                 for d in env.datasets
             ]
             header = ("dataset", "size", "license", "installed", "description")

@@ -19,10 +19,7 @@ from compiler_gym.util.truncate import truncate
 def describe(env, actions: bool = False) -> str:
     """The tables the tool prints for ``env``."""
     sections = []
-    datasets = [
-        (d.name, "infinite" if d.size == 0 else (d.size if d.installed else "-"), d.description)
-        for d in env.datasets
-    ]
+    datasets = [(d.name, d.size_text, d.description) for d in env.datasets]
     sections.append(("Datasets", tabulate(datasets, ("Dataset", "Benchmarks", "Description"))))
     spaces = [(s.name, s.n) for s in env.action_spaces]
     sections.append(("Action spaces", tabulate(spaces, ("Action space", "Actions"))))

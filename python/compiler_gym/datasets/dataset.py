@@ -61,10 +61,20 @@ class Dataset:
             return None
         return self._site_data_base / self.protocol / BenchmarkUri.from_string(self.name).dataset
 
+    infinite = False  # generators say True
+
     @property
     def size(self) -> int:
-        """Number of benchmarks; 0 means infinite (a generator)."""
+        """Number of benchmarks; 0 for a generator (:attr:`infinite`) or a dataset that is
+        not installed yet."""
         return self._size
+
+    @property
+    def size_text(self) -> str:
+        """The size as tools show it: ``infinite``, the count, or ``-`` when not installed."""
+        if self.infinite:
+            return "infinite"
+        return str(self.size) if self.installed else "-"
 
     def __len__(self) -> int:
         return self.size
@@ -109,8 +119,7 @@ class Dataset:
         return self.name
 
     def __repr__(self) -> str:
-        size = "infinite" if self.size == 0 else self.size
-        return f"{type(self).__name__}({self.name!r}, size={size})"
+        return f"{type(self).__name__}({self.name!r}, size={self.size_text})"
 
     def __eq__(self, other) -> bool:
         """Datasets are equal by name, and equal to their name."""

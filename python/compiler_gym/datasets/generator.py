@@ -25,6 +25,7 @@ class SeededGeneratorDataset(Dataset):
     running ``binary`` with :meth:`generator_args`. Subclasses say how to turn that file into a
     Benchmark."""
 
+    infinite = True
     suffix = ".txt"
     cache_tag = ""  # names the generator settings in cached file names
     timeout_seconds = 60
