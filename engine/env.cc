@@ -110,8 +110,15 @@ StatusOr<double> Env::Reward(int reward_index) {
   if (!in_episode_) return FailedPrecondition("reward requested before reset()");
   const RewardSpec& spec = Spec().reward_spaces[reward_index];
   RewardState& state = rewards_[reward_index];
-  ASSIGN_OR_RETURN(const double initial, ScalarObservation(spec.initial_observation));
-  ASSIGN_OR_RETURN(const double cost, ScalarObservation(spec.cost_observation));
+  double initial = 0;
+  if (!spec.initial_observation.empty() || !spec.maximize) {
+    ASSIGN_OR_RETURN(initial, ScalarObservation(spec.initial_observation));
+  }
+  ASSIGN_OR_RETURN(double cost, ScalarObservation(spec.cost_observation));
+  if (spec.maximize) {
+    initial = -initial;
+    cost = -cost;
+  }
   const double previous = state.previous_cost.value_or(initial);
   double reward = previous - cost;
   switch (spec.kind) {

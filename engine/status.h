@@ -36,7 +36,8 @@ namespace compiler_gym {
   X(kResourceExhausted, "RESOURCE_EXHAUSTED")   \
   X(kAborted, "ABORTED")                        \
   X(kCrash, "CRASH")                            \
-  X(kInternal, "INTERNAL")
+  X(kInternal, "INTERNAL")                      \
+  X(kUnavailable, "UNAVAILABLE")
 
 enum class StatusCode {
 #define COMPILER_GYM_STATUS_ENUM(code, name) code,
@@ -89,6 +90,8 @@ inline Status ResourceExhausted(std::string m) {
   return {StatusCode::kResourceExhausted, std::move(m)};
 }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+// What this machine cannot provide (no CUDA driver or device): EnvironmentNotSupported.
+inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
 // An outside program (a compiler, the benchmark under test) failed or crashed.
 inline Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
 // The compiler itself crashed (a signal, a fatal error) while working on an env.

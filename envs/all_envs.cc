@@ -3,6 +3,7 @@
 #include "envs/example/example_env.h"
 #include "envs/gcc/gcc_env.h"
 #include "envs/llvm/llvm_env.h"
+#include "envs/loop_tool/loop_tool_env.h"
 
 namespace compiler_gym {
 
@@ -12,6 +13,7 @@ const Registry& AllEnvs() {
     CG_CHECK(llvm_env::RegisterLlvmEnvs(*r).ok());
     CG_CHECK(gcc_env::RegisterGccEnvs(*r).ok());
     CG_CHECK(example_env::RegisterExampleEnvs(*r).ok());
+    CG_CHECK(loop_tool_env::RegisterLoopToolEnvs(*r).ok());
     return r;
   }();
   return *registry;

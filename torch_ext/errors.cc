@@ -28,6 +28,8 @@ const char* ExceptionNameFor(StatusCode code) {
       return "ServiceError";
     case StatusCode::kInternal:
       return "ServiceError";
+    case StatusCode::kUnavailable:
+      return "EnvironmentNotSupported";
     case StatusCode::kOk:
       return "";
   }

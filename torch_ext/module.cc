@@ -78,6 +78,7 @@ py::dict RewardToDict(const RewardSpec& r) {
   d["cost_observation"] = r.cost_observation;
   d["initial_observation"] = r.initial_observation;
   d["baseline_observation"] = r.baseline_observation;
+  d["maximize"] = r.maximize;
   d["deterministic"] = r.deterministic;
   d["platform_dependent"] = r.platform_dependent;
   d["low"] = r.low;

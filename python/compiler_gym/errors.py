@@ -18,6 +18,10 @@ class ServiceIsClosed(ServiceError):
     """The environment was closed: make another."""
 
 
+class EnvironmentNotSupported(ServiceError):
+    """This machine cannot run the environment (e.g. a CUDA benchmark without a GPU)."""
+
+
 class BenchmarkInitError(OSError, ValueError):
     """A benchmark could not be loaded: it does not compile, parse, or verify."""
 

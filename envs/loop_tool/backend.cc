@@ -1,0 +1,175 @@
+#include "envs/loop_tool/backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <list>
+#include <map>
+#include <mutex>
+
+#ifdef CG_WITH_NVTX
+#include <nvtx3/nvToolsExt.h>
+#endif
+
+namespace compiler_gym::loop_tool_env {
+namespace {
+
+// Programs with their data: up to 2 GiB of inputs, least recently used dropped first.
+constexpr int64_t kProgramCacheBytes = int64_t{2} << 30;
+// Compiled kernels kept per process.
+constexpr size_t kKernelCacheEntries = 512;
+
+struct ProgramCache {
+  std::mutex mu;
+  std::list<std::pair<std::string, std::shared_ptr<ProgramData>>> lru;  // front = newest
+  int64_t bytes = 0;
+};
+ProgramCache& Programs() {
+  static ProgramCache* cache = new ProgramCache();
+  return *cache;
+}
+
+struct KernelEntry {
+  uint64_t key;
+  Device device;
+  std::string program;
+  std::vector<Loop> loops;
+  std::shared_ptr<Kernel> kernel;
+};
+struct KernelCache {
+  std::mutex mu;
+  std::map<uint64_t, std::list<KernelEntry>::iterator> index;
+  std::list<KernelEntry> lru;
+  CacheStats stats;
+};
+KernelCache& Kernels() {
+  static KernelCache* cache = new KernelCache();
+  return *cache;
+}
+
+std::mutex& DeviceQueue(Device device) {
+  static std::mutex* queues = new std::mutex[2];
+  return queues[device == Device::kCpu ? 0 : 1];
+}
+
+}  // namespace
+
+const char* DeviceName(Device device) { return device == Device::kCpu ? "cpu" : "cuda"; }
+
+StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path) {
+  ASSIGN_OR_RETURN(Program program, MakeProgram(path));
+  ProgramCache& cache = Programs();
+  {
+    std::lock_guard lock(cache.mu);
+    for (auto it = cache.lru.begin(); it != cache.lru.end(); ++it) {
+      if (it->first != program.key) continue;
+      cache.lru.splice(cache.lru.begin(), cache.lru, it);
+      return it->second;
+    }
+  }
+  auto data = std::make_shared<ProgramData>();
+  data->program = std::move(program);
+  data->inputs = MakeInputs(data->program);
+  const int64_t bytes = data->program.Bytes();
+  std::lock_guard lock(cache.mu);
+  cache.lru.emplace_front(data->program.key, data);
+  cache.bytes += bytes;
+  while (cache.bytes > kProgramCacheBytes && cache.lru.size() > 1) {
+    cache.bytes -= cache.lru.back().second->program.Bytes();
+    cache.lru.pop_back();  // envs that hold it keep it alive
+  }
+  return data;
+}
+
+StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& program,
+                                            const std::vector<Loop>& loops) {
+  const uint64_t key = LoopTreeHash(program, loops) * 2 + (device == Device::kCuda);
+  KernelCache& cache = Kernels();
+  {
+    std::lock_guard lock(cache.mu);
+    if (auto it = cache.index.find(key); it != cache.index.end()) {
+      const KernelEntry& e = *it->second;
+      if (e.device == device && e.program == program.key && e.loops == loops) {
+        cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
+        ++cache.stats.hits;
+        return e.kernel;
+      }
+    }
+  }
+  // Compiled outside the lock: envs on other threads compile at the same time.
+  ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel, device == Device::kCpu
+                                                       ? CompileCpu(program, loops)
+                                                       : CompileCuda(program, loops));
+  std::lock_guard lock(cache.mu);
+  ++cache.stats.compiles;
+  if (auto it = cache.index.find(key); it != cache.index.end()) {
+    cache.lru.erase(it->second);
+    cache.index.erase(it);
+  }
+  cache.lru.push_front({key, device, program.key, loops, kernel});
+  cache.index[key] = cache.lru.begin();
+  while (cache.lru.size() > kKernelCacheEntries) {
+    cache.index.erase(cache.lru.back().key);
+    cache.lru.pop_back();
+  }
+  return kernel;
+}
+
+StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
+                         const TimingOptions& options) {
+  std::lock_guard queue(DeviceQueue(device));
+  if (!kernel.checked) {
+    {
+      std::lock_guard lock(data.reference_mu);
+      if (data.reference.empty()) data.reference = ReferenceOutput(data.program, data.inputs);
+    }
+    std::vector<float> output;
+    kernel.check = kernel.RunOnce(data, output);
+    if (kernel.check.ok()) kernel.check = CheckOutput(data.program, data.reference, output.data());
+    kernel.checked = true;
+  }
+  RETURN_IF_ERROR(kernel.check);
+  NvtxRange range("loop_tool " + std::string(DeviceName(device)) + " " + data.program.key);
+  return kernel.Time(data, options);
+}
+
+StatusOr<double> CopyBandwidth(Device device, int64_t bytes, const TimingOptions& options) {
+  if (bytes < 4) return InvalidArgument("copy_bandwidth needs at least 4 bytes");
+  std::lock_guard queue(DeviceQueue(device));
+  double seconds = 0;
+  if (device == Device::kCuda) {
+    ASSIGN_OR_RETURN(seconds, CudaCopySeconds(bytes, options));
+  } else {
+    std::vector<char> from(bytes, 1), to(bytes, 0);
+    std::vector<double> samples;
+    for (int r = 0; r < options.warmup + options.repetitions; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      std::memcpy(to.data(), from.data(), bytes);
+      const auto stop = std::chrono::steady_clock::now();
+      if (r >= options.warmup)
+        samples.push_back(std::chrono::duration<double>(stop - start).count());
+    }
+    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+    seconds = samples[samples.size() / 2];
+  }
+  return 2.0 * static_cast<double>(bytes) / std::max(seconds, 1e-12) / 1e9;
+}
+
+Status DeviceAvailable(Device device) {
+  return device == Device::kCpu ? Status::Ok() : CudaAvailable();
+}
+
+CacheStats GetCacheStats() {
+  std::lock_guard lock(Kernels().mu);
+  return Kernels().stats;
+}
+
+#ifdef CG_WITH_NVTX
+NvtxRange::NvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+NvtxRange::~NvtxRange() { nvtxRangePop(); }
+#else
+NvtxRange::NvtxRange(const std::string&) {}
+NvtxRange::~NvtxRange() {}
+#endif
+
+}  // namespace compiler_gym::loop_tool_env

@@ -1,0 +1,103 @@
+// Compiling and measuring loop_tool kernels on a device (the CPU through LLVM's ORC JIT, an
+// NVIDIA GPU through NVPTX and the CUDA driver API, opened with dlopen at run time, so nothing
+// here needs a GPU or the CUDA toolkit to build).
+//
+// Compiles run on the caller's thread (the vector engine's workers compile in parallel) and are
+// cached by the loop tree's hash. Measurements on a device are serialized through that device's
+// queue (a lock), so no two timings overlap. The first run of every kernel is checked against
+// the program's reference output; a kernel that computes a wrong result is an error, and stays
+// one.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+#include "envs/loop_tool/loop_ir.h"
+
+namespace compiler_gym::loop_tool_env {
+
+enum class Device { kCpu, kCuda };
+const char* DeviceName(Device device);
+
+// A program with its data, shared by every env on it (cached by program key, least recently
+// used dropped past a byte budget).
+struct ProgramData {
+  Program program;
+  std::vector<std::vector<float>> inputs;
+  // Computed on first use, under reference_mu (it is large for large programs).
+  std::mutex reference_mu;
+  std::vector<float> reference;
+  // Used only under their device's queue.
+  std::vector<std::vector<float>> host_buffers;  // CPU: the kernel plan's buffers
+  std::shared_ptr<void> device_buffers;          // CUDA: the plan's buffers on the GPU
+};
+StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path);
+
+struct TimingOptions {
+  int warmup = 3;
+  int repetitions = 20;
+};
+
+// A compiled kernel of one program and loop tree for one device.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Runs the kernel once on the data and fills `output` (the program's output tensor).
+  virtual Status RunOnce(ProgramData& data, std::vector<float>& output) = 0;
+  // The median seconds of one run, over `repetitions` timed runs after `warmup` untimed ones.
+  virtual StatusOr<double> Time(ProgramData& data, const TimingOptions& options) = 0;
+
+  // Set by Measure once the first run's output matched the reference (or did not).
+  bool checked = false;
+  Status check;
+};
+
+// The compiled kernel of the loop tree, from the process's compile cache or compiled now.
+StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& program,
+                                            const std::vector<Loop>& loops);
+
+// Times a kernel through the device's queue, checking its output first if it never was.
+StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
+                         const TimingOptions& options);
+
+// The device's copy bandwidth in GB/s (bytes read plus bytes written, over the median time of a
+// copy of `bytes`): the peak that a kernel's achieved bandwidth is compared with.
+StatusOr<double> CopyBandwidth(Device device, int64_t bytes, const TimingOptions& options);
+
+// kUnavailable (EnvironmentNotSupported in Python) unless the device can run kernels here: the
+// CUDA driver library loads and has a device.
+Status DeviceAvailable(Device device);
+
+// Compile-cache counters, for tests and benchmarks.
+struct CacheStats {
+  int64_t hits = 0;
+  int64_t compiles = 0;
+};
+CacheStats GetCacheStats();
+
+// The backends (cpu_backend.cc, cuda_backend.cc).
+StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
+                                             const std::vector<Loop>& loops);
+StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
+                                              const std::vector<Loop>& loops);
+Status CudaAvailable();
+StatusOr<double> CudaCopySeconds(int64_t bytes, const TimingOptions& options);
+// PTX for an sm_XY architecture (e.g. "sm_80"), made without a GPU.
+StatusOr<std::string> EmitPtx(const Program& program, const std::vector<Loop>& loops,
+                              const std::string& arch);
+// "sm_XY" of the GPU in use (capped at what LLVM 19's NVPTX emits, sm_90).
+StatusOr<std::string> CudaArch();
+
+// Scoped NVTX range around a measurement (a no-op when built without the NVTX headers).
+class NvtxRange {
+ public:
+  explicit NvtxRange(const std::string& name);
+  ~NvtxRange();
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+};
+
+}  // namespace compiler_gym::loop_tool_env

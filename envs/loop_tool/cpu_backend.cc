@@ -1,0 +1,182 @@
+// The CPU backend: the lowered module optimized at O3 for the host and compiled by LLVM's ORC
+// JIT (LLJIT), one JIT per kernel so that dropping a kernel frees its code.
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+#include "envs/loop_tool/backend.h"
+#include "envs/loop_tool/lowering.h"
+
+namespace compiler_gym::loop_tool_env {
+namespace {
+
+using PhaseFn = void (*)(float**, int64_t, int64_t);
+
+std::string ErrorText(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+void InitializeNative() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+// The threads a parallel loop is split across: the machine's, in an arena of their own so that
+// a kernel measured from inside the vector engine's arena does not share its workers.
+tbb::task_arena& KernelArena() {
+  static tbb::task_arena* arena = new tbb::task_arena();
+  return *arena;
+}
+
+class CpuKernel final : public Kernel {
+ public:
+  CpuKernel(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<PhaseFn> phases, KernelPlan plan)
+      : jit_(std::move(jit)), phases_(std::move(phases)), plan_(std::move(plan)) {}
+
+  Status RunOnce(ProgramData& data, std::vector<float>& output) override {
+    std::vector<float*> buffers = Buffers(data);
+    Run(buffers);
+    for (size_t t = 0; t < data.program.tensors.size(); ++t) {
+      if (!data.program.tensors[t].input) {
+        output.assign(buffers[t], buffers[t] + plan_.buffers[t].elements);
+      }
+    }
+    return Status::Ok();
+  }
+
+  StatusOr<double> Time(ProgramData& data, const TimingOptions& options) override {
+    using Clock = std::chrono::steady_clock;
+    std::vector<float*> buffers = Buffers(data);
+    for (int i = 0; i < std::max(options.warmup, 1); ++i) Run(buffers);
+    // Time batches of runs at least 20 us long, so the clock's resolution does not matter.
+    const auto t0 = Clock::now();
+    Run(buffers);
+    const double once = std::chrono::duration<double>(Clock::now() - t0).count();
+    const int batch = static_cast<int>(std::clamp(20e-6 / std::max(once, 1e-9), 1.0, 1000.0));
+    std::vector<double> samples;
+    for (int r = 0; r < std::max(options.repetitions, 1); ++r) {
+      const auto start = Clock::now();
+      for (int i = 0; i < batch; ++i) Run(buffers);
+      samples.push_back(std::chrono::duration<double>(Clock::now() - start).count() / batch);
+    }
+    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+    return samples[samples.size() / 2];
+  }
+
+ private:
+  // The plan's buffers, made once per program (the same for every schedule of it).
+  std::vector<float*> Buffers(ProgramData& data) {
+    if (data.host_buffers.empty()) {
+      size_t input = 0;
+      for (const Buffer& b : plan_.buffers) {
+        const bool is_input = b.tensor >= 0 && data.program.tensors[b.tensor].input;
+        data.host_buffers.push_back(is_input ? data.inputs[input++]
+                                             : std::vector<float>(b.elements, 0.0f));
+      }
+    }
+    std::vector<float*> pointers;
+    for (std::vector<float>& b : data.host_buffers) pointers.push_back(b.data());
+    return pointers;
+  }
+
+  void Run(std::vector<float*>& buffers) {
+    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
+      if (plan_.buffers[i].tensor < 0) {
+        std::fill_n(buffers[i], plan_.buffers[i].elements, plan_.buffers[i].init);
+      }
+    }
+    for (size_t p = 0; p < phases_.size(); ++p) {
+      const Phase& phase = plan_.phases[p];
+      PhaseFn fn = phases_[p];
+      float** args = buffers.data();
+      if (phase.parallel_loop < 0 || phase.parallel_trip < 2) {
+        fn(args, 0, phase.parallel_trip);
+        continue;
+      }
+      KernelArena().execute([&] {
+        const int64_t chunks =
+            std::min<int64_t>(phase.parallel_trip, 4 * KernelArena().max_concurrency());
+        const int64_t grain = (phase.parallel_trip + chunks - 1) / chunks;
+        tbb::parallel_for(
+            tbb::blocked_range<int64_t>(0, phase.parallel_trip, grain),
+            [&](const tbb::blocked_range<int64_t>& r) { fn(args, r.begin(), r.end()); },
+            tbb::simple_partitioner());
+      });
+    }
+  }
+
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::vector<PhaseFn> phases_;
+  KernelPlan plan_;
+};
+
+}  // namespace
+
+StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
+                                             const std::vector<Loop>& loops) {
+  InitializeNative();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) return Internal("no JIT for this host: " + ErrorText(builder.takeError()));
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine) return Internal("no target machine: " + ErrorText(machine.takeError()));
+  llvm::TargetMachine& tm = **machine;
+
+  KernelPlan plan = PlanKernels(program, loops, Target::kCpu);
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module = Lower(program, loops, plan, Target::kCpu, *context);
+  module->setDataLayout(tm.createDataLayout());
+  module->setTargetTriple(tm.getTargetTriple().str());
+  for (llvm::Function& f : *module) {
+    f.addFnAttr("target-cpu", tm.getTargetCPU());
+    f.addFnAttr("target-features", tm.getTargetFeatureString());
+  }
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(&tm);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*module, mam);
+  }
+
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
+  if (!jit) return Internal("cannot start the JIT: " + ErrorText(jit.takeError()));
+  // expf and friends come from the process's own libm.
+  auto libm = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!libm) return Internal(ErrorText(libm.takeError()));
+  (*jit)->getMainJITDylib().addGenerator(std::move(*libm));
+  if (llvm::Error e =
+          (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    return Internal("the JIT refused the kernel: " + ErrorText(std::move(e)));
+  }
+  std::vector<PhaseFn> phases;
+  for (size_t i = 0; i < plan.phases.size(); ++i) {
+    auto address = (*jit)->lookup("phase" + std::to_string(i));
+    if (!address) return Internal("JIT compile failed: " + ErrorText(address.takeError()));
+    phases.push_back(address->toPtr<PhaseFn>());
+  }
+  return std::shared_ptr<Kernel>(
+      std::make_shared<CpuKernel>(std::move(*jit), std::move(phases), std::move(plan)));
+}
+
+}  // namespace compiler_gym::loop_tool_env

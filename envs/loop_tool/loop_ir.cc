@@ -1,0 +1,460 @@
+#include "envs/loop_tool/loop_ir.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <set>
+
+namespace compiler_gym::loop_tool_env {
+namespace {
+
+constexpr int64_t kMaxExtent = int64_t{1} << 30;
+constexpr int64_t kMaxTensorElements = int64_t{1} << 31;
+
+uint64_t Fnv1a(uint64_t hash, std::string_view bytes) {
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+
+StatusOr<int64_t> ParseExtent(std::string_view text, std::string_view path) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return BenchmarkInitError("loop_tool program \"" + std::string(path) + "\": \"" +
+                              std::string(text) + "\" is not an integer");
+  }
+  if (value < 1 || value > kMaxExtent) {
+    return BenchmarkInitError("loop_tool program \"" + std::string(path) + "\": size " +
+                              std::to_string(value) + " is outside [1, 2^30]");
+  }
+  return value;
+}
+
+std::vector<std::string_view> SplitOn(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string_view::npos ? text.npos : at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
+// Builds programs node by node; binary nodes are defined over the union of their inputs'
+// variables (broadcasting), in variable order.
+struct Builder {
+  Program p;
+  int Var(std::string name, int64_t extent) {
+    p.vars.push_back({std::move(name), extent});
+    return static_cast<int>(p.vars.size()) - 1;
+  }
+  int Tensor(std::string name, std::vector<int> vars, bool input) {
+    p.tensors.push_back({std::move(name), std::move(vars), input});
+    return static_cast<int>(p.tensors.size()) - 1;
+  }
+  int Add(Node node) {
+    p.nodes.push_back(std::move(node));
+    return static_cast<int>(p.nodes.size()) - 1;
+  }
+  int Read(int tensor) { return Add({Op::kRead, {}, p.tensors[tensor].vars, tensor}); }
+  int Write(int tensor, int input) {
+    return Add({Op::kWrite, {input}, p.tensors[tensor].vars, tensor});
+  }
+  int Binary(Op op, int a, int b) {
+    std::set<int> vars(p.nodes[a].vars.begin(), p.nodes[a].vars.end());
+    vars.insert(p.nodes[b].vars.begin(), p.nodes[b].vars.end());
+    return Add({op, {a, b}, {vars.begin(), vars.end()}, -1});
+  }
+  int Unary(Op op, int a) { return Add({op, {a}, p.nodes[a].vars, -1}); }
+  int Reduce(Op op, int a, std::vector<int> keep) { return Add({op, {a}, std::move(keep), -1}); }
+};
+
+// Calls fn(index) for every point of the variables' product space, the last variable fastest;
+// index is indexed by variable id (entries of other variables are left as they are).
+void ForEachPoint(const Program& p, const std::vector<int>& vars, std::vector<int64_t>& index,
+                  const std::function<void()>& fn, size_t level = 0) {
+  if (level == vars.size()) {
+    fn();
+    return;
+  }
+  const int v = vars[level];
+  for (int64_t i = 0; i < p.vars[v].extent; ++i) {
+    index[v] = i;
+    ForEachPoint(p, vars, index, fn, level + 1);
+  }
+}
+
+int64_t Offset(const Program& p, const std::vector<int>& vars, const std::vector<int64_t>& index) {
+  int64_t offset = 0;
+  for (int v : vars) offset = offset * p.vars[v].extent + index[v];
+  return offset;
+}
+
+}  // namespace
+
+const char* OpName(Op op) {
+  switch (op) {
+    case Op::kRead:
+      return "read";
+    case Op::kWrite:
+      return "write";
+    case Op::kAdd:
+      return "add";
+    case Op::kSub:
+      return "sub";
+    case Op::kMul:
+      return "mul";
+    case Op::kDiv:
+      return "div";
+    case Op::kMax:
+      return "max";
+    case Op::kExp:
+      return "exp";
+  }
+  return "?";
+}
+
+bool Program::IsReduction(int node) const {
+  const Node& n = nodes[node];
+  return (n.op == Op::kAdd || n.op == Op::kMax) && n.inputs.size() == 1 &&
+         nodes[n.inputs[0]].vars.size() > n.vars.size();
+}
+
+std::vector<int> Program::Domain(int node) const {
+  return IsReduction(node) ? nodes[nodes[node].inputs[0]].vars : nodes[node].vars;
+}
+
+int64_t Program::Elements(const std::vector<int>& var_ids) const {
+  int64_t n = 1;
+  for (int v : var_ids) n *= vars[v].extent;
+  return n;
+}
+
+int64_t Program::Flops() const {
+  int64_t flops = 0;
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+    if (nodes[i].op != Op::kRead && nodes[i].op != Op::kWrite) flops += Elements(Domain(i));
+  }
+  return flops;
+}
+
+int64_t Program::Bytes() const {
+  int64_t bytes = 0;
+  for (const TensorInfo& t : tensors) bytes += Elements(t.vars) * 4;
+  return bytes;
+}
+
+StatusOr<Program> MakeProgram(std::string_view path) {
+  std::vector<std::string_view> parts = SplitOn(path, '/');
+  if (parts.size() == 1) parts.insert(parts.begin(), "add");  // CompilerGym's "<N>"
+  if (parts.size() != 2) {
+    return BenchmarkInitError("unknown loop_tool program \"" + std::string(path) +
+                              "\": expected N, add/N, matmul/MxNxK, reduce/RxC or softmax/RxC");
+  }
+  const std::string_view kind = parts[0];
+  std::vector<int64_t> dims;
+  for (std::string_view d : SplitOn(parts[1], 'x')) {
+    ASSIGN_OR_RETURN(int64_t extent, ParseExtent(d, path));
+    dims.push_back(extent);
+  }
+  const size_t want = kind == "add"                             ? 1
+                      : kind == "matmul"                        ? 3
+                      : (kind == "reduce" || kind == "softmax") ? 2
+                                                                : 0;
+  if (want == 0) {
+    return BenchmarkInitError("unknown loop_tool program \"" + std::string(kind) +
+                              "\": expected add, matmul, reduce or softmax");
+  }
+  if (dims.size() != want) {
+    return BenchmarkInitError("loop_tool program \"" + std::string(path) + "\": " +
+                              std::string(kind) + " takes " + std::to_string(want) + " sizes");
+  }
+  Builder b;
+  if (kind == "add") {
+    const int a = b.Var("a", dims[0]);
+    const int A = b.Tensor("A", {a}, true), B = b.Tensor("B", {a}, true);
+    const int C = b.Tensor("C", {a}, false);
+    const int x = b.Read(A), y = b.Read(B);  // sequenced: node numbers are part of the dump
+    b.Write(C, b.Binary(Op::kAdd, x, y));
+  } else if (kind == "matmul") {
+    const int m = b.Var("m", dims[0]), n = b.Var("n", dims[1]), k = b.Var("k", dims[2]);
+    const int A = b.Tensor("A", {m, k}, true), B = b.Tensor("B", {k, n}, true);
+    const int C = b.Tensor("C", {m, n}, false);
+    const int x = b.Read(A), y = b.Read(B);
+    b.Write(C, b.Reduce(Op::kAdd, b.Binary(Op::kMul, x, y), {m, n}));
+  } else if (kind == "reduce") {
+    const int r = b.Var("r", dims[0]), c = b.Var("c", dims[1]);
+    const int A = b.Tensor("A", {r, c}, true), C = b.Tensor("C", {r}, false);
+    b.Write(C, b.Reduce(Op::kAdd, b.Read(A), {r}));
+  } else {
+    const int r = b.Var("r", dims[0]), c = b.Var("c", dims[1]);
+    const int A = b.Tensor("A", {r, c}, true), C = b.Tensor("C", {r, c}, false);
+    const int x = b.Read(A);
+    const int max = b.Reduce(Op::kMax, x, {r});
+    const int e = b.Unary(Op::kExp, b.Binary(Op::kSub, x, max));
+    const int sum = b.Reduce(Op::kAdd, e, {r});
+    b.Write(C, b.Binary(Op::kDiv, e, sum));
+  }
+  for (const TensorInfo& t : b.p.tensors) {
+    if (b.p.Elements(t.vars) > kMaxTensorElements) {
+      return BenchmarkInitError("loop_tool program \"" + std::string(path) + "\": tensor " +
+                                t.name + " has more than 2^31 elements");
+    }
+  }
+  b.p.key = std::string(kind) + "/" + std::string(parts[1]);
+  return std::move(b.p);
+}
+
+Schedule InitialSchedule(const Program& program) {
+  std::set<int> reduced;
+  for (int i = 0; i < static_cast<int>(program.nodes.size()); ++i) {
+    if (!program.IsReduction(i)) continue;
+    const Node& n = program.nodes[i];
+    for (int v : program.nodes[n.inputs[0]].vars) {
+      if (std::find(n.vars.begin(), n.vars.end(), v) == n.vars.end()) reduced.insert(v);
+    }
+  }
+  Schedule s;
+  for (int v = 0; v < static_cast<int>(program.vars.size()); ++v) {
+    s.loops.push_back({v, program.vars[v].extent, 0, !reduced.contains(v)});
+    s.loops.push_back({v, 1, 0, false});
+    s.loops.push_back({v, 1, 0, false});
+  }
+  return s;
+}
+
+int64_t Covered(const std::vector<Loop>& loops, int var) {
+  int64_t acc = 1;
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    if (it->var == var) acc = acc * it->size + it->tail;
+  }
+  return acc;
+}
+
+Status CheckSchedule(const Program& program, const Schedule& schedule) {
+  const int num_vars = static_cast<int>(program.vars.size());
+  std::vector<int64_t> inner(num_vars, 1);
+  for (auto it = schedule.loops.rbegin(); it != schedule.loops.rend(); ++it) {
+    if (it->var < 0 || it->var >= num_vars) return InvalidArgument("a loop has no variable");
+    if (it->size < 1 || it->tail < 0 || it->tail >= inner[it->var]) {
+      return InvalidArgument("loop (" + std::to_string(it->size) + ", " + std::to_string(it->tail) +
+                             ") of " + program.vars[it->var].name + " is out of range");
+    }
+    inner[it->var] = inner[it->var] * it->size + it->tail;
+  }
+  for (int v = 0; v < num_vars; ++v) {
+    if (inner[v] != program.vars[v].extent) {
+      return InvalidArgument("the loops of " + program.vars[v].name + " cover " +
+                             std::to_string(inner[v]) + " of " +
+                             std::to_string(program.vars[v].extent));
+    }
+  }
+  if (schedule.cursor < 0 || schedule.cursor >= static_cast<int>(schedule.loops.size())) {
+    return InvalidArgument("the cursor is not on a loop");
+  }
+  return Status::Ok();
+}
+
+bool Resize(const Program& program, Schedule& schedule, int increment) {
+  std::vector<Loop>& loops = schedule.loops;
+  const int c = schedule.cursor;
+  const int var = loops[c].var;
+  int p = c - 1;
+  while (p >= 0 && loops[p].var != var) --p;
+  if (p < 0) return false;  // the variable's outermost loop has nothing to trade with
+  // k: what the variable's loops inside the cursor cover.
+  int64_t k = 1;
+  for (int i = static_cast<int>(loops.size()) - 1; i > c; --i) {
+    if (loops[i].var == var) k = k * loops[i].size + loops[i].tail;
+  }
+  const int64_t x = loops[c].size, y = loops[c].tail;
+  if (increment < 0 && y != 0) increment = 0;  // drop the tail before shrinking
+  const int64_t size = x + increment;
+  const int64_t extent = program.vars[var].extent;
+  if (size < 1 || size > extent) return false;
+  const int64_t n = loops[p].size * (x * k + y) + loops[p].tail;  // what the parent covers
+  const int64_t d = size * k;
+  const int64_t a = n / d, b = n % d;
+  if (a < 1) return false;
+  const Loop before_p = loops[p], before_c = loops[c];
+  loops[p].size = a;
+  loops[p].tail = b;
+  loops[c].size = size;
+  loops[c].tail = 0;
+  return !(loops[p] == before_p && loops[c] == before_c);
+}
+
+bool Up(const Program& program, Schedule& schedule) {
+  if (!schedule.select_mode) return Resize(program, schedule, 1);
+  const int n = static_cast<int>(schedule.loops.size());
+  const int before = schedule.cursor;
+  schedule.cursor = (schedule.cursor + 1) % n;
+  return schedule.cursor != before;
+}
+
+bool Down(const Program& program, Schedule& schedule) {
+  if (!schedule.select_mode) return Resize(program, schedule, -1);
+  const int n = static_cast<int>(schedule.loops.size());
+  const int before = schedule.cursor;
+  schedule.cursor = (schedule.cursor + n - 1) % n;
+  return schedule.cursor != before;
+}
+
+bool ToggleMode(Schedule& schedule) {
+  schedule.select_mode = !schedule.select_mode;
+  return true;
+}
+
+bool ToggleThread(Schedule& schedule) {
+  schedule.loops[schedule.cursor].thread = !schedule.loops[schedule.cursor].thread;
+  return true;
+}
+
+bool Split(Schedule& schedule) {
+  if (static_cast<int>(schedule.loops.size()) >= kMaxLoops) return false;
+  const Loop unit{schedule.loops[schedule.cursor].var, 1, 0, false};
+  schedule.loops.insert(schedule.loops.begin() + schedule.cursor + 1, unit);
+  return true;
+}
+
+std::string DumpLoopTree(const Program& program, const Schedule& schedule) {
+  std::string out;
+  std::vector<int> seen(program.vars.size(), 0);
+  int depth = 0;
+  for (int i = 0; i < static_cast<int>(schedule.loops.size()); ++i) {
+    const Loop& l = schedule.loops[i];
+    out += std::string(depth++, ' ') + "for " + program.vars[l.var].name +
+           std::string(seen[l.var]++, '\'') + " in " + std::to_string(l.size);
+    if (l.tail) out += " r " + std::to_string(l.tail);
+    out += " : L" + std::to_string(i);
+    if (l.thread) out += " [thread]";
+    if (i == schedule.cursor) out += " <- cursor";
+    out += "\n";
+  }
+  for (int i = 0; i < static_cast<int>(program.nodes.size()); ++i) {
+    const Node& n = program.nodes[i];
+    std::string vars;
+    for (int v : n.vars) vars += (vars.empty() ? "" : ", ") + program.vars[v].name;
+    std::string args;
+    if (n.op == Op::kRead) args = program.tensors[n.tensor].name;
+    for (int in : n.inputs) args += (args.empty() ? "%" : ", %") + std::to_string(in);
+    if (n.op == Op::kWrite) args += " -> " + program.tensors[n.tensor].name;
+    out += std::string(depth, ' ') + "%" + std::to_string(i) + "[" + vars + "] <- " + OpName(n.op) +
+           "(" + args + ")\n";
+  }
+  return out;
+}
+
+uint64_t LoopTreeHash(const Program& program, const std::vector<Loop>& loops) {
+  uint64_t h = Fnv1a(kFnvOffset, program.key);
+  for (const Loop& l : loops) {
+    const std::string row = "|" + std::to_string(l.var) + "," + std::to_string(l.size) + "," +
+                            std::to_string(l.tail) + "," + (l.thread ? "t" : "s");
+    h = Fnv1a(h, row);
+  }
+  return h;
+}
+
+std::vector<std::vector<float>> MakeInputs(const Program& program) {
+  // A generator with a fixed algorithm (mt19937_64) and a portable map to floats, so the data
+  // are the same on every platform.
+  std::mt19937_64 gen(Fnv1a(kFnvOffset, program.key));
+  std::vector<std::vector<float>> inputs;
+  for (const TensorInfo& t : program.tensors) {
+    if (!t.input) continue;
+    std::vector<float> values(program.Elements(t.vars));
+    for (float& v : values) v = static_cast<float>((gen() >> 40) * 0x1p-24 * 2.0 - 1.0);
+    inputs.push_back(std::move(values));
+  }
+  return inputs;
+}
+
+std::vector<float> ReferenceOutput(const Program& program,
+                                   const std::vector<std::vector<float>>& inputs) {
+  const int num_nodes = static_cast<int>(program.nodes.size());
+  std::vector<int> input_of_tensor(program.tensors.size(), -1);
+  for (int t = 0, i = 0; t < static_cast<int>(program.tensors.size()); ++t) {
+    if (program.tensors[t].input) input_of_tensor[t] = i++;
+  }
+  std::vector<std::vector<double>> reduced(num_nodes);  // materialized reductions
+  std::vector<int64_t> index(program.vars.size(), 0);
+  std::function<double(int)> eval = [&](int id) -> double {
+    const Node& n = program.nodes[id];
+    if (program.IsReduction(id)) return reduced[id][Offset(program, n.vars, index)];
+    switch (n.op) {
+      case Op::kRead:
+        return inputs[input_of_tensor[n.tensor]][Offset(program, n.vars, index)];
+      case Op::kExp:
+        return std::exp(eval(n.inputs[0]));
+      case Op::kWrite:
+        return eval(n.inputs[0]);
+      default:
+        break;
+    }
+    const double a = eval(n.inputs[0]), b = eval(n.inputs[1]);
+    switch (n.op) {
+      case Op::kAdd:
+        return a + b;
+      case Op::kSub:
+        return a - b;
+      case Op::kMul:
+        return a * b;
+      case Op::kDiv:
+        return a / b;
+      case Op::kMax:
+        return std::max(a, b);
+      default:
+        return 0;
+    }
+  };
+  std::vector<float> output;
+  for (int id = 0; id < num_nodes; ++id) {
+    const Node& n = program.nodes[id];
+    if (program.IsReduction(id)) {
+      const bool is_max = n.op == Op::kMax;
+      std::vector<double> acc(program.Elements(n.vars), is_max ? -INFINITY : 0.0);
+      ForEachPoint(program, program.Domain(id), index, [&] {
+        double& slot = acc[Offset(program, n.vars, index)];
+        const double v = eval(n.inputs[0]);
+        slot = is_max ? std::max(slot, v) : slot + v;
+      });
+      reduced[id] = std::move(acc);
+    } else if (n.op == Op::kWrite) {
+      output.assign(program.Elements(n.vars), 0.0f);
+      ForEachPoint(program, n.vars, index,
+                   [&] { output[Offset(program, n.vars, index)] = static_cast<float>(eval(id)); });
+    }
+  }
+  return output;
+}
+
+Status CheckOutput(const Program& program, const std::vector<float>& reference,
+                   const float* output) {
+  int64_t reduction_length = 1;
+  for (int id = 0; id < static_cast<int>(program.nodes.size()); ++id) {
+    if (program.IsReduction(id)) {
+      reduction_length = std::max(reduction_length, program.Elements(program.Domain(id)) /
+                                                        program.Elements(program.nodes[id].vars));
+    }
+  }
+  double scale = 0;
+  for (float r : reference) scale = std::max(scale, static_cast<double>(std::fabs(r)));
+  const double slack = 2e-7 * static_cast<double>(reduction_length) * scale;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    const double want = reference[i], got = output[i];
+    if (!(std::fabs(got - want) <= 1e-4 * std::fabs(want) + slack)) {
+      return Internal("the kernel computed a wrong result: element " + std::to_string(i) + " is " +
+                      std::to_string(got) + ", expected " + std::to_string(want));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace compiler_gym::loop_tool_env

@@ -1,0 +1,269 @@
+#include "envs/loop_tool/loop_tool_env.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "envs/loop_tool/backend.h"
+
+namespace compiler_gym::loop_tool_env {
+namespace {
+
+// The observation table: Observe(i) answers Spec().observation_spaces[i].
+enum ObservationIndex { kActionState, kLoopTree, kFlops, kBandwidth, kRuntime };
+// The actions, in the order of the "split" space; "simple" is its first four.
+enum Action { kToggleMode, kUp, kDown, kToggleThread, kSplit };
+
+constexpr std::string_view kScheme = "benchmark://";
+constexpr std::string_view kCudaDataset = "loop_tool-cuda-v0";
+constexpr std::string_view kCpuDataset = "loop_tool-cpu-v0";
+
+StatusOr<int> ParseCount(const std::string& name, const std::string& value, int least) {
+  int n = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (value.empty() || error != std::errc() || end != value.data() + value.size() || n < least) {
+    return InvalidArgument(name + " must be an integer >= " + std::to_string(least) + ", got \"" +
+                           value + "\"");
+  }
+  return n;
+}
+
+}  // namespace
+
+LoopToolEnv::LoopToolEnv() : device_(Device::kCpu) {}
+LoopToolEnv::~LoopToolEnv() = default;
+
+const EnvSpec& LoopToolEnv::Spec() const {
+  static const EnvSpec spec = [] {
+    EnvSpec s;
+    s.family = "loop_tool";
+    const std::vector<std::string> names = {"toggle_mode", "up", "down", "toggle_thread", "split"};
+    s.action_spaces = {
+        {"simple",
+         {names.begin(), names.begin() + 4},
+         "CompilerGym's: toggle_mode (size / select), up and down (resize the loop at the cursor "
+         "against its parent, or move the cursor), toggle_thread"},
+        {"split", names,
+         "simple, plus split: a new unit loop inside the cursor's, which up then grows (a real "
+         "split; CompilerGym's was a no-op)"},
+    };
+    auto space = [](const char* name, SpaceKind kind, DType dtype, std::vector<int64_t> shape,
+                    bool deterministic, const char* doc) {
+      SpaceSpec o;
+      o.name = name;
+      o.kind = kind;
+      o.dtype = dtype;
+      o.shape = std::move(shape);
+      o.deterministic = deterministic;
+      o.platform_dependent = !deterministic;
+      o.doc = doc;
+      return o;
+    };
+    SpaceSpec action_state = space("action_state", SpaceKind::kVector, DType::kInt64, {3}, true,
+                                   "[cursor, size, tail] of the loop at the cursor");
+    action_state.low = 0;
+    action_state.high = static_cast<double>(int64_t{1} << 36);
+    s.observation_spaces = {
+        action_state,
+        space("loop_tree", SpaceKind::kText, DType::kNone, {-1}, true,
+              "the loop nest as text, the cursor marked"),
+        space("flops", SpaceKind::kScalar, DType::kFloat64, {}, false,
+              "GFLOP/s of the program under this loop tree, measured on the device"),
+        space("bandwidth", SpaceKind::kScalar, DType::kFloat64, {}, false,
+              "GB/s achieved: the program's tensors read or written once, over the run time"),
+        space("runtime", SpaceKind::kScalar, DType::kFloat64, {}, false,
+              "seconds of one run: the median of the timed runs"),
+    };
+    RewardSpec flops;
+    flops.name = "flops";
+    flops.cost_observation = "flops";
+    flops.maximize = true;
+    flops.deterministic = false;
+    flops.platform_dependent = true;
+    flops.doc = "GFLOP/s gained since the last reward (the first reward is the GFLOP/s itself)";
+    s.reward_spaces = {flops};
+    return s;
+  }();
+  return spec;
+}
+
+Status LoopToolEnv::DoReset(const Benchmark& benchmark) {
+  std::string_view uri = benchmark.uri;
+  if (uri.starts_with(kScheme)) uri.remove_prefix(kScheme.size());
+  const size_t slash = uri.find('/');
+  const std::string_view dataset = uri.substr(0, slash);
+  if (slash == std::string_view::npos || (dataset != kCudaDataset && dataset != kCpuDataset)) {
+    return BenchmarkInitError("not a loop_tool benchmark: " + benchmark.uri +
+                              " (expected benchmark://loop_tool-cuda-v0/<program> or "
+                              "benchmark://loop_tool-cpu-v0/<program>)");
+  }
+  const Device device = dataset == kCudaDataset ? Device::kCuda : Device::kCpu;
+  RETURN_IF_ERROR(DeviceAvailable(device));
+  ASSIGN_OR_RETURN(data_, GetProgramData(std::string(uri.substr(slash + 1))));
+  device_ = device;
+  schedule_ = InitialSchedule(data_->program);
+  seconds_.reset();
+  return Status::Ok();
+}
+
+StatusOr<StepOutcome> LoopToolEnv::DoStep(std::span<const int> actions) {
+  StepOutcome out;
+  const Schedule before = schedule_;
+  for (int action : actions) {
+    switch (action) {
+      case kToggleMode:
+        ToggleMode(schedule_);
+        break;
+      case kUp:
+        Up(data_->program, schedule_);
+        break;
+      case kDown:
+        Down(data_->program, schedule_);
+        break;
+      case kToggleThread:
+        ToggleThread(schedule_);
+        break;
+      case kSplit:
+        Split(schedule_);
+        break;
+    }
+  }
+  out.action_had_no_effect = schedule_ == before;
+  if (schedule_.loops != before.loops) seconds_.reset();
+  return out;
+}
+
+StatusOr<double> LoopToolEnv::Seconds() {
+  if (seconds_) return *seconds_;
+  ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel,
+                   GetKernel(device_, data_->program, schedule_.loops));
+  ASSIGN_OR_RETURN(const double seconds,
+                   Measure(device_, *kernel, *data_, TimingOptions{warmup_, repetitions_}));
+  seconds_ = std::max(seconds, 1e-12);
+  return *seconds_;
+}
+
+StatusOr<Observation> LoopToolEnv::Observe(int index) {
+  if (!in_episode()) return FailedPrecondition("observation requested before reset()");
+  switch (index) {
+    case kActionState: {
+      const Loop& loop = schedule_.loops[schedule_.cursor];
+      return Observation(std::vector<int64_t>{schedule_.cursor, loop.size, loop.tail});
+    }
+    case kLoopTree:
+      return Observation(Text{DumpLoopTree(data_->program, schedule_)});
+    case kFlops: {
+      ASSIGN_OR_RETURN(const double s, Seconds());
+      return Observation(static_cast<double>(data_->program.Flops()) / s / 1e9);
+    }
+    case kBandwidth: {
+      ASSIGN_OR_RETURN(const double s, Seconds());
+      return Observation(static_cast<double>(data_->program.Bytes()) / s / 1e9);
+    }
+    case kRuntime: {
+      ASSIGN_OR_RETURN(const double s, Seconds());
+      return Observation(s);
+    }
+  }
+  return InvalidArgument("unknown observation space index " + std::to_string(index));
+}
+
+Status LoopToolEnv::SetParameter(const std::string& name, const std::string& value) {
+  if (name == "warmup_runs") {
+    ASSIGN_OR_RETURN(warmup_, ParseCount(name, value, 0));
+    return Status::Ok();
+  }
+  if (name == "timing_repetitions") {
+    ASSIGN_OR_RETURN(repetitions_, ParseCount(name, value, 1));
+    return Status::Ok();
+  }
+  return Env::SetParameter(name, value);
+}
+
+StatusOr<std::string> LoopToolEnv::GetParameter(const std::string& name) const {
+  if (name == "warmup_runs") return std::to_string(warmup_);
+  if (name == "timing_repetitions") return std::to_string(repetitions_);
+  return Env::GetParameter(name);
+}
+
+StatusOr<std::string> LoopToolEnv::Call(const std::string& method, const std::string& argument) {
+  if (method == "ptx" || method == "schedule") {
+    if (!in_episode()) return FailedPrecondition(method + " before reset()");
+  }
+  if (method == "ptx") {
+    return EmitPtx(data_->program, schedule_.loops, argument.empty() ? "sm_80" : argument);
+  }
+  if (method == "schedule") {
+    nlohmann::json loops = nlohmann::json::array();
+    for (const Loop& l : schedule_.loops) {
+      loops.push_back({{"var", data_->program.vars[l.var].name},
+                       {"size", l.size},
+                       {"tail", l.tail},
+                       {"thread", l.thread}});
+    }
+    return nlohmann::json{{"loops", loops},
+                          {"cursor", schedule_.cursor},
+                          {"mode", schedule_.select_mode ? "select" : "size"},
+                          {"device", DeviceName(device_)},
+                          {"program", data_->program.key},
+                          {"flops_per_run", data_->program.Flops()},
+                          {"bytes_per_run", data_->program.Bytes()}}
+        .dump();
+  }
+  return Env::Call(method, argument);
+}
+
+StatusOr<std::unique_ptr<Env>> LoopToolEnv::DoFork() {
+  auto fork = std::make_unique<LoopToolEnv>();
+  fork->data_ = data_;
+  fork->device_ = device_;
+  fork->schedule_ = schedule_;
+  fork->seconds_ = seconds_;
+  fork->warmup_ = warmup_;
+  fork->repetitions_ = repetitions_;
+  return std::unique_ptr<Env>(std::move(fork));
+}
+
+namespace {
+
+StatusOr<std::string> FamilyCall(const std::string& method, const std::string& argument) {
+  if (method == "devices") {  // which devices run kernels here, and why not
+    nlohmann::json out = nlohmann::json::object();
+    for (Device d : {Device::kCpu, Device::kCuda}) {
+      const Status s = DeviceAvailable(d);
+      out[DeviceName(d)] = s.ok() ? "" : s.message();
+    }
+    return out.dump();
+  }
+  if (method == "cuda_arch") return CudaArch();
+  if (method == "copy_bandwidth") {  // {"device": "cpu"|"cuda", "bytes": N}: GB/s of a copy
+    const nlohmann::json args = nlohmann::json::parse(argument, nullptr, false);
+    if (!args.is_object() || !args.contains("device") || !args.contains("bytes")) {
+      return InvalidArgument("copy_bandwidth takes {\"device\": ..., \"bytes\": N}");
+    }
+    const Device device = args["device"] == "cuda" ? Device::kCuda : Device::kCpu;
+    ASSIGN_OR_RETURN(const double gbps,
+                     CopyBandwidth(device, args["bytes"].get<int64_t>(), TimingOptions{}));
+    return std::to_string(gbps);
+  }
+  if (method == "cache_stats") {
+    const CacheStats stats = GetCacheStats();
+    return nlohmann::json{{"hits", stats.hits}, {"compiles", stats.compiles}}.dump();
+  }
+  return Unimplemented("loop_tool has no operation " + method);
+}
+
+}  // namespace
+
+Status RegisterLoopToolEnvs(Registry& registry) {
+  FamilyEntry family;
+  family.name = "loop_tool";
+  family.doc = "Loop nests compiled for an NVIDIA GPU or the CPU, rewarded by measured FLOP/s";
+  family.call = FamilyCall;
+  RETURN_IF_ERROR(registry.AddFamily(std::move(family)));
+  return registry.Add(EnvEntry{"loop_tool-v0", "loop_tool", "action_state", "flops",
+                               "benchmark://loop_tool-cpu-v0/1024",
+                               "loop_tool: reshape a loop nest, rewarded by measured FLOP/s",
+                               [] { return std::make_unique<LoopToolEnv>(); }});
+}
+
+}  // namespace compiler_gym::loop_tool_env

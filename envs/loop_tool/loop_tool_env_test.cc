@@ -1,0 +1,244 @@
+#include "envs/loop_tool/loop_tool_env.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "envs/loop_tool/backend.h"
+#include "envs/loop_tool/loop_ir.h"
+
+namespace compiler_gym::loop_tool_env {
+namespace {
+
+std::vector<std::pair<int64_t, int64_t>> Order(const Schedule& s) {
+  std::vector<std::pair<int64_t, int64_t>> order;
+  for (const Loop& l : s.loops) order.emplace_back(l.size, l.tail);
+  return order;
+}
+
+using Order3 = std::vector<std::pair<int64_t, int64_t>>;
+
+// CompilerGym's worked example of resize (its docstring), step by step.
+TEST(LoopIr, ResizeFollowsTheWorkedExample) {
+  const Program p = MakeProgram("1024").value();
+  Schedule s = InitialSchedule(p);
+  EXPECT_EQ(Order(s), (Order3{{1024, 0}, {1, 0}, {1, 0}}));
+  s.cursor = 1;
+  EXPECT_TRUE(Resize(p, s, 1));
+  EXPECT_EQ(Order(s), (Order3{{512, 0}, {2, 0}, {1, 0}}));
+  EXPECT_TRUE(Resize(p, s, 1));
+  EXPECT_EQ(Order(s), (Order3{{341, 1}, {3, 0}, {1, 0}}));
+  EXPECT_TRUE(Resize(p, s, 1));
+  EXPECT_EQ(Order(s), (Order3{{256, 0}, {4, 0}, {1, 0}}));
+  s.cursor = 2;
+  EXPECT_TRUE(Resize(p, s, 1));
+  EXPECT_EQ(Order(s), (Order3{{256, 0}, {2, 0}, {2, 0}}));
+  EXPECT_TRUE(Resize(p, s, 1));
+  EXPECT_EQ(Order(s), (Order3{{256, 0}, {1, 1}, {3, 0}}));
+  s.cursor = 1;
+  EXPECT_TRUE(Resize(p, s, -1));
+  EXPECT_EQ(Order(s), (Order3{{341, 1}, {1, 0}, {3, 0}}));
+  s.cursor = 2;
+  EXPECT_TRUE(Resize(p, s, -1));
+  EXPECT_EQ(Order(s), (Order3{{341, 1}, {1, 1}, {2, 0}}));
+  s.cursor = 1;
+  EXPECT_TRUE(Resize(p, s, -1));
+  EXPECT_EQ(Order(s), (Order3{{512, 0}, {1, 0}, {2, 0}}));
+  // The outermost loop has no parent: nothing changes.
+  s.cursor = 0;
+  EXPECT_FALSE(Resize(p, s, 1));
+  // A unit loop cannot shrink.
+  s.cursor = 1;
+  EXPECT_FALSE(Resize(p, s, -1));
+}
+
+TEST(LoopIr, CursorModeThreadAndSplit) {
+  const Program p = MakeProgram("add/12").value();
+  Schedule s = InitialSchedule(p);
+  EXPECT_EQ(s.loops[0].thread, true);
+  EXPECT_TRUE(ToggleMode(s));  // select
+  EXPECT_TRUE(Down(p, s));     // wraps around
+  EXPECT_EQ(s.cursor, 2);
+  EXPECT_TRUE(Up(p, s));
+  EXPECT_EQ(s.cursor, 0);
+  EXPECT_TRUE(Up(p, s));
+  EXPECT_TRUE(ToggleThread(s));
+  EXPECT_TRUE(s.loops[1].thread);
+  EXPECT_TRUE(Split(s));  // a unit loop inside loop 1
+  ASSERT_EQ(s.loops.size(), 4u);
+  EXPECT_EQ(s.loops[2], (Loop{0, 1, 0, false}));
+  EXPECT_TRUE(ToggleMode(s));  // size
+  EXPECT_TRUE(Up(p, s));       // loop 1 grows to 2 against loop 0
+  EXPECT_EQ(Order(s), (Order3{{6, 0}, {2, 0}, {1, 0}, {1, 0}}));
+  EXPECT_TRUE(CheckSchedule(p, s).ok());
+  while (Split(s)) {
+  }
+  EXPECT_EQ(s.loops.size(), static_cast<size_t>(kMaxLoops));
+}
+
+// Any sequence of actions keeps every variable covered exactly (the sizes and tails fold to
+// the extent), on every program.
+TEST(LoopIr, RandomActionsKeepTheExtents) {
+  std::mt19937 gen(7);
+  for (const char* path : {"1000", "add/97", "matmul/12x10x7", "reduce/9x31", "softmax/5x13"}) {
+    const Program p = MakeProgram(path).value();
+    Schedule s = InitialSchedule(p);
+    for (int i = 0; i < 3000; ++i) {
+      switch (gen() % 5) {
+        case 0:
+          ToggleMode(s);
+          break;
+        case 1:
+          Up(p, s);
+          break;
+        case 2:
+          Down(p, s);
+          break;
+        case 3:
+          ToggleThread(s);
+          break;
+        case 4:
+          if (gen() % 8 == 0) Split(s);
+          break;
+      }
+      ASSERT_TRUE(CheckSchedule(p, s).ok())
+          << path << " after " << i << ": " << CheckSchedule(p, s).message() << "\n"
+          << DumpLoopTree(p, s);
+    }
+  }
+}
+
+TEST(LoopIr, ProgramsAndErrors) {
+  EXPECT_EQ(MakeProgram("matmul/4x5x6").value().Flops(), 2 * 4 * 5 * 6);
+  EXPECT_EQ(MakeProgram("1024").value().Flops(), 1024);
+  EXPECT_EQ(MakeProgram("1024").value().Bytes(), 3 * 1024 * 4);
+  EXPECT_EQ(MakeProgram("softmax/3x4").value().Flops(), 5 * 3 * 4);
+  EXPECT_EQ(MakeProgram("reduce/3x4").value().key, "reduce/3x4");
+  EXPECT_EQ(MakeProgram("8").value().key, "add/8");
+  for (const char* bad : {"0", "-5", "add/0", "abc", "conv/3", "matmul/2x2", "add/1x2",
+                          "add/2000000000", "softmax/3x", "a/b/c", ""}) {
+    EXPECT_EQ(MakeProgram(bad).status().code(), StatusCode::kBenchmarkInit) << bad;
+  }
+}
+
+TEST(LoopIr, DumpLoopTree) {
+  const Program p = MakeProgram("add/8").value();
+  Schedule s = InitialSchedule(p);
+  s.cursor = 1;
+  Resize(p, s, 1);
+  Resize(p, s, 1);
+  EXPECT_EQ(DumpLoopTree(p, s),
+            "for a in 2 r 2 : L0 [thread]\n"
+            " for a' in 3 : L1 <- cursor\n"
+            "  for a'' in 1 : L2\n"
+            "   %0[a] <- read(A)\n"
+            "   %1[a] <- read(B)\n"
+            "   %2[a] <- add(%0, %1)\n"
+            "   %3[a] <- write(%2 -> C)\n");
+}
+
+TEST(LoopIr, ReferenceOutput) {
+  const Program p = MakeProgram("matmul/2x3x2").value();
+  const std::vector<std::vector<float>> in = {{1, 2, 3, 4}, {1, 0, -1, 2, 1, 0}};
+  // A = [[1,2],[3,4]], B = [[1,0,-1],[2,1,0]]
+  EXPECT_EQ(ReferenceOutput(p, in), (std::vector<float>{5, 2, -1, 11, 4, -3}));
+  const Program sm = MakeProgram("softmax/1x2").value();
+  const std::vector<float> out = ReferenceOutput(sm, {{0.0f, std::log(3.0f)}});
+  EXPECT_NEAR(out[0], 0.25, 1e-6);
+  EXPECT_NEAR(out[1], 0.75, 1e-6);
+}
+
+// The CPU backend computes every program right under schedules reached by random actions
+// (tails, splits, threaded loops over reduced variables, which accumulate atomically).
+TEST(CpuBackend, MatchesTheReferenceUnderRandomSchedules) {
+  std::mt19937 gen(3);
+  for (const char* path : {"add/1000", "matmul/17x9x13", "reduce/7x45", "softmax/6x33"}) {
+    std::shared_ptr<ProgramData> data = GetProgramData(path).value();
+    const std::vector<float> reference = ReferenceOutput(data->program, data->inputs);
+    Schedule s = InitialSchedule(data->program);
+    for (int trial = 0; trial < 12; ++trial) {
+      for (int i = 0; i < 15; ++i) {
+        switch (gen() % 6) {
+          case 0:
+            ToggleMode(s);
+            break;
+          case 1:
+          case 5:
+            Up(data->program, s);
+            break;
+          case 2:
+            Down(data->program, s);
+            break;
+          case 3:
+            ToggleThread(s);
+            break;
+          case 4:
+            Split(s);
+            break;
+        }
+      }
+      std::shared_ptr<Kernel> kernel = GetKernel(Device::kCpu, data->program, s.loops).value();
+      std::vector<float> output;
+      ASSERT_TRUE(kernel->RunOnce(*data, output).ok());
+      const Status check = CheckOutput(data->program, reference, output.data());
+      EXPECT_TRUE(check.ok()) << path << ": " << check.message() << "\n"
+                              << DumpLoopTree(data->program, s);
+    }
+  }
+}
+
+TEST(CpuBackend, WrongOutputIsCaught) {
+  std::shared_ptr<ProgramData> data = GetProgramData("reduce/4x8").value();
+  std::vector<float> reference = ReferenceOutput(data->program, data->inputs);
+  std::vector<float> wrong = reference;
+  wrong[2] += 0.5f;  // as if one term were counted twice
+  EXPECT_EQ(CheckOutput(data->program, reference, wrong.data()).code(), StatusCode::kInternal);
+}
+
+TEST(LoopToolEnv, StepsObservesAndForks) {
+  LoopToolEnv env;
+  ASSERT_TRUE(env.SetParameter("timing_repetitions", "3").ok());
+  EXPECT_EQ(env.SetParameter("timing_repetitions", "0").code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(env.Reset(Benchmark{.uri = "benchmark://loop_tool-cpu-v0/1024"}).ok());
+  const int state = env.Spec().ObservationIndex("action_state");
+  EXPECT_EQ(std::get<std::vector<int64_t>>(env.Observe(state).value()),
+            (std::vector<int64_t>{0, 1024, 0}));
+  // select mode, cursor to loop 1, size mode, up: [512, 2, 1].
+  StepOutcome out = env.Step(std::vector<int>{0, 1, 0, 1}).value();
+  EXPECT_FALSE(out.action_had_no_effect);
+  EXPECT_EQ(std::get<std::vector<int64_t>>(env.Observe(state).value()),
+            (std::vector<int64_t>{1, 2, 0}));
+  EXPECT_TRUE(env.Step(std::vector<int>{4}).status().code() == StatusCode::kOutOfRange);
+  const double flops = std::get<double>(env.Observe(env.Spec().ObservationIndex("flops")).value());
+  EXPECT_GT(flops, 0);
+  // The first reward is the GFLOP/s itself, measured once per loop tree.
+  EXPECT_DOUBLE_EQ(env.Reward(0).value(), flops);
+  EXPECT_DOUBLE_EQ(env.Reward(0).value(), 0.0);
+  std::unique_ptr<Env> fork = env.Fork().value();
+  ASSERT_TRUE(fork->Step(std::vector<int>{2}).ok());  // down: back to [1024, 1, 1]
+  EXPECT_EQ(std::get<std::vector<int64_t>>(fork->Observe(state).value()),
+            (std::vector<int64_t>{1, 1, 0}));
+  EXPECT_EQ(std::get<std::vector<int64_t>>(env.Observe(state).value()),
+            (std::vector<int64_t>{1, 2, 0}));
+  // Down at size 1 changes nothing.
+  EXPECT_TRUE(fork->Step(std::vector<int>{2}).value().action_had_no_effect);
+}
+
+TEST(LoopToolEnv, BadBenchmarksAndNoGpu) {
+  LoopToolEnv env;
+  EXPECT_EQ(env.Reset(Benchmark{.uri = "benchmark://loop_tool-cpu-v0/0"}).code(),
+            StatusCode::kBenchmarkInit);
+  EXPECT_EQ(env.Reset(Benchmark{.uri = "benchmark://loop_tool-cpu-v0/nope/3"}).code(),
+            StatusCode::kBenchmarkInit);
+  EXPECT_EQ(env.Reset(Benchmark{.uri = "benchmark://other-v0/3"}).code(),
+            StatusCode::kBenchmarkInit);
+  const Status cuda = env.Reset(Benchmark{.uri = "benchmark://loop_tool-cuda-v0/1024"});
+  if (!CudaAvailable().ok()) {
+    EXPECT_EQ(cuda.code(), StatusCode::kUnavailable);
+  } else {
+    EXPECT_TRUE(cuda.ok()) << cuda.message();
+  }
+}
+
+}  // namespace
+}  // namespace compiler_gym::loop_tool_env
