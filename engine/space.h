@@ -61,14 +61,14 @@ struct RewardSpec {
   std::string initial_observation;   // scalar observation giving C0 (the unoptimized cost)
   std::string baseline_observation;  // scalar observation giving Cb; empty unless kNormByBaseline
   RewardKind kind = RewardKind::kDelta;
-  // The observation is a gain to maximize (e.g. FLOP/s), not a cost: C is its negation, and
-  // an empty initial_observation means C0 = 0, so the first reward is the gain itself.
-  bool maximize = false;
   bool deterministic = true;
   bool platform_dependent = false;
   double low = -std::numeric_limits<double>::infinity();
   double high = std::numeric_limits<double>::infinity();
   std::string doc;
+  // The observation is a gain to maximize (e.g. FLOP/s), not a cost: C is its negation, and
+  // an empty initial_observation means C0 = 0, so the first reward is the gain itself.
+  bool maximize = false;
 };
 
 struct Bytes {

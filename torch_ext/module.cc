@@ -234,6 +234,8 @@ class PyEnv {
     return PyEnv(ValueOrThrow(WithoutGil([&] { return env_->Fork(); })));
   }
 
+  void SetActionSpace(int index) { ThrowIfError(env_->SetActionSpace(index)); }
+  int action_space() const { return env_->action_space(); }
   bool in_episode() const { return env_->in_episode(); }
   bool episode_over() const { return env_->episode_over(); }
   std::vector<int> actions() const { return env_->actions(); }
@@ -277,6 +279,7 @@ PYBIND11_MODULE(_C, m) {
       .def("set_parameter", &PyEnv::SetParameter, py::arg("name"), py::arg("value"))
       .def("get_parameter", &PyEnv::GetParameter, py::arg("name"))
       .def("call", &PyEnv::Call, py::arg("method"), py::arg("argument") = "")
+      .def_property("action_space", &PyEnv::action_space, &PyEnv::SetActionSpace)
       .def_property_readonly("in_episode", &PyEnv::in_episode)
       .def_property_readonly("episode_over", &PyEnv::episode_over)
       .def_property_readonly("actions", &PyEnv::actions)

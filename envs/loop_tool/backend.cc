@@ -133,6 +133,13 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
   return kernel.Time(data, options);
 }
 
+StatusOr<std::vector<float>> RunOutput(Device device, Kernel& kernel, ProgramData& data) {
+  std::lock_guard queue(DeviceQueue(device));
+  std::vector<float> output;
+  RETURN_IF_ERROR(kernel.RunOnce(data, output));
+  return output;
+}
+
 StatusOr<double> CopyBandwidth(Device device, int64_t bytes, const TimingOptions& options) {
   if (bytes < 4) return InvalidArgument("copy_bandwidth needs at least 4 bytes");
   std::lock_guard queue(DeviceQueue(device));

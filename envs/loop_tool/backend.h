@@ -63,6 +63,9 @@ StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& progra
 StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
                          const TimingOptions& options);
 
+// Runs a kernel once through the device's queue and returns the program's output, unchecked.
+StatusOr<std::vector<float>> RunOutput(Device device, Kernel& kernel, ProgramData& data);
+
 // The device's copy bandwidth in GB/s (bytes read plus bytes written, over the median time of a
 // copy of `bytes`): the peak that a kernel's achieved bandwidth is compared with.
 StatusOr<double> CopyBandwidth(Device device, int64_t bytes, const TimingOptions& options);

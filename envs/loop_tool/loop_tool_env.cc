@@ -79,7 +79,9 @@ const EnvSpec& LoopToolEnv::Spec() const {
     flops.maximize = true;
     flops.deterministic = false;
     flops.platform_dependent = true;
-    flops.doc = "GFLOP/s gained since the last reward (the first reward is the GFLOP/s itself)";
+    flops.doc =
+        "GFLOP/s gained since the reward was last computed (its first computation in an episode, "
+        "which reset() makes, gives the GFLOP/s itself)";
     s.reward_spaces = {flops};
     return s;
   }();
@@ -186,11 +188,18 @@ StatusOr<std::string> LoopToolEnv::GetParameter(const std::string& name) const {
 }
 
 StatusOr<std::string> LoopToolEnv::Call(const std::string& method, const std::string& argument) {
-  if (method == "ptx" || method == "schedule") {
+  if (method == "ptx" || method == "schedule" || method == "inputs" || method == "run") {
     if (!in_episode()) return FailedPrecondition(method + " before reset()");
   }
   if (method == "ptx") {
     return EmitPtx(data_->program, schedule_.loops, argument.empty() ? "sm_80" : argument);
+  }
+  if (method == "inputs") return nlohmann::json(data_->inputs).dump();
+  if (method == "run") {
+    ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel,
+                     GetKernel(device_, data_->program, schedule_.loops));
+    ASSIGN_OR_RETURN(std::vector<float> output, RunOutput(device_, *kernel, *data_));
+    return nlohmann::json(output).dump();
   }
   if (method == "schedule") {
     nlohmann::json loops = nlohmann::json::array();

@@ -36,7 +36,9 @@ class LoopToolEnv final : public Env {
   StatusOr<std::string> GetParameter(const std::string& name) const override;
 
   // "ptx" (argument: an architecture such as sm_80, default sm_80): the current loop tree's
-  // PTX, made without a GPU; "schedule": the loops, cursor and mode as JSON.
+  // PTX, made without a GPU; "schedule": the loops, cursor and mode as JSON; "inputs": the
+  // program's input tensors, and "run": its output under the current loop tree, unchecked
+  // (JSON lists, for tests against NumPy).
   StatusOr<std::string> Call(const std::string& method, const std::string& argument) override;
 
  protected:

@@ -119,7 +119,6 @@ class CompilerEnv:
             self, {r["name"]: EngineReward.from_dict(i, r) for i, r in enumerate(rewards)}
         )
         self.datasets = datasets
-        self.action_space: Commandline = self.action_spaces[0]
         if action_space is not None:
             self.action_space = self._action_space_by_name(action_space)
 
@@ -147,6 +146,17 @@ class CompilerEnv:
     def _make_action_space(self, spec: dict) -> Commandline:
         """The action space of an engine spec (a family may give its command-line form)."""
         return Commandline(spec["name"], spec["action_names"])
+
+    @property
+    def action_space(self) -> Commandline:
+        """The action space that ``step`` indexes (a family may have several: loop_tool's
+        ``simple`` and ``split``); set it here, or by name with ``reset(action_space=...)``."""
+        return self.action_spaces[self._env.action_space]
+
+    @action_space.setter
+    def action_space(self, space: Union[str, Commandline]) -> None:
+        name = self._action_space_by_name(space if isinstance(space, str) else space.name).name
+        self._env.action_space = [s.name for s in self.action_spaces].index(name)
 
     def _action_space_by_name(self, name: str) -> Commandline:
         for space in self.action_spaces:
@@ -494,6 +504,7 @@ class CompilerEnv:
             benchmark=self.benchmark if str(self.benchmark) == state.benchmark else state.benchmark,
             # A Python reward keeps per-episode state: the replay gets its own.
             reward_space=copy.deepcopy(self.reward_space),
+            action_space=self.action_space.name,
         )
         try:
             replay.apply(state)
@@ -510,6 +521,9 @@ class CompilerEnv:
                 errors.append(
                     f"Expected reward {state.reward} but received reward {replayed.reward}"
                 )
+            replay_errors = self._replay_errors(replay) if in_place else []
+            errors += replay_errors
+            replay_failed = bool(replay_errors)
             semantic_errors = (self if in_place else replay)._semantic_validation_errors(sanitizers)
             semantics_validated = semantic_errors is not None
             semantics_failed = bool(semantic_errors)
@@ -530,6 +544,11 @@ class CompilerEnv:
             reward_validation_failed=reward_failed,
             benchmark_semantics_validation_failed=semantics_failed,
         )
+
+    def _replay_errors(self, replay: CompilerEnv) -> list[str]:
+        """How a replay of this env's episode differs from it where rewards do not tell
+        (a family's deterministic state); [] when it does not."""
+        return []
 
     def _semantic_validation_errors(self, sanitizers: set[str]) -> Optional[list[str]]:
         """Problems with the program's behaviour; None when it cannot be checked."""

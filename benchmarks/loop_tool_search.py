@@ -1,0 +1,209 @@
+"""loop_tool-v0: how close a schedule search gets to the device's peak, and measurement throughput.
+
+    python3 benchmarks/loop_tool_search.py [--device cpu|cuda|all] [--log2-size 26]
+        [--budget 1000] [--repetitions 20] [--vec-envs 4] [--out results.json]
+
+1. Peak: the device's copy bandwidth on arrays of the program's size (a device-to-device copy
+   on the GPU, memcpy on the CPU), measured in the same run.
+2. Search: a hill climb over the loop tree of ``C[a] = A[a] + B[a]`` (float32, N = 2^26 by
+   default) with at most ``--budget`` measured schedules: from the best schedule so far, each
+   neighbour moves one loop's size by 1, 2, 4, ... steps up or down (the parent absorbs the
+   rest), toggles its thread, or splits it; the best neighbour is taken while it improves, else
+   a random unmeasured one. Reported: the best schedule's bandwidth, as a share of the copy
+   peak, and the search's wall time.
+3. CPU only: the same best schedule against NumPy's ``np.add(a, b, out=c)`` on the same arrays.
+4. Measurements per second of one env against ``make_vec`` (compiles in parallel on the engine's
+   threads, timings serialized through the device queue), on programs of 2^16 elements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+
+import numpy as np
+
+import compiler_gym
+from compiler_gym.envs.loop_tool import copy_bandwidth, devices
+
+TOGGLE_MODE, UP, DOWN, TOGGLE_THREAD, SPLIT = range(5)
+STEPS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+
+def goto(cursor: int) -> list[int]:
+    """Actions that move the cursor from 0 to ``cursor`` and return to size mode."""
+    return [TOGGLE_MODE] + [UP] * cursor + [TOGGLE_MODE]
+
+
+def neighbours(num_loops: int) -> list[list[int]]:
+    moves = []
+    for c in range(num_loops):
+        moves.append(goto(c) + [TOGGLE_THREAD])
+        moves.append(goto(c) + [SPLIT])
+        for k in STEPS:
+            moves.append(goto(c) + [UP] * k)
+            moves.append(goto(c) + [DOWN] * k)
+    return moves
+
+
+def tree_of(env) -> str:
+    return env.observation["loop_tree"].replace(" <- cursor", "")
+
+
+def search(device: str, program: str, budget: int, repetitions: int, seed: int = 0) -> dict:
+    rng = random.Random(seed)
+    start = time.time()
+    measured: dict[str, float] = {}
+    env = compiler_gym.make("loop_tool-v0", benchmark=f"loop_tool-{device}-v0/{program}")
+    env.send_param("timing_repetitions", str(repetitions))
+    env.reset(action_space="split")
+    current = env  # the state whose neighbours are tried next, cursor at 0 in size mode
+    best_tree = tree_of(current)
+    measured[best_tree] = current.observation["bandwidth"]
+    while len(measured) < budget:
+        candidates = []
+        for move in neighbours(len(current.schedule["loops"])):
+            fork = current.fork()
+            fork.multistep(move)
+            if tree_of(fork) in measured or any(tree_of(fork) == t for t, _ in candidates):
+                fork.close()
+            else:
+                candidates.append((tree_of(fork), fork))
+        if not candidates:
+            break
+        chosen = None
+        for tree, fork in candidates:
+            if len(measured) >= budget:
+                break
+            try:
+                measured[tree] = fork.observation["bandwidth"]
+            except Exception:  # a schedule the device refuses: never the best
+                measured[tree] = 0.0
+            if chosen is None or measured[tree] > measured[chosen[0]]:
+                chosen = (tree, fork)
+        if chosen is None or measured[chosen[0]] <= measured[best_tree]:
+            chosen = rng.choice([c for c in candidates if c[0] in measured])  # leave the optimum
+        if measured[chosen[0]] > measured[best_tree]:
+            best_tree = chosen[0]
+        for _, fork in candidates:
+            if fork is not chosen[1]:
+                fork.close()
+        loops = len(chosen[1].schedule["loops"])
+        cursor = chosen[1].schedule["cursor"]
+        chosen[1].multistep([TOGGLE_MODE] + [UP] * ((loops - cursor) % loops) + [TOGGLE_MODE])
+        if current is not env:
+            current.close()
+        current = chosen[1]
+    if current is not env:
+        current.close()
+    env.close()
+    return {
+        "measured": len(measured),
+        "seconds": time.time() - start,
+        "best_bandwidth_gbps": measured[best_tree],
+        "best_loop_tree": best_tree,
+        "initial_bandwidth_gbps": next(iter(measured.values())),
+    }
+
+
+def numpy_add_gbps(n: int, repetitions: int) -> float:
+    rng = np.random.default_rng(0)
+    a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    c = np.empty_like(a)
+    times = []
+    for i in range(repetitions + 3):
+        t = time.perf_counter()
+        np.add(a, b, out=c)
+        if i >= 3:
+            times.append(time.perf_counter() - t)
+    return 3 * n * 4 / statistics.median(times) / 1e9
+
+
+def throughput(device: str, num_envs: int, steps: int) -> dict:
+    """Measurements per second: every step grows loop 1, a new loop tree (a compile and a
+    timing); each env has a program of its own size, so no two compile the same kernel."""
+    benchmarks = [f"loop_tool-{device}-v0/{65536 + 64 * i}" for i in range(num_envs)]
+    with compiler_gym.make("loop_tool-v0", benchmark=benchmarks[0]) as env:
+        env.send_param("timing_repetitions", "5")
+        env.reset()
+        env.multistep(goto(1))
+        start = time.time()
+        for _ in range(steps):
+            env.step(UP)
+            env.observation["flops"]
+        single = steps / (time.time() - start)
+    with compiler_gym.make_vec(
+        "loop_tool-v0",
+        num_envs=num_envs,
+        benchmarks=benchmarks,
+        observation_space="flops",
+        parameters={"timing_repetitions": 5},
+    ) as vec:
+        vec.reset()
+        for action in goto(1):
+            vec.step(np.full(num_envs, action))
+        rounds = max(1, steps // num_envs)
+        start = time.time()
+        for _ in range(rounds):
+            vec.step(np.full(num_envs, UP))
+        batched = rounds * num_envs / (time.time() - start)
+    return {"single_per_s": single, "vec_per_s": batched, "num_envs": num_envs}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", choices=["cpu", "cuda", "all"], default="all")
+    parser.add_argument("--log2-size", type=int, default=26)
+    parser.add_argument("--budget", type=int, default=1000)
+    parser.add_argument("--repetitions", type=int, default=20)
+    parser.add_argument("--vec-envs", type=int, default=4)
+    parser.add_argument("--throughput-steps", type=int, default=200)
+    parser.add_argument("--out", help="write the results as JSON here")
+    args = parser.parse_args(argv)
+    available = devices()
+    wanted = ["cpu", "cuda"] if args.device == "all" else [args.device]
+    n = 1 << args.log2_size
+    results = {}
+    for device in wanted:
+        if available[device]:
+            print(f"{device}: skipped ({available[device]})")
+            continue
+        peak = copy_bandwidth(device, n * 4)
+        found = search(device, str(n), args.budget, args.repetitions)
+        row = {
+            "copy_peak_gbps": peak,
+            **found,
+            "share_of_peak": found["best_bandwidth_gbps"] / peak,
+        }
+        if device == "cpu":
+            row["numpy_add_gbps"] = numpy_add_gbps(n, args.repetitions)
+            row["share_of_numpy"] = found["best_bandwidth_gbps"] / row["numpy_add_gbps"]
+        row["throughput"] = throughput(device, args.vec_envs, args.throughput_steps)
+        results[device] = row
+        print(
+            f"{device}: N=2^{args.log2_size} copy peak {peak:.1f} GB/s; best of "
+            f"{found['measured']} schedules {found['best_bandwidth_gbps']:.1f} GB/s "
+            f"({100 * row['share_of_peak']:.1f}% of peak) in {found['seconds']:.0f} s "
+            f"(initial schedule {found['initial_bandwidth_gbps']:.1f} GB/s)"
+        )
+        if "numpy_add_gbps" in row:
+            print(
+                f"  NumPy add {row['numpy_add_gbps']:.1f} GB/s: {100 * row['share_of_numpy']:.1f}%"
+            )
+        t = row["throughput"]
+        print(
+            f"  measurements/s: one env {t['single_per_s']:.1f}, make_vec x{t['num_envs']} "
+            f"{t['vec_per_s']:.1f}"
+        )
+        print("  best loop tree:\n    " + found["best_loop_tree"].replace("\n", "\n    "))
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,230 @@
+"""loop_tool-v0 through the public API: CompilerGym's semantics, the kernels against NumPy, PTX
+checked by ptxas, the vector engine, validation, and the errors."""
+
+import random
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import compiler_gym
+from compiler_gym.envs.loop_tool import devices
+from compiler_gym.errors import BenchmarkInitError, EnvironmentNotSupported
+
+HAS_GPU = devices()["cuda"] == ""
+PROGRAMS = ["add/1000", "matmul/17x9x13", "reduce/7x45", "softmax/6x33"]
+TOGGLE_MODE, UP, DOWN, TOGGLE_THREAD, SPLIT = range(5)
+
+
+@pytest.fixture
+def env():
+    with compiler_gym.make("loop_tool-v0") as env:
+        env.send_param("timing_repetitions", "3")
+        yield env
+
+
+def order(env):
+    return [(loop["size"], loop["tail"]) for loop in env.schedule["loops"]]
+
+
+def test_compilergym_defaults(env):
+    assert env.benchmark.uri == "benchmark://loop_tool-cpu-v0/1024"
+    assert env.reset(action_space="simple").tolist() == [0, 1024, 0]
+    assert env.action_space.names == ["toggle_mode", "up", "down", "toggle_thread"]
+    assert order(env) == [(1024, 0), (1, 0), (1, 0)]
+    assert [loop["thread"] for loop in env.schedule["loops"]] == [True, False, False]
+    assert env.schedule["mode"] == "size"
+    assert env.reward_space.name == "flops"
+    assert set(env.observation.spaces) == {
+        "action_state",
+        "loop_tree",
+        "flops",
+        "bandwidth",
+        "runtime",
+    }
+
+
+def test_worked_example_through_steps(env):
+    """CompilerGym's resize example, driven by actions (select mode moves the cursor)."""
+    env.reset(action_space="simple")
+    env.multistep([TOGGLE_MODE, UP, TOGGLE_MODE])  # cursor 1, size mode
+    env.step(UP)
+    assert order(env) == [(512, 0), (2, 0), (1, 0)]
+    env.step(UP)
+    assert order(env) == [(341, 1), (3, 0), (1, 0)]
+    observation, _, _, info = env.step(UP)
+    assert observation.tolist() == [1, 4, 0]
+    assert not info["action_had_no_effect"]
+    env.multistep([TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP])
+    assert order(env) == [(256, 0), (1, 1), (3, 0)]
+    env.multistep([TOGGLE_MODE, DOWN, TOGGLE_MODE, DOWN])
+    assert order(env) == [(341, 1), (1, 0), (3, 0)]
+    assert env.observation["loop_tree"] == (
+        "for a in 341 r 1 : L0 [thread]\n"
+        " for a' in 1 : L1 <- cursor\n"
+        "  for a'' in 3 : L2\n"
+        "   %0[a] <- read(A)\n"
+        "   %1[a] <- read(B)\n"
+        "   %2[a] <- add(%0, %1)\n"
+        "   %3[a] <- write(%2 -> C)\n"
+    )
+    # Shrinking a unit loop changes nothing.
+    _, _, _, info = env.step(DOWN)
+    assert info["action_had_no_effect"]
+
+
+def test_flops_reward_is_the_gain(env):
+    env.reset(benchmark="loop_tool-cpu-v0/4096")
+    flops = env.observation["flops"]
+    assert flops > 0
+    runtime = env.observation["runtime"]
+    assert flops == pytest.approx(4096 / runtime / 1e9)
+    assert env.observation["bandwidth"] == pytest.approx(3 * 4096 * 4 / runtime / 1e9)
+    # reset() fixes the starting point: a step's reward is the GFLOP/s gained since the last.
+    _, reward, _, _ = env.step(TOGGLE_MODE)
+    assert reward == 0.0  # the loop tree did not change: no new measurement
+    env.multistep([UP, TOGGLE_MODE])  # cursor to loop 1, size mode
+    _, reward, _, _ = env.step(UP)
+    now = env.observation["flops"]
+    assert now != flops
+    assert reward == pytest.approx(now - flops)
+    assert env.episode_reward == pytest.approx(now - flops)
+
+
+def numpy_reference(program, inputs):
+    kind, dims = program.split("/")
+    sizes = [int(d) for d in dims.split("x")]
+    if kind == "add":
+        return inputs[0] + inputs[1]
+    if kind == "matmul":
+        m, n, k = sizes
+        a, b = inputs[0].reshape(m, k).astype(np.float64), inputs[1].reshape(k, n)
+        return (a @ b).ravel()
+    x = inputs[0].reshape(sizes).astype(np.float64)
+    if kind == "reduce":
+        return x.sum(axis=1)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).ravel()
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_cpu_kernels_match_numpy(env, program):
+    """Each program's lowering, under schedules that random actions reach (tails, splits,
+    threaded reduced loops), computes what NumPy does."""
+    rng = random.Random(program)
+    env.reset(benchmark=f"loop_tool-cpu-v0/{program}", action_space="split")
+    expected = numpy_reference(program, env.program_inputs())
+    for _ in range(6):
+        env.multistep(
+            [rng.choice([TOGGLE_MODE, UP, UP, DOWN, TOGGLE_THREAD, SPLIT]) for _ in range(12)]
+        )
+        np.testing.assert_allclose(env.run_kernel(), expected, rtol=1e-4, atol=1e-5)
+    assert env.observation["flops"] > 0  # the checked, timed path agrees
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas (the CUDA toolkit) not found")
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_ptx_assembles(env, program, tmp_path):
+    """The NVPTX lowering of every program, with and without threads, assembles with ptxas."""
+    rng = random.Random(program)
+    env.reset(benchmark=f"loop_tool-cpu-v0/{program}", action_space="split")
+    for i in range(4):
+        ptx = env.ptx("sm_80")
+        assert ".entry phase0" in ptx
+        path = tmp_path / f"{i}.ptx"
+        path.write_text(ptx)
+        result = subprocess.run(
+            ["ptxas", "-arch=sm_80", str(path), "-o", str(tmp_path / f"{i}.cubin")],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stderr + ptx
+        env.multistep(
+            [rng.choice([TOGGLE_MODE, UP, DOWN, TOGGLE_THREAD, SPLIT]) for _ in range(10)]
+        )
+
+
+@pytest.mark.skipif(not HAS_GPU, reason=f"no CUDA GPU here: {devices()['cuda']}")
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_cuda_kernels_match_cpu(program):
+    with compiler_gym.make("loop_tool-v0", benchmark=f"loop_tool-cuda-v0/{program}") as gpu:
+        gpu.reset(action_space="split")
+        expected = numpy_reference(program, gpu.program_inputs())
+        rng = random.Random(program)
+        for _ in range(6):
+            gpu.multistep([rng.choice(range(5)) for _ in range(12)])
+            np.testing.assert_allclose(gpu.run_kernel(), expected, rtol=1e-4, atol=1e-5)
+            assert gpu.observation["flops"] > 0
+
+
+@pytest.mark.skipif(HAS_GPU, reason="this machine has a GPU")
+def test_cuda_without_gpu_is_environment_not_supported(env):
+    with pytest.raises(EnvironmentNotSupported, match="CUDA"):
+        env.reset(benchmark="loop_tool-cuda-v0/1024")
+
+
+@pytest.mark.parametrize(
+    "uri", ["loop_tool-cpu-v0/0", "loop_tool-cpu-v0/-4", "loop_tool-cpu-v0/conv/3"]
+)
+def test_bad_benchmarks(env, uri):
+    with pytest.raises(BenchmarkInitError):
+        env.reset(benchmark=uri)
+
+
+def test_bad_actions(env):
+    env.reset()
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(4)  # split is not in the simple space
+    with pytest.raises(ValueError):
+        env.step(1.5)
+    assert env.actions == []
+
+
+def test_fork_state_and_validate(env):
+    env.reset(benchmark="loop_tool-cpu-v0/add/300", action_space="split")
+    env.multistep([TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP, SPLIT, TOGGLE_THREAD])
+    fork = env.fork()
+    try:
+        assert fork.observation["loop_tree"] == env.observation["loop_tree"]
+        fork.step(DOWN)
+        assert fork.observation["loop_tree"] != env.observation["loop_tree"]
+    finally:
+        fork.close()
+    result = env.validate()
+    assert result.okay(), result.error_details
+    state = env.state
+    with compiler_gym.make("loop_tool-v0", action_space="split") as other:
+        other.apply(state)
+        assert other.observation["loop_tree"] == env.observation["loop_tree"]
+
+
+def test_make_vec_rows_equal_single_envs():
+    actions = [[TOGGLE_MODE, UP, TOGGLE_MODE, UP], [UP], [TOGGLE_MODE, DOWN], [TOGGLE_THREAD]]
+    benchmarks = ["loop_tool-cpu-v0/64", "loop_tool-cpu-v0/reduce/8x8", "loop_tool-cpu-v0/100"]
+    with compiler_gym.make_vec(
+        "loop_tool-v0", num_envs=3, benchmarks=benchmarks, observation_space="action_state"
+    ) as vec:
+        vec.reset()
+        for step in actions:
+            observations, *_ = vec.step(np.array([step[0]] * 3))
+        rows = np.asarray(observations).tolist()
+    expected = []
+    for benchmark in benchmarks:
+        with compiler_gym.make("loop_tool-v0", benchmark=benchmark) as single:
+            single.reset()
+            for step in actions:
+                observation, *_ = single.step(step[0])
+            expected.append(observation.tolist())
+    assert rows == expected
+
+
+def test_gymnasium_check_env():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("compiler_gym/loop_tool-v0")
+    try:
+        check_env(env.unwrapped, skip_render_check=True)
+    finally:
+        env.close()
