@@ -147,17 +147,7 @@ StatusOr<double> CopyBandwidth(Device device, int64_t bytes, const TimingOptions
   if (device == Device::kCuda) {
     ASSIGN_OR_RETURN(seconds, CudaCopySeconds(bytes, options));
   } else {
-    std::vector<char> from(bytes, 1), to(bytes, 0);
-    std::vector<double> samples;
-    for (int r = 0; r < options.warmup + options.repetitions; ++r) {
-      const auto start = std::chrono::steady_clock::now();
-      std::memcpy(to.data(), from.data(), bytes);
-      const auto stop = std::chrono::steady_clock::now();
-      if (r >= options.warmup)
-        samples.push_back(std::chrono::duration<double>(stop - start).count());
-    }
-    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-    seconds = samples[samples.size() / 2];
+    ASSIGN_OR_RETURN(seconds, CpuCopySeconds(bytes, options));
   }
   return 2.0 * static_cast<double>(bytes) / std::max(seconds, 1e-12) / 1e9;
 }

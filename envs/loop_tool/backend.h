@@ -81,13 +81,15 @@ struct CacheStats {
 };
 CacheStats GetCacheStats();
 
-// The backends (cpu_backend.cc, cuda_backend.cc).
+// The backends (cpu_backend.cc, cuda_backend.cc). The copies time one copy of `bytes` on every
+// thread the backend runs kernels on.
 StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
                                              const std::vector<Loop>& loops);
 StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
                                               const std::vector<Loop>& loops);
 Status CudaAvailable();
 StatusOr<double> CudaCopySeconds(int64_t bytes, const TimingOptions& options);
+StatusOr<double> CpuCopySeconds(int64_t bytes, const TimingOptions& options);
 // PTX for an sm_XY architecture (e.g. "sm_80"), made without a GPU.
 StatusOr<std::string> EmitPtx(const Program& program, const std::vector<Loop>& loops,
                               const std::string& arch);

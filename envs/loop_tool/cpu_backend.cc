@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <mutex>
 
 #include "envs/loop_tool/backend.h"
@@ -48,6 +50,13 @@ class CpuKernel final : public Kernel {
 
   Status RunOnce(ProgramData& data, std::vector<float>& output) override {
     std::vector<float*> buffers = Buffers(data);
+    // The output buffer is shared by every kernel of the program: poisoned first, so that a
+    // kernel that skips elements cannot pass on what an earlier one wrote.
+    for (size_t t = 0; t < data.program.tensors.size(); ++t) {
+      if (!data.program.tensors[t].input) {
+        std::fill_n(buffers[t], plan_.buffers[t].elements, std::nanf(""));
+      }
+    }
     Run(buffers);
     for (size_t t = 0; t < data.program.tensors.size(); ++t) {
       if (!data.program.tensors[t].input) {
@@ -124,6 +133,28 @@ class CpuKernel final : public Kernel {
 };
 
 }  // namespace
+
+StatusOr<double> CpuCopySeconds(int64_t bytes, const TimingOptions& options) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  std::vector<double> samples;
+  for (int r = 0; r < options.warmup + std::max(options.repetitions, 1); ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    KernelArena().execute([&] {
+      const int64_t chunk = std::max<int64_t>(bytes / (4 * KernelArena().max_concurrency()), 4096);
+      tbb::parallel_for(
+          tbb::blocked_range<int64_t>(0, bytes, chunk),
+          [&](const tbb::blocked_range<int64_t>& r) {
+            std::memcpy(to.data() + r.begin(), from.data() + r.begin(), r.size());
+          },
+          tbb::simple_partitioner());
+    });
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r >= options.warmup) samples.push_back(seconds);
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  return samples[samples.size() / 2];
+}
 
 StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
                                              const std::vector<Loop>& loops) {

@@ -164,6 +164,13 @@ class CudaKernel final : public Kernel {
   Status RunOnce(ProgramData& data, std::vector<float>& output) override {
     RETURN_IF_ERROR(MakeCurrent());
     ASSIGN_OR_RETURN(DeviceBuffers * buffers, Buffers(data));
+    // Poisoned first (a quiet NaN): the output buffer is shared by every kernel of the program.
+    for (size_t t = 0; t < data.program.tensors.size(); ++t) {
+      if (data.program.tensors[t].input) continue;
+      RETURN_IF_ERROR(
+          Check(Api().cuMemsetD32(buffers->pointers[t], 0x7fc00000u, plan_.buffers[t].elements),
+                "cuMemsetD32"));
+    }
     RETURN_IF_ERROR(Launch(*buffers));
     RETURN_IF_ERROR(Check(Api().cuCtxSynchronize(), "kernel"));
     for (size_t t = 0; t < data.program.tensors.size(); ++t) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "envs/loop_tool/backend.h"
@@ -193,6 +194,10 @@ TEST(CpuBackend, WrongOutputIsCaught) {
   std::vector<float> wrong = reference;
   wrong[2] += 0.5f;  // as if one term were counted twice
   EXPECT_EQ(CheckOutput(data->program, reference, wrong.data()).code(), StatusCode::kInternal);
+  wrong = reference;
+  wrong[3] = std::nanf("");  // an element no kernel wrote: RunOnce poisons the output first
+  EXPECT_EQ(CheckOutput(data->program, reference, wrong.data()).code(), StatusCode::kInternal);
+  EXPECT_TRUE(CheckOutput(data->program, reference, reference.data()).ok());
 }
 
 TEST(LoopToolEnv, StepsObservesAndForks) {
