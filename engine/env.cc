@@ -63,8 +63,8 @@ Status Env::CheckActions(std::span<const int> actions) const {
 }
 
 StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
-  if (!in_episode_) return FailedPrecondition("step() called before reset()");
-  if (episode_over_) return FailedPrecondition("the episode is over; call reset()");
+  if (!in_episode_) return NoEpisode("step() called before reset()");
+  if (episode_over_) return NoEpisode("the episode is over; call reset()");
   RETURN_IF_ERROR(CheckActions(actions));
   ASSIGN_OR_RETURN(StepOutcome outcome, DoStep(actions));
   const size_t applied = outcome.actions_applied < 0
@@ -107,7 +107,7 @@ StatusOr<double> Env::Reward(int reward_index) {
   if (reward_index < 0 || reward_index >= static_cast<int>(Spec().reward_spaces.size())) {
     return InvalidArgument("unknown reward space index " + std::to_string(reward_index));
   }
-  if (!in_episode_) return FailedPrecondition("reward requested before reset()");
+  if (!in_episode_) return NoEpisode("reward requested before reset()");
   const RewardSpec& spec = Spec().reward_spaces[reward_index];
   RewardState& state = rewards_[reward_index];
   double initial = 0;
@@ -139,7 +139,7 @@ StatusOr<double> Env::Reward(int reward_index) {
 }
 
 StatusOr<std::unique_ptr<Env>> Env::Fork() {
-  if (!in_episode_) return FailedPrecondition("fork() called before reset()");
+  if (!in_episode_) return NoEpisode("fork() called before reset()");
   ASSIGN_OR_RETURN(std::unique_ptr<Env> copy, DoFork());
   copy->action_space_ = action_space_;
   copy->in_episode_ = in_episode_;
@@ -169,8 +169,8 @@ Status Env::DoRestore(const EnvSnapshot&, bool) {
 
 StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<int>> candidates,
                                                   int reward_index, int observation_index) {
-  if (!in_episode_) return FailedPrecondition("try_actions() called before reset()");
-  if (episode_over_) return FailedPrecondition("the episode is over; call reset()");
+  if (!in_episode_) return NoEpisode("try_actions() called before reset()");
+  if (episode_over_) return NoEpisode("the episode is over; call reset()");
   if (reward_index < 0 || reward_index >= static_cast<int>(Spec().reward_spaces.size())) {
     return InvalidArgument("unknown reward space index " + std::to_string(reward_index));
   }

@@ -18,8 +18,8 @@ Benchmark B(const std::string& uri) { return Benchmark{.uri = uri}; }
 TEST(Env, StepBeforeResetIsAnError) {
   CounterEnv env;
   const int a[] = {0};
-  EXPECT_EQ(env.Step(a).status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(env.Reward(0).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(env.Step(a).status().code(), StatusCode::kNoEpisode);
+  EXPECT_EQ(env.Reward(0).status().code(), StatusCode::kNoEpisode);
 }
 
 TEST(Env, OutOfRangeActionChangesNothing) {
@@ -89,7 +89,7 @@ TEST(Env, TryActionsRewardsEachCandidateFromTheState) {
   const std::vector<std::vector<int>> out_of_range = {{3}};
   EXPECT_EQ(env.TryActions(out_of_range, 0).status().code(), StatusCode::kOutOfRange);
   CounterEnv idle;
-  EXPECT_EQ(idle.TryActions(candidates, 0).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(idle.TryActions(candidates, 0).status().code(), StatusCode::kNoEpisode);
 }
 
 TEST(Env, ForkCopiesStateAndRewards) {

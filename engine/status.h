@@ -37,7 +37,8 @@ namespace compiler_gym {
   X(kAborted, "ABORTED")                        \
   X(kCrash, "CRASH")                            \
   X(kInternal, "INTERNAL")                      \
-  X(kUnavailable, "UNAVAILABLE")
+  X(kUnavailable, "UNAVAILABLE")                \
+  X(kNoEpisode, "NO_EPISODE")
 
 enum class StatusCode {
 #define COMPILER_GYM_STATUS_ENUM(code, name) code,
@@ -90,6 +91,9 @@ inline Status ResourceExhausted(std::string m) {
   return {StatusCode::kResourceExhausted, std::move(m)};
 }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+// The call needs an episode in progress (SessionNotFound); other missing preconditions (a
+// recv() with nothing sent) are kFailedPrecondition.
+inline Status NoEpisode(std::string m) { return {StatusCode::kNoEpisode, std::move(m)}; }
 // What this machine cannot provide (no CUDA driver or device): EnvironmentNotSupported.
 inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
 // An outside program (a compiler, the benchmark under test) failed or crashed.

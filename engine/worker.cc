@@ -561,7 +561,7 @@ class RemoteEnv final : public Env {
   }
 
   StatusOr<std::string> Call(const std::string& method, const std::string& argument) override {
-    if (pid_ < 0) return FailedPrecondition(Gone());
+    if (pid_ < 0) return NoEpisode(Gone());
     for (auto& entry : cache_) entry.reset();  // what a family's operation does is its own
     return TextRequest(Op::kCall, method, argument);
   }
@@ -589,7 +589,7 @@ class RemoteEnv final : public Env {
   }
 
   StatusOr<StepOutcome> DoStep(std::span<const int> actions) override {
-    if (pid_ < 0) return FailedPrecondition(Gone());
+    if (pid_ < 0) return NoEpisode(Gone());
     const std::vector<int32_t> prefetch = TakePrefetch();
     Writer w;
     w.Pod(Op::kStep);
@@ -620,7 +620,7 @@ class RemoteEnv final : public Env {
   }
 
   StatusOr<std::unique_ptr<Env>> DoFork() override {
-    if (pid_ < 0) return FailedPrecondition(Gone());
+    if (pid_ < 0) return NoEpisode(Gone());
     ASSIGN_OR_RETURN(Fd shared, NewSharedFd());
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -762,7 +762,7 @@ class RemoteEnv final : public Env {
   // past the deadline it is reaped (killed first in the second case), and the error says how
   // it ended.
   StatusOr<std::string> Request(const std::string& request, const std::vector<int>& fds = {}) {
-    if (pid_ < 0) return FailedPrecondition(Gone());
+    if (pid_ < 0) return NoEpisode(Gone());
     const auto deadline = Deadline();
     RETURN_IF_ERROR(AwaitHello(deadline));
     std::string reply;

@@ -119,8 +119,8 @@ TEST_P(RemoteEnvFault, EndsTheEpisodeWithItsTypeAndTheEnvGoesOn) {
   EXPECT_EQ(out->error.code(), fault.code) << out->error.ToString();
   EXPECT_NE(out->error.message().find(fault.message), std::string::npos) << out->error.ToString();
   EXPECT_TRUE(env->episode_over());
-  EXPECT_EQ(env->Observe(0).status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(env->Fork().status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(env->Observe(0).status().code(), StatusCode::kNoEpisode);
+  EXPECT_EQ(env->Fork().status().code(), StatusCode::kNoEpisode);
   // reset() starts a new worker, which steps exactly as a fresh env does.
   ASSERT_TRUE(env->Reset(Counter(3)).ok());
   ASSERT_TRUE(env->Step(one).ok());

@@ -172,11 +172,11 @@ int CudaDeviceCount() {
 Status CheckDevice(Device device) {
   if (device == Device::kCpu) return Status::Ok();
   if (!CompiledWithCuda()) {
-    return FailedPrecondition(
+    return Unavailable(
         "device cuda: compiled without CUDA (nvcc was not found at build time, or the build "
         "set CG_WITH_CUDA=OFF)");
   }
-  if (CudaDeviceCount() == 0) return FailedPrecondition("device cuda: no CUDA device is available");
+  if (CudaDeviceCount() == 0) return Unavailable("device cuda: no CUDA device is available");
   return Status::Ok();
 }
 

@@ -1,6 +1,6 @@
 // Device memory for the kernels: a buffer on the host or on a CUDA device, the engine's CUDA
 // stream, and NVTX ranges. Everything here compiles without CUDA: then only kCpu exists and
-// asking for kCuda is a clear kFailedPrecondition.
+// asking for kCuda is a clear kUnavailable.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +17,7 @@ enum class Device { kCpu, kCuda };
 bool CompiledWithCuda();
 // CUDA devices usable now: 0 without CUDA support or without a GPU.
 int CudaDeviceCount();
-// OK when `device` can be used here; kFailedPrecondition saying why not otherwise.
+// OK when `device` can be used here; kUnavailable saying why not otherwise.
 Status CheckDevice(Device device);
 
 // An owned, contiguous byte buffer on one device. Host buffers of a CUDA build are pinned

@@ -28,18 +28,18 @@ TEST(Device, CompiledWithCudaMatchesTheBuild) {
 
 TEST(Device, CpuIsAlwaysAvailable) { EXPECT_TRUE(CheckDevice(Device::kCpu).ok()); }
 
-TEST(Device, CudaWithoutADeviceIsAFailedPrecondition) {
+TEST(Device, CudaWithoutADeviceIsUnavailable) {
   if (CudaDeviceCount() > 0) GTEST_SKIP() << "a CUDA device is available here";
   Status status = CheckDevice(Device::kCuda);
-  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.code(), StatusCode::kUnavailable);
   EXPECT_TRUE(Contains(status.message(), CompiledWithCuda() ? "no CUDA device is available"
                                                             : "compiled without CUDA"))
       << status.message();
   auto buffer = DeviceBuffer::Allocate(Device::kCuda, 16);
-  EXPECT_EQ(buffer.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(buffer.status().code(), StatusCode::kUnavailable);
   int64_t value = 1;
   auto copied = DeviceBuffer::FromHost(&value, sizeof(value), Device::kCuda);
-  EXPECT_EQ(copied.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(copied.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(EngineStream(), nullptr);
 }
 

@@ -16,7 +16,7 @@ namespace compiler_gym::kernels {
 class EmbeddingTable {
  public:
   // kInvalidArgument unless rows >= 0, dim > 0 and values holds rows * dim floats;
-  // kFailedPrecondition when `device` is unavailable.
+  // kUnavailable when `device` is unavailable.
   static StatusOr<EmbeddingTable> Create(std::span<const float> values, int64_t rows, int64_t dim,
                                          Device device);
   int64_t rows() const { return rows_; }

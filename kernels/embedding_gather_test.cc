@@ -112,11 +112,11 @@ TEST(EmbeddingTable, RejectsInconsistentShapes) {
             StatusCode::kInvalidArgument);
 }
 
-TEST(EmbeddingTable, CudaWithoutADeviceIsAFailedPrecondition) {
+TEST(EmbeddingTable, CudaWithoutADeviceIsUnavailable) {
   if (CudaDeviceCount() > 0) GTEST_SKIP() << "a CUDA device is available here";
   F values(12, 1.0f);
   EXPECT_EQ(EmbeddingTable::Create(values, 4, 3, Device::kCuda).status().code(),
-            StatusCode::kFailedPrecondition);
+            StatusCode::kUnavailable);
 }
 
 struct RandomGather {

@@ -52,7 +52,7 @@ struct GraphBatch {
 
 // kInvalidArgument when the input is inconsistent (array sizes within a graph, a local id out
 // of its graph, a flow out of range), checked on the host before any launch and naming the first
-// bad graph and edge; kFailedPrecondition when `device` is unavailable. On CUDA the work is queued
+// bad graph and edge; kUnavailable when `device` is unavailable. On CUDA the work is queued
 // on `stream` (nullptr: the engine stream) and the call returns without waiting for it; a batch of
 // more than 2^31 nodes is kResourceExhausted there (its sort keys pack node ids in 31 bits).
 StatusOr<GraphBatch> AssembleGraphBatch(const GraphBatchInput& input, Device device,

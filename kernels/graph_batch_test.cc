@@ -178,11 +178,11 @@ TEST(GraphBatch, RejectsSizeMismatchesWithinAGraph) {
       << status.message();
 }
 
-TEST(GraphBatch, CudaWithoutADeviceIsAFailedPrecondition) {
+TEST(GraphBatch, CudaWithoutADeviceIsUnavailable) {
   if (CudaDeviceCount() > 0) GTEST_SKIP() << "a CUDA device is available here";
   Graphs graphs = Golden();
   EXPECT_EQ(AssembleGraphBatch(graphs.input(), Device::kCuda).status().code(),
-            StatusCode::kFailedPrecondition);
+            StatusCode::kUnavailable);
 }
 
 // Random graphs (seeded): empty graphs, self loops, duplicate edges and every flow.

@@ -38,9 +38,9 @@ Loaded& Cache() {
 // Package data that is missing says which file and the command that makes it.
 Status CheckExists(const std::string& path, const char* what, const char* command) {
   if (std::ifstream(path)) return Status::Ok();
-  return FailedPrecondition(std::string(what) + " was not found at " + path +
-                            " (package data; rebuild it with `python -m " + command +
-                            "`, or point COMPILER_GYM_DATA_DIR at a directory holding it)");
+  return NotFound(std::string(what) + " was not found at " + path +
+                  " (package data; rebuild it with `python -m " + command +
+                  "`, or point COMPILER_GYM_DATA_DIR at a directory holding it)");
 }
 
 std::string ReadBytes(const std::string& path) {

@@ -61,7 +61,7 @@ inline constexpr const char* kInst2vecEmbeddingsFile = "inst2vec/embeddings.f16"
 void SetDataDirectory(std::string path);
 std::string DataDirectory();
 
-// Loaded on first use, then shared. kFailedPrecondition naming the file and how to make it when
+// Loaded on first use, then shared. kNotFound naming the file and how to make it when
 // the package data is missing.
 StatusOr<const Vocabulary*> ProgramlVocabulary();
 StatusOr<const Inst2vecModel*> Inst2vecModelData();

@@ -48,7 +48,7 @@ TEST_F(DataDirTest, MissingDataSaysWhichFileAndHowToMakeIt) {
   if (std::getenv("COMPILER_GYM_DATA_DIR")) GTEST_SKIP() << "COMPILER_GYM_DATA_DIR is set";
   auto v = ProgramlVocabulary();
   ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(v.status().code(), StatusCode::kNotFound);
   EXPECT_NE(v.status().message().find(dir_ + "/programl/vocabulary.txt"), std::string::npos);
   EXPECT_NE(v.status().message().find("train_inst2vec"), std::string::npos);
 }

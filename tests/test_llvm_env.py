@@ -345,3 +345,34 @@ def test_a_reward_space_set_mid_episode_counts_from_there():
         assert env.episode_reward == 0.0
         _, reward, _, _ = env.step(env.action_space.flags.index("-instcombine"))
         assert env.episode_reward == reward != 0
+
+
+def test_split_benchmark_by_function_and_merge_benchmarks():
+    from compiler_gym.envs.llvm import merge_benchmarks, split_benchmark_by_function
+
+    with compiler_gym.make("llvm-v0", benchmark="benchmark://builtin-v0/crc32") as env:
+        env.reset()
+        original = env.observation["Ir"]
+        count = env.observation["IrInstructionCount"]
+        defined = [
+            line.split("@", 1)[1].split("(", 1)[0]
+            for line in original.splitlines()
+            if line.startswith("define ")
+        ]
+        parts = split_benchmark_by_function("benchmark://builtin-v0/crc32")
+        assert [str(p.uri) for p in parts] == [
+            f"benchmark://builtin-v0/crc32/{name}" for name in defined
+        ]
+        total = 0
+        for part in parts:
+            env.reset(benchmark=part)
+            ir = env.observation["Ir"]
+            assert sum(line.startswith("define ") for line in ir.splitlines()) == 1
+            total += env.observation["IrInstructionCount"]
+        assert total == count
+        merged = merge_benchmarks(parts)
+        assert str(merged.uri).startswith("benchmark://llvm-link-v0/")
+        env.reset(benchmark=merged)
+        assert env.observation["IrInstructionCount"] == count
+    with pytest.raises(ValueError, match="cannot merge"):
+        merge_benchmarks([parts[0], parts[0]])  # one function defined twice

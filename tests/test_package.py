@@ -1,7 +1,9 @@
 """The package as a user meets it first: what `import compiler_gym` costs."""
 
+import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -346,3 +348,77 @@ def test_try_actions_takes_flags_too():
         assert list(by_flag) == list(by_index) and by_flag[0] > 0
         with pytest.raises(LookupError, match="did you mean"):
             env.try_actions(["-mem2rg"])
+
+
+def test_every_status_code_maps_to_one_exception():
+    """The single table in torch_ext/errors.cc, walked code by code: each raises its type."""
+    import builtins
+
+    import pytest
+
+    import compiler_gym.errors
+    from compiler_gym import _C
+
+    table = dict(_C.status_codes())
+    assert table["NO_EPISODE"] == "SessionNotFound"
+    assert table["FAILED_PRECONDITION"] == "RuntimeError"
+    assert table["UNAVAILABLE"] == "EnvironmentNotSupported"
+    assert table["BENCHMARK_INIT"] == "BenchmarkInitError"
+    assert table["NOT_FOUND"] == "FileNotFoundError"
+    for code, name in table.items():
+        expected = getattr(compiler_gym.errors, name, None) or getattr(builtins, name)
+        with pytest.raises(expected, match=f"walked {code}") as raised:
+            _C.raise_status_for_testing(code, f"walked {code}")
+        assert type(raised.value) is expected, code
+
+
+def test_preconditions_that_are_not_a_missing_episode():
+    """A recv() with nothing sent and a missing vocabulary are not SessionNotFound."""
+    import pytest
+
+    import compiler_gym
+    import compiler_gym.errors
+
+    with compiler_gym.make_vec("llvm-v0", num_envs=2) as vec:
+        vec.reset()
+        with pytest.raises(RuntimeError, match="nothing sent") as raised:
+            vec.recv()
+        assert not isinstance(raised.value, compiler_gym.errors.SessionNotFound)
+    with compiler_gym.make("llvm-v0") as env:
+        with pytest.raises(compiler_gym.errors.SessionNotFound):
+            env.observation["IrInstructionCount"]
+    script = (
+        "import compiler_gym\n"
+        "env = compiler_gym.make('llvm-v0')\n"
+        "env.reset()\n"
+        "try:\n"
+        "    env.observation['Inst2vec']\n"
+        "except FileNotFoundError as e:\n"
+        "    print('FileNotFoundError', e)\n"
+    )
+    with tempfile.TemporaryDirectory() as empty:
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "COMPILER_GYM_DATA_DIR": empty},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert out.stdout.startswith("FileNotFoundError"), out.stdout + out.stderr
+
+
+def test_the_committed_stubs_match_the_module(tmp_path):
+    """python/compiler_gym/_C.pyi is what scripts/gen_stubs.sh makes of the built module."""
+    from pathlib import Path
+
+    import compiler_gym
+
+    committed = Path(compiler_gym.__file__).parent / "_C.pyi"
+    subprocess.run(
+        [sys.executable, "-m", "pybind11_stubgen", "compiler_gym._C", "-o", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    generated = (tmp_path / "compiler_gym" / "_C.pyi").read_text()
+    lines = committed.read_text().splitlines(keepends=True)
+    assert "".join(lines[1:]) == generated, "stale stubs: run scripts/gen_stubs.sh"

@@ -245,3 +245,47 @@ def test_compiler_gym_wrappers_on_the_gymnasium_face():
         env.close()
     with pytest.raises(TypeError, match="env_id or an env"):
         CompilerGymnasiumEnv()
+
+
+def test_runtime_series_reward_counts_only_significant_changes():
+    from compiler_gym.envs.llvm_rewards import RuntimeSeriesReward
+    from compiler_gym.errors import ServiceError
+
+    reward = RuntimeSeriesReward(runtime_count=10)
+    view = {"IsRunnable": True, "Runtime": [1.0 + 0.01 * i for i in range(10)]}
+    reward.reset("benchmark://builtin-v0/crc32", view)
+    # Every run faster: significant, the medians' difference (1.045 - 0.545).
+    faster = [0.5 + 0.01 * i for i in range(10)]
+    assert reward.update([], [faster], view) == pytest.approx(0.5)
+    # The same runs in another order: no change to speak of.
+    assert reward.update([], [faster[::-1]], view) == 0.0
+    # Overlapping runs that differ by one outlier: not significant either.
+    assert reward.update([], [faster[:9] + [9.0]], view) == 0.0
+    with pytest.raises(ServiceError, match="Expected 10 runtimes"):
+        reward.update([], [[1.0]], view)
+
+
+@pytest.mark.parametrize("series", [False, True])
+def test_runtime_reward_wrappers(series):
+    from compiler_gym.wrappers import RuntimePointEstimateReward, RuntimeSeriesEstimateReward
+
+    make = RuntimeSeriesEstimateReward if series else RuntimePointEstimateReward
+    env = make(
+        compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32"), runtime_count=3, warmup_count=1
+    )
+    try:
+        env.reset()
+        assert env.reward_space.name == "runtime"
+        assert env.unwrapped.runtime_observation_count == 3
+        assert env.unwrapped.runtime_warmup_runs_count == 1
+        start = list(env.reward_space.previous_runtimes)
+        _, reward, _, _ = env.step(env.action_space["-mem2reg"])
+        now = env.reward_space.previous_runtimes
+        assert len(start) == len(now) == 3
+        if not series:
+            assert reward == pytest.approx(np.median(start) - np.median(now))
+        fork = env.fork()
+        assert isinstance(fork, make) and fork.reward_space.runtime_count == 3
+        fork.close()
+    finally:
+        env.close()

@@ -18,8 +18,10 @@ const char* ExceptionNameFor(StatusCode code) {
       return "BenchmarkInitError";
     case StatusCode::kUnimplemented:
       return "NotImplementedError";
-    case StatusCode::kFailedPrecondition:
+    case StatusCode::kNoEpisode:
       return "SessionNotFound";
+    case StatusCode::kFailedPrecondition:
+      return "RuntimeError";
     case StatusCode::kResourceExhausted:
       return "ServiceError";
     case StatusCode::kAborted:

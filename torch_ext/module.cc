@@ -297,6 +297,28 @@ PYBIND11_MODULE(_C, m) {
       py::arg("id"), py::arg("isolation") = "none",
       py::arg("parameters") = std::vector<std::pair<std::string, std::string>>{});
 
+  // The status-code table, walked by the tests: (code name, exception name) for every code,
+  // and a hook that raises the exception of a code as any engine error would.
+  m.def("status_codes", [] {
+    py::list out;
+#define CG_STATUS_ROW(code, name)          \
+  if (StatusCode::code != StatusCode::kOk) \
+    out.append(py::make_tuple(name, ExceptionNameFor(StatusCode::code)));
+    COMPILER_GYM_STATUS_CODES(CG_STATUS_ROW)
+#undef CG_STATUS_ROW
+    return out;
+  });
+  m.def(
+      "raise_status_for_testing",
+      [](const std::string& code, const std::string& message) {
+#define CG_STATUS_RAISE(c, name) \
+  if (code == name) ThrowIfError(Status(StatusCode::c, message));
+        COMPILER_GYM_STATUS_CODES(CG_STATUS_RAISE)
+#undef CG_STATUS_RAISE
+        throw py::value_error("unknown status code " + code);
+      },
+      py::arg("code"), py::arg("message"));
+
   m.def("env_ids", [] {
     py::list out;
     for (const EnvEntry& e : AllEnvs().entries()) {

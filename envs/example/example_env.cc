@@ -102,7 +102,7 @@ StatusOr<StepOutcome> ExampleEnv::DoStep(std::span<const int> actions) {
 }
 
 StatusOr<Observation> ExampleEnv::Observe(int index) {
-  if (!in_episode()) return FailedPrecondition("observation requested before reset()");
+  if (!in_episode()) return NoEpisode("observation requested before reset()");
   switch (index) {
     case kValues: {
       std::vector<int64_t> padded(kMaxLength, 0);
@@ -127,7 +127,7 @@ StatusOr<Observation> ExampleEnv::Observe(int index) {
 
 StatusOr<std::string> ExampleEnv::Call(const std::string& method, const std::string& argument) {
   if (method == "sort_actions") {  // a bubble sort of a copy, recording its swaps
-    if (!in_episode()) return FailedPrecondition("sort_actions before reset()");
+    if (!in_episode()) return NoEpisode("sort_actions before reset()");
     std::vector<int64_t> v = values_;
     std::vector<int> swaps;
     for (size_t pass = 0; pass < v.size(); ++pass) {

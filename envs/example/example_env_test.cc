@@ -56,7 +56,7 @@ TEST(ExampleEnv, RefusesWhatIsNotAShortListOfIntegers) {
     EXPECT_EQ(env.Reset(Program(bad)).code(), StatusCode::kBenchmarkInit) << bad;
     EXPECT_FALSE(env.in_episode());
   }
-  EXPECT_EQ(env.Observe(0).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(env.Observe(0).status().code(), StatusCode::kNoEpisode);
   const int out_of_range[] = {7};
   ASSERT_TRUE(env.Reset(Program("1")).ok());
   EXPECT_EQ(env.Step(out_of_range).status().code(), StatusCode::kOutOfRange);

@@ -231,7 +231,7 @@ struct GccEnv::Impl {
   // What a compile of the source with `options` produces: "obj", "asm" or "rtl".
   StatusOr<CompileCache::Value> Compile(const std::vector<std::string>& options,
                                         const std::string& product) {
-    if (!source) return FailedPrecondition("no program: call reset()");
+    if (!source) return NoEpisode("no program: call reset()");
     const std::string key = CacheKey({spec().gcc, spec().version, product, Join(options), *source});
     return CompileCache::Get().GetOrCompute(key, [&]() -> StatusOr<std::string> {
       ASSIGN_OR_RETURN(const std::string dir, Workdir());
@@ -508,7 +508,7 @@ StatusOr<Observation> GccEnv::Observe(int index) {
   if (index < 0 || index >= static_cast<int>(ObservationTable().size())) {
     return InvalidArgument("unknown observation space index " + std::to_string(index));
   }
-  if (!in_episode()) return FailedPrecondition("observation requested before reset()");
+  if (!in_episode()) return NoEpisode("observation requested before reset()");
   if (!s.cache[index]) {
     ASSIGN_OR_RETURN(Observation value, ObservationTable()[index].compute(s));
     s.cache[index] = std::move(value);
@@ -603,7 +603,7 @@ StatusOr<std::string> GccEnv::Call(const std::string& method, const std::string&
     return nlohmann::json(choices).dump();
   }
   if (method == "set_choices") {
-    if (!in_episode()) return FailedPrecondition("set_choices needs an episode: call reset()");
+    if (!in_episode()) return NoEpisode("set_choices needs an episode: call reset()");
     const nlohmann::json parsed = nlohmann::json::parse(argument, nullptr, false);
     if (!parsed.is_array()) return InvalidArgument("choices must be a JSON array of integers");
     if (parsed.size() != s.spec().options.size()) {

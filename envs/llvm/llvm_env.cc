@@ -908,7 +908,7 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
 }
 
 StatusOr<StepOutcome> LlvmEnv::StepPipelineForTesting(const std::string& pipeline) {
-  if (!in_episode() || !impl_->module) return FailedPrecondition("no episode in progress");
+  if (!in_episode() || !impl_->module) return NoEpisode("no episode in progress");
   StepOutcome outcome;
   impl_->RunPipelineStep(pipeline, pipeline, outcome);
   return outcome;
@@ -920,8 +920,8 @@ StatusOr<Observation> LlvmEnv::Observe(int index) {
     return InvalidArgument("unknown observation space index " + std::to_string(index));
   }
   Impl& s = *impl_;
-  if (!in_episode()) return FailedPrecondition("observation requested before reset()");
-  if (!s.module) return FailedPrecondition("the episode ended with an error; call reset()");
+  if (!in_episode()) return NoEpisode("observation requested before reset()");
+  if (!s.module) return NoEpisode("the episode ended with an error; call reset()");
   const ObservationRow& row = table[index];
   if (row.cacheable && s.cache[index]) return *s.cache[index];
   ASSIGN_OR_RETURN(Observation value, row.compute(s));
@@ -931,7 +931,7 @@ StatusOr<Observation> LlvmEnv::Observe(int index) {
 
 StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
   const Impl& s = *impl_;
-  if (!s.module) return FailedPrecondition("cannot fork an env whose episode ended in an error");
+  if (!s.module) return NoEpisode("cannot fork an env whose episode ended in an error");
   auto copy = std::make_unique<LlvmEnv>();
   Impl& c = *copy->impl_;
   c.benchmark = s.benchmark;
@@ -960,7 +960,7 @@ struct LlvmSnapshot : EnvSnapshot {
 
 StatusOr<std::unique_ptr<EnvSnapshot>> LlvmEnv::DoSnapshot() {
   const Impl& s = *impl_;
-  if (!s.module) return FailedPrecondition("no module to snapshot: the episode ended");
+  if (!s.module) return NoEpisode("no module to snapshot: the episode ended");
   auto snapshot = std::make_unique<LlvmSnapshot>();
   snapshot->bitcode = ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true);
   snapshot->names.context = NewContext();
@@ -1080,7 +1080,7 @@ StatusOr<std::string> LlvmEnv::Call(const std::string& method, const std::string
 
 StatusOr<std::vector<std::string>> LlvmEnv::CheckSemantics(const SemanticsOptions& options) {
   Impl& s = *impl_;
-  if (!in_episode() || !s.module) return FailedPrecondition("no module to check: call reset()");
+  if (!in_episode() || !s.module) return NoEpisode("no module to check: call reset()");
   const Benchmark& benchmark = s.benchmark->benchmark();
   if (!benchmark.runnable) return FailedPrecondition(benchmark.uri + " is not runnable");
   // One run each is enough to compare behaviour; timing does not matter here.

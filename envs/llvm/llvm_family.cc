@@ -1,5 +1,6 @@
 // The llvm family's registration: its environment ids, and what the generic layers need of it
 // beyond the Env interface (engine/registry.h's FamilyEntry).
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "envs/llvm/benchmark_cache.h"
@@ -28,6 +29,18 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   if (method == "clang_path") return ClangPath();
+  if (method == "split_by_function") {  // argument: IR; [[function, IR text], ...]
+    ASSIGN_OR_RETURN(auto parts, SplitByFunction(argument));
+    return nlohmann::json(parts).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  if (method == "link") {  // argument: a JSON list of IR texts; the linked module's IR text
+    const nlohmann::json modules = nlohmann::json::parse(argument, nullptr, false);
+    if (!modules.is_array() || !std::all_of(modules.begin(), modules.end(),
+                                            [](const nlohmann::json& m) { return m.is_string(); })) {
+      return InvalidArgument("link takes a JSON list of IR texts");
+    }
+    return LinkModules(modules.get<std::vector<std::string>>());
+  }
   if (method == "clear_benchmark_cache") {
     ClearBenchmarkCache();
     return std::string();

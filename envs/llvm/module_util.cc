@@ -23,6 +23,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 namespace compiler_gym::llvm_env {
 
@@ -275,6 +276,57 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
                               ": the program is corrupt or not LLVM IR");
   }
   return std::move(*result);
+}
+
+StatusOr<std::vector<std::pair<std::string, std::string>>> SplitByFunction(
+    const std::string& ir) {
+  llvm::LLVMContext context;
+  context.setDiagnosticHandler(std::make_unique<RecordingDiagnosticHandler>());
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module, ParseModule(ir, "split", context));
+  std::vector<std::pair<std::string, std::string>> parts;
+  for (const llvm::Function& function : *module) {
+    if (function.isDeclaration()) continue;
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> part = llvm::CloneModule(
+        *module, map, [&](const llvm::GlobalValue* value) { return value == &function; });
+    // What is not cloned became an external declaration; drop the ones nothing uses.
+    bool erased = true;
+    while (erased) {
+      erased = false;
+      for (llvm::GlobalValue& value : llvm::make_early_inc_range(part->global_values())) {
+        if (!value.isDeclaration() || !value.use_empty() || value.getName() == function.getName())
+          continue;
+        value.eraseFromParent();
+        erased = true;
+      }
+    }
+    llvm::Function* kept = part->getFunction(function.getName());
+    kept->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    kept->setVisibility(llvm::GlobalValue::DefaultVisibility);
+    RETURN_IF_ERROR(VerifyModule(*part));
+    parts.emplace_back(function.getName().str(), ModuleToText(*part));
+  }
+  if (parts.empty()) return InvalidArgument("the module defines no function to split out");
+  return parts;
+}
+
+StatusOr<std::string> LinkModules(const std::vector<std::string>& modules) {
+  if (modules.empty()) return InvalidArgument("no modules to merge");
+  auto context = std::make_unique<llvm::LLVMContext>();
+  context->setDiagnosticHandler(std::make_unique<RecordingDiagnosticHandler>());
+  std::unique_ptr<llvm::Module> linked;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module,
+                     ParseModule(modules[i], "merge" + std::to_string(i), *context));
+    if (!linked) {
+      linked = std::move(module);
+    } else if (llvm::Linker::linkModules(*linked, std::move(module))) {
+      return InvalidArgument("cannot merge module " + std::to_string(i) + ": " +
+                             TakeDiagnosedError(*context));
+    }
+  }
+  RETURN_IF_ERROR(VerifyModule(*linked));
+  return ModuleToText(*linked);
 }
 
 }  // namespace compiler_gym::llvm_env

@@ -72,6 +72,16 @@ class ScopedPath {
   std::string path_;
 };
 
+// CompilerGym's split_benchmark_by_function: one module per function defined in `ir` (text or
+// bitcode), holding that function (external, so nothing drops it) and declarations of what it
+// uses, as (function name, IR text) in module order. kBenchmarkInit for input that does not
+// parse, kInvalidArgument for a module that defines no function.
+StatusOr<std::vector<std::pair<std::string, std::string>>> SplitByFunction(const std::string& ir);
+
+// CompilerGym's merge_benchmarks: the modules linked into one (llvm-link), as IR text.
+// kInvalidArgument when they cannot be linked (e.g. two definitions of one symbol).
+StatusOr<std::string> LinkModules(const std::vector<std::string>& modules);
+
 // Path to clang-19: $COMPILER_GYM_CLANG, else clang-19 on PATH, else LLVM 19's bin dir.
 StatusOr<std::string> ClangPath();
 

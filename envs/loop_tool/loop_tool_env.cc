@@ -145,7 +145,7 @@ StatusOr<double> LoopToolEnv::Seconds() {
 }
 
 StatusOr<Observation> LoopToolEnv::Observe(int index) {
-  if (!in_episode()) return FailedPrecondition("observation requested before reset()");
+  if (!in_episode()) return NoEpisode("observation requested before reset()");
   switch (index) {
     case kActionState: {
       const Loop& loop = schedule_.loops[schedule_.cursor];
@@ -189,7 +189,7 @@ StatusOr<std::string> LoopToolEnv::GetParameter(const std::string& name) const {
 
 StatusOr<std::string> LoopToolEnv::Call(const std::string& method, const std::string& argument) {
   if (method == "ptx" || method == "schedule" || method == "inputs" || method == "run") {
-    if (!in_episode()) return FailedPrecondition(method + " before reset()");
+    if (!in_episode()) return NoEpisode(method + " before reset()");
   }
   if (method == "ptx") {
     return EmitPtx(data_->program, schedule_.loops, argument.empty() ? "sm_80" : argument);

@@ -11,7 +11,60 @@ from compiler_gym.errors import BenchmarkInitError, ServiceError
 from compiler_gym.spaces import Reward
 
 
-class RuntimePointEstimateReward(Reward):
+class _RuntimeReward(Reward):
+    """What the runtime rewards share: ``runtime_count`` measured runs after ``warmup_count``
+    unmeasured ones per computation, a runnable benchmark, and the runs of the episode's start
+    measured once per benchmark."""
+
+    def __init__(self, runtime_count: int, warmup_count: int, doc: str, default_value: float = 0):
+        super().__init__(
+            name="runtime",
+            observation_spaces=["Runtime"],
+            default_value=default_value,
+            deterministic=False,
+            platform_dependent=True,
+            default_negates_returns=True,
+            doc=doc,
+        )
+        if runtime_count < 1 or warmup_count < 0:
+            raise ValueError("runtime_count must be >= 1 and warmup_count >= 0")
+        self.runtime_count = runtime_count
+        self.warmup_count = warmup_count
+        self.starting_runtimes: Optional[list[float]] = None
+        self.previous_runtimes: Optional[list[float]] = None
+        self._benchmark: Any = None
+
+    def configure(self, env: Any) -> None:
+        env.runtime_observation_count = self.runtime_count
+        env.runtime_warmup_runs_count = self.warmup_count
+
+    def reset(self, benchmark: Any, observation_view: Any) -> None:
+        # The starting runtime of a benchmark is measured once, not at every episode.
+        if str(benchmark) != str(self._benchmark):
+            if not observation_view["IsRunnable"]:
+                raise BenchmarkInitError(f"Benchmark is not runnable: {benchmark}")
+            self._benchmark = benchmark
+            self.starting_runtimes = None
+        if self.starting_runtimes is None:
+            self.starting_runtimes = list(observation_view["Runtime"])
+        self.previous_runtimes = self.starting_runtimes
+
+    def update(self, actions: list[int], observations: list[Any], observation_view: Any) -> float:
+        runtimes = list(observations[0])
+        if len(runtimes) != self.runtime_count:
+            raise ServiceError(
+                f"Expected {self.runtime_count} runtimes but received {len(runtimes)}"
+            )
+        reward = self.compare(self.previous_runtimes, runtimes)
+        self.previous_runtimes = runtimes
+        return reward
+
+    def compare(self, previous: list[float], current: list[float]) -> float:
+        """The reward for going from the runs ``previous`` to the runs ``current``."""
+        raise NotImplementedError
+
+
+class RuntimePointEstimateReward(_RuntimeReward):
     """Runtime reward from a point estimate of repeated runs (CompilerGym's class).
 
     Each time it is computed the program is run ``warmup_count`` times unmeasured and
@@ -27,44 +80,52 @@ class RuntimePointEstimateReward(Reward):
         estimator: Callable[[Iterable[float]], float] = np.median,
     ):
         super().__init__(
-            name="runtime",
-            observation_spaces=["Runtime"],
-            deterministic=False,
-            platform_dependent=True,
-            default_negates_returns=True,
+            runtime_count,
+            warmup_count,
             doc="previous runtime estimate - current runtime estimate, in seconds",
         )
-        if runtime_count < 1 or warmup_count < 0:
-            raise ValueError("runtime_count must be >= 1 and warmup_count >= 0")
-        self.runtime_count = runtime_count
-        self.warmup_count = warmup_count
         self.estimator = estimator
-        self.starting_runtime: Optional[float] = None
-        self.previous_runtime: Optional[float] = None
-        self._benchmark: Any = None
 
-    def configure(self, env: Any) -> None:
-        env.runtime_observation_count = self.runtime_count
-        env.runtime_warmup_runs_count = self.warmup_count
+    @property
+    def starting_runtime(self) -> Optional[float]:
+        """The estimate of the episode's starting runtime (None before the first reset)."""
+        return (
+            None
+            if self.starting_runtimes is None
+            else float(self.estimator(self.starting_runtimes))
+        )
 
-    def reset(self, benchmark: Any, observation_view: Any) -> None:
-        # The starting runtime of a benchmark is measured once, not at every episode.
-        if str(benchmark) != str(self._benchmark):
-            if not observation_view["IsRunnable"]:
-                raise BenchmarkInitError(f"Benchmark is not runnable: {benchmark}")
-            self._benchmark = benchmark
-            self.starting_runtime = None
-        if self.starting_runtime is None:
-            self.starting_runtime = float(self.estimator(observation_view["Runtime"]))
-        self.previous_runtime = self.starting_runtime
+    @property
+    def previous_runtime(self) -> Optional[float]:
+        """The estimate of the runtime when the reward was last computed (or at reset)."""
+        return (
+            None
+            if self.previous_runtimes is None
+            else float(self.estimator(self.previous_runtimes))
+        )
 
-    def update(self, actions: list[int], observations: list[Any], observation_view: Any) -> float:
-        runtimes = observations[0]
-        if len(runtimes) != self.runtime_count:
-            raise ServiceError(
-                f"Expected {self.runtime_count} runtimes but received {len(runtimes)}"
-            )
-        runtime = float(self.estimator(runtimes))
-        reward = self.previous_runtime - runtime
-        self.previous_runtime = runtime
-        return reward
+    def compare(self, previous: list[float], current: list[float]) -> float:
+        return float(self.estimator(previous)) - float(self.estimator(current))
+
+
+class RuntimeSeriesReward(_RuntimeReward):
+    """Runtime reward that counts only significant changes (CompilerGym's class): the runs
+    before and after are compared with the Kruskal-Wallis H-test (``scipy.stats.kruskal``);
+    when their medians differ at p < 0.05 the reward is ``median(previous) - median(now)`` in
+    seconds, else 0."""
+
+    def __init__(self, runtime_count: int = 30, warmup_count: int = 0, default_value: float = 0):
+        super().__init__(
+            runtime_count,
+            warmup_count,
+            doc="previous - current median runtime when the change is significant, else 0",
+            default_value=default_value,
+        )
+
+    def compare(self, previous: list[float], current: list[float]) -> float:
+        from scipy.stats import kruskal  # scipy is heavy: imported when first used
+
+        if len(set(previous) | set(current)) < 2:  # all equal: no difference to test
+            return 0.0
+        _, p_value = kruskal(previous, current)
+        return float(np.median(previous) - np.median(current)) if p_value < 0.05 else 0.0

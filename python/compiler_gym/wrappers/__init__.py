@@ -19,6 +19,7 @@ from compiler_gym.wrappers.core import (
     TimeLimit,
     ValidateBenchmarkAfterEveryStep,
 )
+from compiler_gym.wrappers.llvm import RuntimePointEstimateReward, RuntimeSeriesEstimateReward
 
 __all__ = [
     "ActionWrapper",
@@ -34,6 +35,8 @@ __all__ = [
     "ObservationWrapper",
     "RandomOrderBenchmarks",
     "RewardWrapper",
+    "RuntimePointEstimateReward",
+    "RuntimeSeriesEstimateReward",
     "TimeLimit",
     "ValidateBenchmarkAfterEveryStep",
 ]

@@ -5,11 +5,14 @@ and ``compiler_gym.datasets``)."""
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import re
 import subprocess
 from pathlib import Path
 from typing import Any, Union
 
+from compiler_gym import _C
 from compiler_gym.datasets import Benchmark, make_benchmark
 from compiler_gym.envs.llvm_env import LlvmEnv, clang_path
 from compiler_gym.spaces import ObservationSpaceSpec
@@ -60,9 +63,42 @@ def get_system_library_flags() -> list[str]:
     return flags
 
 
+def _ir_of(benchmark: Union[str, Benchmark], timeout: float) -> str:
+    """The benchmark's module as the environment loads it, as IR text, made in a worker
+    process bounded by ``timeout`` seconds."""
+    parameters = {"worker.step_timeout_seconds": timeout}
+    with LlvmEnv(isolation="process", parameters=parameters) as env:
+        env.reset(benchmark=benchmark)
+        return env.observation["Ir"]
+
+
+def split_benchmark_by_function(
+    benchmark: Union[str, Benchmark], timeout: float = 300
+) -> list[Benchmark]:
+    """One benchmark per function that ``benchmark`` defines (CompilerGym's, as
+    ``llvm-extract`` would make them): each holds its function and declarations of what it
+    uses, and is named ``<benchmark URI>/<function name>``. ``ValueError`` for a program that
+    defines no function."""
+    uri = str(benchmark.uri if isinstance(benchmark, Benchmark) else benchmark)
+    parts = json.loads(_C.family_call("llvm", "split_by_function", _ir_of(benchmark, timeout)))
+    return [Benchmark(f"{uri}/{name}", data=ir.encode()) for name, ir in parts]
+
+
+def merge_benchmarks(benchmarks: list[Union[str, Benchmark]], timeout: float = 300) -> Benchmark:
+    """One benchmark linking the modules of ``benchmarks`` (CompilerGym's, as ``llvm-link``),
+    named ``benchmark://llvm-link-v0/<SHA-256 of its IR, 16 digits>``. ``ValueError`` when they
+    cannot be linked, such as two definitions of one symbol."""
+    modules = [_ir_of(b, timeout) for b in benchmarks]
+    ir = _C.family_call("llvm", "link", json.dumps(modules))
+    digest = hashlib.sha256(ir.encode()).hexdigest()[:16]
+    return Benchmark(f"benchmark://llvm-link-v0/{digest}", data=ir.encode())
+
+
 __all__ = [
     "LlvmEnv",
     "compute_observation",
     "get_system_library_flags",
     "make_benchmark",
+    "merge_benchmarks",
+    "split_benchmark_by_function",
 ]
