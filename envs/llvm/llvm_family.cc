@@ -35,8 +35,9 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
   }
   if (method == "link") {  // argument: a JSON list of IR texts; the linked module's IR text
     const nlohmann::json modules = nlohmann::json::parse(argument, nullptr, false);
-    if (!modules.is_array() || !std::all_of(modules.begin(), modules.end(),
-                                            [](const nlohmann::json& m) { return m.is_string(); })) {
+    if (!modules.is_array() ||
+        !std::all_of(modules.begin(), modules.end(),
+                     [](const nlohmann::json& m) { return m.is_string(); })) {
       return InvalidArgument("link takes a JSON list of IR texts");
     }
     return LinkModules(modules.get<std::vector<std::string>>());

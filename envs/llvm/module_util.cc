@@ -278,8 +278,7 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
   return std::move(*result);
 }
 
-StatusOr<std::vector<std::pair<std::string, std::string>>> SplitByFunction(
-    const std::string& ir) {
+StatusOr<std::vector<std::pair<std::string, std::string>>> SplitByFunction(const std::string& ir) {
   llvm::LLVMContext context;
   context.setDiagnosticHandler(std::make_unique<RecordingDiagnosticHandler>());
   ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module, ParseModule(ir, "split", context));
