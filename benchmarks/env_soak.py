@@ -9,7 +9,9 @@ run in the sandbox), sometimes hits an error on purpose (an out-of-range action,
 benchmark, a crashing test pass), and closes what it made. After every tenth of the run it
 records the process's resident memory, threads, open file descriptors, child processes and the
 compiler_gym temporary directories. Reported: RSS growth between the second and the last tenth
-(target under 1%; the first tenth is warm-up: caches, pools, the inst2vec model), and the change
+(target under 1%; the first tenth is warm-up: caches, pools, the inst2vec model), the same for
+the memory still held after a garbage collection and ``malloc_trim`` (RSS also counts freed
+memory that malloc keeps), the Python heap's block count, and the change
 of every count from the second tenth (target: none). With ``--isolation process`` every env
 runs in a worker process; the figures are this process's, whose children are then the workers
 of the envs alive at the time.
@@ -18,7 +20,10 @@ of the envs alive at the time.
 from __future__ import annotations
 
 import argparse
+import ctypes
+import gc
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,9 +35,20 @@ from compiler_gym.envs.llvm_env import clear_benchmark_cache
 from compiler_gym.errors import BenchmarkInitError, ServiceError
 
 
+def rss_mib() -> float:
+    status = Path("/proc/self/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024
+
+
 def resources() -> dict:
     status = Path("/proc/self/status").read_text()
     fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    raw = rss_mib()
+    # RSS also counts memory that was freed but that malloc keeps for reuse; after a collection
+    # and malloc_trim, what is left is what the process still holds.
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
     children = 0
     for task in Path("/proc").iterdir():
         if task.name.isdigit():
@@ -43,7 +59,9 @@ def resources() -> dict:
             children += ppid == os.getpid()
     temp = Path(os.environ.get("TMPDIR", tempfile.gettempdir()))
     return {
-        "rss_mib": int(fields["VmRSS"].split()[0]) / 1024,
+        "rss_mib": raw,
+        "held_mib": rss_mib(),
+        "python_blocks": sys.getallocatedblocks(),
         "threads": int(fields["Threads"]),
         "fds": len(os.listdir("/proc/self/fd")),
         "children": children,
@@ -123,7 +141,9 @@ def main(argv=None) -> int:
             samples.append(resources())
             s = samples[-1]
             print(
-                f"episode {episode:6d}  RSS {s['rss_mib']:7.1f} MiB  threads {s['threads']:3d}  "
+                f"episode {episode:6d}  RSS {s['rss_mib']:7.1f} MiB  "
+                f"held {s['held_mib']:7.1f} MiB  "
+                f"Python blocks {s['python_blocks']}  threads {s['threads']:3d}  "
                 f"fds {s['fds']:4d}  children {s['children']}  temp dirs {s['temp_dirs']}",
                 flush=True,
             )
@@ -137,9 +157,13 @@ def main(argv=None) -> int:
     if len(samples) >= 3:
         base, last = samples[1], samples[-1]
         growth = (last["rss_mib"] - base["rss_mib"]) / base["rss_mib"]
+        held = (last["held_mib"] - base["held_mib"]) / base["held_mib"]
         print(
             f"RSS second tenth -> last: {base['rss_mib']:.1f} -> {last['rss_mib']:.1f} MiB "
-            f"({growth:+.2%}; target < 1%)"
+            f"({growth:+.2%}; target < 1%)\n"
+            f"held (after gc and malloc_trim): {base['held_mib']:.1f} -> "
+            f"{last['held_mib']:.1f} MiB "
+            f"({held:+.2%}); Python blocks {base['python_blocks']} -> {last['python_blocks']}"
         )
         for key in ("threads", "fds", "children", "temp_dirs"):
             print(f"{key}: {base[key]} -> {last[key]} ({last[key] - base[key]:+d}; target 0)")

@@ -28,7 +28,7 @@ step gpu nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 # The package, built with the CUDA kernels (CG_WITH_CUDA is on by default when nvcc is found).
 if ! $PY -c "import compiler_gym" 2>/dev/null || [ "${GPU_CHECK_REBUILD:-1}" = 1 ]; then
   step build $PY -m pip install -q --no-build-isolation -Cbuild-dir=build/py \
-    -Ccmake.define.CG_WITH_CUDA=ON .
+    -Ccmake.define.CG_WITH_CUDA=ON -Ccmake.define.CG_BUILD_TESTS=ON .
 fi
 # Fails unless the CUDA kernels were built in and a device answers.
 step make_vec_cuda $PY -c "import compiler_gym; v = compiler_gym.make_vec('llvm-v0', num_envs=2, device='cuda'); v.reset(); v.close(); print('ok')"

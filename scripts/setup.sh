@@ -34,4 +34,4 @@ $PY -m pip install -q -r requirements-dev.txt
 
 # Build and install the package (compiles the C++ extension with scikit-build-core).
 # A persistent build dir keeps rebuilds incremental.
-$PY -m pip install -q --no-build-isolation -Cbuild-dir=build/py .
+$PY -m pip install -q --no-build-isolation -Cbuild-dir=build/py -Ccmake.define.CG_BUILD_TESTS=ON .

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The package as a user installs it: a wheel built in a clean virtual environment (no site
+# packages, build requirements from PyPI, GoogleTest hidden from CMake even where the machine has
+# it), installed there with its dependencies, then one env made and stepped.
+#
+#   scripts/check_wheel.sh [work-dir]      (default: a temporary directory, removed afterwards)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:-$(mktemp -d)}
+[ -n "${1:-}" ] || trap 'rm -rf "$work"' EXIT
+PY=${PYTHON:-python3}
+
+$PY -m venv "$work/venv"
+venv_py="$work/venv/bin/python"
+"$venv_py" -m pip install -q --upgrade pip
+"$venv_py" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" ninja "cmake>=3.24"
+# The build dir is the venv's own; ccache (when present) keeps a rebuild short.
+"$venv_py" -m pip wheel -q --no-build-isolation --no-deps -w "$work/dist" \
+  -Cbuild-dir="$work/build" -Ccmake.define.CMAKE_DISABLE_FIND_PACKAGE_GTest=ON .
+"$venv_py" -m pip install -q "$work"/dist/compiler_gym-*.whl
+if [ -e "$work/build/envs/llvm/llvm_env_test" ]; then
+  echo "[check_wheel] the wheel's build made the tests" >&2
+  exit 1
+fi
+cd "$work"
+"$venv_py" - <<'PY'
+import sys
+
+import compiler_gym
+
+assert "torch" not in sys.modules
+with compiler_gym.make("llvm-ic-v0", benchmark="benchmark://builtin-v0/crc32") as env:
+    env.reset()
+    _, reward, done, _ = env.step(env.action_space["-mem2reg"])
+    assert not done and reward > 0, reward
+print(f"[check_wheel] ok: {compiler_gym.__file__}, reward {reward:.4f}")
+PY
