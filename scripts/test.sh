@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: sets up the machine (idempotent), builds, then runs GoogleTest via ctest
-# and pytest. Usage: scripts/test.sh [pytest args...]
+# The whole test suite: sets up the machine (idempotent), builds, then runs the linters,
+# GoogleTest via ctest, pytest, and builds the wheel as a user would (scripts/check_wheel.sh).
+# Usage: scripts/test.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,3 +15,5 @@ echo "[test] ctest"
 ctest --test-dir build/py --output-on-failure -j2
 echo "[test] pytest"
 python3 -m pytest tests -q -p no:cacheprovider "$@"
+echo "[test] the wheel in a clean venv, without GoogleTest"
+scripts/check_wheel.sh
