@@ -90,3 +90,18 @@ def test_bisect_and_random_keep_what_the_hypothesis_needs(env):
     assert env.actions == [mem2reg]
     with pytest.raises(MinimizationError):
         random_minimization(env, lambda e: False)
+
+
+def test_user_dirs_come_from_platformdirs_and_the_variables_win(monkeypatch, tmp_path):
+    from compiler_gym.util.runfiles import cache_path, site_data_path
+
+    monkeypatch.delenv("COMPILER_GYM_SITE_DATA", raising=False)
+    monkeypatch.delenv("COMPILER_GYM_CACHE", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert site_data_path("x") == tmp_path / "data" / "compiler_gym" / "x"
+    assert cache_path("y") == tmp_path / "cache" / "compiler_gym" / "y"
+    monkeypatch.setenv("COMPILER_GYM_SITE_DATA", str(tmp_path / "site"))
+    monkeypatch.setenv("COMPILER_GYM_CACHE", str(tmp_path / "mine"))
+    assert site_data_path("x") == tmp_path / "site" / "x"
+    assert cache_path("y") == tmp_path / "mine" / "y"

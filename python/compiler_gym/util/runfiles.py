@@ -5,6 +5,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import platformdirs
+
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -14,8 +16,10 @@ def package_data_path(*parts: str) -> Path:
 
 
 def site_data_path(*parts: str) -> Path:
-    """Returns a path in ``$COMPILER_GYM_SITE_DATA`` (default ``~/.local/share/compiler_gym``)."""
-    root = os.environ.get("COMPILER_GYM_SITE_DATA") or Path.home() / ".local/share/compiler_gym"
+    """Returns a path in ``$COMPILER_GYM_SITE_DATA`` (default: the user data directory that
+    ``platformdirs`` gives, ``~/.local/share/compiler_gym`` on Linux, or under
+    ``$XDG_DATA_HOME``)."""
+    root = os.environ.get("COMPILER_GYM_SITE_DATA") or platformdirs.user_data_path("compiler_gym")
     return Path(root).joinpath(*parts)
 
 
@@ -28,8 +32,9 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 def cache_path(*parts: str) -> Path:
-    """Returns a path in ``$COMPILER_GYM_CACHE`` (default ``~/.local/cache/compiler_gym``)."""
-    root = os.environ.get("COMPILER_GYM_CACHE") or Path.home() / ".local/cache/compiler_gym"
+    """Returns a path in ``$COMPILER_GYM_CACHE`` (default: the user cache directory that
+    ``platformdirs`` gives, ``~/.cache/compiler_gym`` on Linux, or under ``$XDG_CACHE_HOME``)."""
+    root = os.environ.get("COMPILER_GYM_CACHE") or platformdirs.user_cache_path("compiler_gym")
     return Path(root).joinpath(*parts)
 
 
