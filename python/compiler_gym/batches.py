@@ -38,6 +38,7 @@ class RaggedBatch:
 
     @classmethod
     def from_engine(cls, d: dict) -> RaggedBatch:
+        """The batch of an engine slab's ragged output (``values`` and ``offsets``)."""
         return cls(to_tensor(d["values"]), to_tensor(d["offsets"]))
 
     def __len__(self) -> int:
@@ -61,6 +62,7 @@ class PaddedBatch:
 
     @classmethod
     def from_engine(cls, d: dict) -> PaddedBatch:
+        """The batch of an engine slab's padded output (``values`` and ``lengths``)."""
         return cls(to_tensor(d["values"]), to_tensor(d["lengths"]))
 
     def __len__(self) -> int:
@@ -97,6 +99,7 @@ class GraphBatch:
 
     @classmethod
     def from_engine(cls, d: dict) -> GraphBatch:
+        """The batch of an engine slab's graph output (PyG arrays and one CSR per flow)."""
         csr = [
             (to_tensor(r), to_tensor(c), to_tensor(e))
             for r, c, e in zip(d["csr_row_ptr"], d["csr_col"], d["csr_edge"], strict=True)
@@ -119,10 +122,12 @@ class GraphBatch:
 
     @property
     def num_graphs(self) -> int:
+        """The number of graphs in the batch (``len(ptr) - 1``)."""
         return self.ptr.numel() - 1
 
     @property
     def num_nodes(self) -> int:
+        """The number of nodes of all the batch's graphs together."""
         return self.x.numel()
 
     def to_pyg(self):

@@ -289,6 +289,7 @@ class ObservationSpaceSpec:
 
     @classmethod
     def from_dict(cls, index: int, spec: dict) -> ObservationSpaceSpec:
+        """The spec of the engine's observation space ``index``, from its exported row."""
         return cls(
             id=spec["name"],
             index=index,
@@ -302,6 +303,7 @@ class ObservationSpaceSpec:
 
     @property
     def name(self) -> str:
+        """The same as ``id``, so that observation and reward spaces both have a ``name``."""
         return self.id
 
     def translate(self, value: Any) -> Any:
@@ -348,6 +350,7 @@ class EngineReward:
 
     @classmethod
     def from_dict(cls, index: int, spec: dict) -> EngineReward:
+        """The engine's reward space ``index``, from its exported row."""
         return cls(
             name=spec["name"],
             index=index,
@@ -363,6 +366,7 @@ class EngineReward:
 
     @property
     def id(self) -> str:
+        """The same as ``name``, so that reward and observation spaces both have an ``id``."""
         return self.name
 
     def __repr__(self) -> str:
@@ -410,6 +414,7 @@ class Reward:
 
     @property
     def id(self) -> str:
+        """The same as ``name``, so that reward and observation spaces both have an ``id``."""
         return self.name
 
     @property

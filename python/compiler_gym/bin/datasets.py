@@ -18,6 +18,8 @@ from compiler_gym.util.runfiles import cache_path, site_data_path
 
 
 def main(argv=None) -> int:
+    """Runs the tool on ``argv`` (default: the command line); returns the exit status: 1 when a
+    dataset is unknown or fails to install, else 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="llvm-v0")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -78,6 +78,7 @@ class CaseResult:
     problems: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """The result as a JSON-serializable dict (``errors`` a plain dict), as workers emit it."""
         return {**self.__dict__, "errors": dict(self.errors)}
 
 
@@ -229,6 +230,9 @@ def check_threads(env_id: str, results: list[CaseResult], threads: int) -> list[
 
 
 def worker(args) -> int:
+    """Worker mode: checks the cases ``args.first`` .. ``args.first + args.count - 1`` on one env,
+    printing one JSON line per event (``start`` and ``case`` per case, ``threads`` per batch of
+    ``make_vec`` checks); returns 0."""
     import compiler_gym
 
     cases = plan_cases(args.seed, args.count, args.programs, args.length, args.first)
@@ -270,6 +274,8 @@ class Report:
     process_checks: int = 0
 
     def add(self, event: dict) -> None:
+        """Counts a worker's ``case`` event: its steps, episodes, errors and final outcome, and each
+        of its problems with the program and actions that reproduce it."""
         self.cases += 1
         self.steps += event["steps"]
         self.episodes += event["episodes"]
@@ -328,6 +334,9 @@ def run_range(args, first: int, count: int, threads: int, on_event) -> list[dict
 
 
 def campaign(args) -> Report:
+    """Runs a whole campaign: ``args.steps`` worth of cases split over ``args.jobs`` worker
+    processes, then every ``args.process_every``-th case again in a new process; returns the
+    report."""
     from tqdm import tqdm
 
     report = Report()
@@ -378,6 +387,8 @@ def campaign(args) -> Report:
 
 
 def main(argv=None) -> int:
+    """Runs the fuzzer on ``argv`` (default: the command line), or one worker with ``--worker``;
+    prints a summary and returns 1 when it found problems or process crashes, else 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20_000, help="env steps in all")
     parser.add_argument("--length", type=int, default=16, help="actions per case")

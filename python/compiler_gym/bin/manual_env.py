@@ -83,6 +83,7 @@ class CompilerGymShell(cmd.Cmd):
             self._say(uri)
 
     def complete_list_benchmarks(self, text, line, begidx, endidx) -> list[str]:
+        """Completes a dataset name."""
         return _complete(text, [d.name for d in self.env.datasets])
 
     def do_set_benchmark(self, arg: str) -> None:
@@ -95,6 +96,7 @@ class CompilerGymShell(cmd.Cmd):
         self._say(f"Reset {self.env.benchmark.uri} in {timer}")
 
     def complete_set_benchmark(self, text, line, begidx, endidx) -> list[str]:
+        """Completes a benchmark URI of the finite datasets."""
         uris = []
         for dataset in self.env.datasets:
             if dataset.size:  # finite datasets only
@@ -131,6 +133,7 @@ class CompilerGymShell(cmd.Cmd):
                 break
 
     def complete_action(self, text, line, begidx, endidx) -> list[str]:
+        """Completes an action's flag."""
         return _complete(text, self.env.action_space.flags)
 
     def do_try_all_actions(self, arg: str) -> None:
@@ -174,6 +177,7 @@ class CompilerGymShell(cmd.Cmd):
         self._say(f"{truncate(str(value), max_line_len=120, max_lines=20)}\n(in {timer})")
 
     def complete_observation(self, text, line, begidx, endidx) -> list[str]:
+        """Completes an observation space's name."""
         return _complete(text, self.env.observation.spaces)
 
     def do_reward(self, arg: str) -> None:
@@ -182,6 +186,7 @@ class CompilerGymShell(cmd.Cmd):
         self._say(f"{self.env.reward[arg.strip()]:.6g}")
 
     def complete_reward(self, text, line, begidx, endidx) -> list[str]:
+        """Completes a reward space's name."""
         return _complete(text, self.env.reward.spaces)
 
     def do_set_default_observation(self, arg: str) -> None:
@@ -215,6 +220,7 @@ class CompilerGymShell(cmd.Cmd):
         self.stack = []
 
     def close(self) -> None:
+        """Closes the forks kept for undo, then the env."""
         self._close_stack()
         self.env.close()
 
@@ -224,6 +230,8 @@ def _history_file() -> Path:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    """Runs the shell on ``argv`` (default: the command line), with the history loaded and saved
+    again at the end; returns 0, or 2 when the env cannot be made."""
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )

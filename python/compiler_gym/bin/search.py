@@ -98,6 +98,8 @@ def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str
 
 
 def main(argv=None) -> int:
+    """Runs the tool on ``argv`` (default: the command line): searches each benchmark, writes the
+    best states as CSV and, with ``--plot``, the progress plot; returns 0, or 2 on bad arguments."""
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )

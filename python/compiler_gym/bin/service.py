@@ -54,6 +54,8 @@ def describe(env, actions: bool = False) -> str:
 
 
 def main(argv=None) -> int:
+    """Runs the tool on ``argv`` (default: the command line): prints the environment ids or one
+    environment's tables; returns 0, or 2 for an unknown environment."""
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -141,6 +141,8 @@ def train_skipgram(
 
 
 def main(argv=None) -> int:
+    """Runs the tool on ``argv`` (default: the command line): collects the corpus, trains the
+    embeddings, writes the data files under ``--out`` and prints their metadata; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(Path(compiler_gym.__file__).parent / "data"))
     parser.add_argument("--datasets", default="builtin-v0,gcc-torture-v0,pypi-c-v0")

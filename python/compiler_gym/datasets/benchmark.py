@@ -68,6 +68,7 @@ class BenchmarkUri:
 
     @property
     def dataset_uri(self) -> str:
+        """The URI of the benchmark's dataset, ``scheme://dataset``, without path or parameters."""
         return f"{self.scheme}://{self.dataset}"
 
     def __str__(self) -> str:

@@ -57,6 +57,7 @@ class CsmithDataset(SeededGeneratorDataset):
         return super().installed and Path(_INCLUDE_DIR, "csmith.h").is_file()
 
     def generator_args(self, seed: int) -> list[str]:
+        """``--seed N``: csmith's program for seed ``N``."""
         return ["--seed", str(seed)]
 
     def _probe(self, path: Path) -> dict:
@@ -89,6 +90,8 @@ class CsmithDataset(SeededGeneratorDataset):
         return {"runnable": True, "expected_output": run["stdout"].decode(errors="replace")}
 
     def make_benchmark(self, uri: BenchmarkUri, path: Path) -> Benchmark:
+        """A buildable benchmark of the C file at ``path``; a probe run on first use, its verdict
+        cached beside the file, says whether it is runnable and what it prints."""
         verdict_path = path.with_suffix(".json")
         if not verdict_path.is_file():
             write_atomically(verdict_path, json.dumps(self._probe(path)).encode())

@@ -40,9 +40,13 @@ class SeededGeneratorDataset(Dataset):
         return shutil.which(self.binary) is not None
 
     def generator_args(self, seed: int) -> list[str]:
+        """The arguments of ``binary`` that make it print the program of ``seed``; subclasses
+        define them."""
         raise NotImplementedError
 
     def make_benchmark(self, uri: BenchmarkUri, path: Path) -> Benchmark:
+        """The benchmark ``uri`` of the generator's output for its seed, cached at ``path``;
+        subclasses define it."""
         raise NotImplementedError
 
     def benchmark_uris(self) -> Iterator[str]:

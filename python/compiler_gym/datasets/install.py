@@ -84,6 +84,8 @@ class InstalledDataset(Dataset):
 
     @property
     def root(self) -> Path:
+        """The install directory, ``$COMPILER_GYM_SITE_DATA/<site_name>``; it exists once the
+        dataset is installed."""
         return site_data_path(self.site_name)
 
     @property

@@ -28,7 +28,9 @@ class LlvmStressDataset(SeededGeneratorDataset):
         )
 
     def generator_args(self, seed: int) -> list[str]:
+        """``-seed=N`` and this dataset's fixed ``-size`` (instructions per function)."""
         return [f"-seed={seed}", f"-size={_SIZE}"]
 
     def make_benchmark(self, uri: BenchmarkUri, path: Path) -> Benchmark:
+        """A benchmark of the IR file at ``path``, read into memory."""
         return Benchmark(str(uri), data=path.read_bytes())

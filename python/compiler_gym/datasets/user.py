@@ -96,6 +96,7 @@ class FilesDataset(Dataset):
 
     @property
     def root(self) -> Path:
+        """The directory whose program files are the dataset's benchmarks."""
         return self._root
 
     @property

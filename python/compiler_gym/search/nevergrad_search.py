@@ -41,6 +41,8 @@ class CategoricalVector:
         return np.minimum((self._cdf(x) * self.counts).astype(np.int64), self.counts - 1).tolist()
 
     def optimizer(self, name: str, budget: int, num_workers: int = 1) -> Any:
+        """A nevergrad optimizer (``name`` in ``nevergrad.optimizers.registry``) over this
+        vector, for ``budget`` trials with up to ``num_workers`` asks at a time."""
         import nevergrad as ng
 
         return ng.optimizers.registry[name](

@@ -77,6 +77,7 @@ class CompilerEnvWrapper:
     # The spaces are set on the env, not shadowed on the wrapper.
     @property
     def action_space(self) -> Commandline:
+        """The env's action space; setting it sets the env's."""
         return self.env.action_space
 
     @action_space.setter
@@ -85,6 +86,7 @@ class CompilerEnvWrapper:
 
     @property
     def observation_space(self):
+        """The env's observation space; setting it sets the env's."""
         return self.env.observation_space
 
     @observation_space.setter
@@ -93,6 +95,7 @@ class CompilerEnvWrapper:
 
     @property
     def reward_space(self):
+        """The env's reward space; setting it sets the env's."""
         return self.env.reward_space
 
     @reward_space.setter
@@ -101,6 +104,7 @@ class CompilerEnvWrapper:
 
     @property
     def benchmark(self):
+        """The env's benchmark; setting it sets the env's (used from its next ``reset``)."""
         return self.env.benchmark
 
     @benchmark.setter
@@ -176,6 +180,8 @@ class ConversionWrapperEnv(CompilerEnvWrapper):
 
     @property
     def action_space(self):
+        """The wrapper's converted action space once a subclass sets it, else the env's; setting it
+        sets the wrapper's only."""
         return self._action_space if self._action_space is not None else self.env.action_space
 
     @action_space.setter
@@ -184,6 +190,8 @@ class ConversionWrapperEnv(CompilerEnvWrapper):
 
     @property
     def observation_space(self):
+        """The wrapper's converted observation space once a subclass sets it, else the env's;
+        setting it sets the wrapper's only."""
         if self._observation_space is not None:
             return self._observation_space
         return self.env.observation_space
@@ -201,9 +209,11 @@ class ConversionWrapperEnv(CompilerEnvWrapper):
         return self.convert_observation(observation), reward, done, info
 
     def convert_action(self, action: Any) -> Any:
+        """The env's action for the wrapper's ``action``; the default returns it as is."""
         return action
 
     def convert_observation(self, observation: Any) -> Any:
+        """The wrapper's observation for the env's ``observation``; the default returns it as is."""
         return observation
 
 
@@ -244,6 +254,8 @@ class CommandlineWithTerminalAction(CompilerEnvWrapper):
 
     @property
     def action_space(self) -> Commandline:
+        """The env's command line space with the terminal flag added as the last action
+        (read-only)."""
         return self._space
 
     def multistep(self, actions, *args, **kwargs):
@@ -275,6 +287,7 @@ class ConstrainedCommandline(ActionWrapper):
 
     @property
     def action_space(self) -> Commandline:
+        """The constrained space: ``flags`` in the given order (read-only)."""
         return self._space
 
     def action(self, action: Any) -> int:

@@ -107,6 +107,7 @@ class CompilerTorchRLEnv(EnvBase):
         return None
 
     def close(self, *, raise_if_closed: bool = True) -> None:
+        """Closes the vector of envs; closing again does nothing."""
         if self.venv is not None:
             self.venv.close()
             self.venv = None
