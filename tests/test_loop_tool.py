@@ -228,3 +228,15 @@ def test_gymnasium_check_env():
         check_env(env.unwrapped, skip_render_check=True)
     finally:
         env.close()
+
+
+def test_in_a_worker_process():
+    """isolation="process": the env runs in a worker, its timings queue with this process's."""
+    with compiler_gym.make(
+        "loop_tool-v0", isolation="process", benchmark="loop_tool-cpu-v0/matmul/16x16x16"
+    ) as env:
+        env.reset(action_space="split")
+        env.multistep([TOGGLE_MODE, UP, TOGGLE_MODE, UP, SPLIT])
+        assert order(env) == [(8, 0), (2, 0), (1, 0), (1, 0)] + [(16, 0), (1, 0), (1, 0)] * 2
+        assert env.observation["flops"] > 0
+        assert env.validate().okay()

@@ -1,7 +1,13 @@
 #include "envs/loop_tool/backend.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <list>
 #include <map>
@@ -47,10 +53,46 @@ KernelCache& Kernels() {
   return *cache;
 }
 
-std::mutex& DeviceQueue(Device device) {
-  static std::mutex* queues = new std::mutex[2];
-  return queues[device == Device::kCpu ? 0 : 1];
-}
+// A device's queue: one measurement at a time in this process (the mutex) and across processes
+// (an flock on a file per device and user, so that envs in worker processes, isolation="process",
+// do not time their kernels over each other either).
+class DeviceQueueLock {
+ public:
+  explicit DeviceQueueLock(Device device) : lock_(Mutex(device)) {
+    if (device == Device::kCpu) {
+      static const int cpu = OpenLockFile(Device::kCpu);
+      fd_ = cpu;
+    } else {
+      static const int cuda = OpenLockFile(Device::kCuda);
+      fd_ = cuda;
+    }
+    if (fd_ >= 0) {
+      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~DeviceQueueLock() {
+    if (fd_ >= 0) flock(fd_, LOCK_UN);
+  }
+  DeviceQueueLock(const DeviceQueueLock&) = delete;
+  DeviceQueueLock& operator=(const DeviceQueueLock&) = delete;
+
+ private:
+  static std::mutex& Mutex(Device device) {
+    static std::mutex* mutexes = new std::mutex[2];
+    return mutexes[device == Device::kCpu ? 0 : 1];
+  }
+  static int OpenLockFile(Device device) {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/compiler_gym-loop_tool-" +
+                             DeviceName(device) + "-" + std::to_string(getuid()) + ".lock";
+    // Without the file (a read-only temp dir) the queue is this process's alone.
+    return open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  }
+
+  std::lock_guard<std::mutex> lock_;
+  int fd_ = -1;
+};
 
 }  // namespace
 
@@ -117,7 +159,7 @@ StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& progra
 
 StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
                          const TimingOptions& options) {
-  std::lock_guard queue(DeviceQueue(device));
+  DeviceQueueLock queue(device);
   if (!kernel.checked) {
     {
       std::lock_guard lock(data.reference_mu);
@@ -134,7 +176,7 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
 }
 
 StatusOr<std::vector<float>> RunOutput(Device device, Kernel& kernel, ProgramData& data) {
-  std::lock_guard queue(DeviceQueue(device));
+  DeviceQueueLock queue(device);
   std::vector<float> output;
   RETURN_IF_ERROR(kernel.RunOnce(data, output));
   return output;
@@ -142,7 +184,7 @@ StatusOr<std::vector<float>> RunOutput(Device device, Kernel& kernel, ProgramDat
 
 StatusOr<double> CopyBandwidth(Device device, int64_t bytes, const TimingOptions& options) {
   if (bytes < 4) return InvalidArgument("copy_bandwidth needs at least 4 bytes");
-  std::lock_guard queue(DeviceQueue(device));
+  DeviceQueueLock queue(device);
   double seconds = 0;
   if (device == Device::kCuda) {
     ASSIGN_OR_RETURN(seconds, CudaCopySeconds(bytes, options));
