@@ -422,3 +422,24 @@ def test_the_committed_stubs_match_the_module(tmp_path):
     generated = (tmp_path / "compiler_gym" / "_C.pyi").read_text()
     lines = committed.read_text().splitlines(keepends=True)
     assert "".join(lines[1:]) == generated, "stale stubs: run scripts/gen_stubs.sh"
+
+
+def test_compiler_gyms_space_classes():
+    import numpy as np
+    import pytest
+
+    from compiler_gym.spaces import Box, Dict, Scalar, Sequence
+
+    box = Box(low=0, high=4, name="b", shape=(2,), dtype=np.int64)
+    assert box.name == "b" and box.contains(np.array([1, 4])) and not box.contains(np.array([5, 0]))
+    both = Dict({"b": box, "s": Scalar("s", 0, 1)}, name="d")
+    assert both.name == "d" and set(both.spaces) == {"b", "s"}
+    text = Sequence("ir", size_range=(1, 4), dtype=str)
+    assert text.contains("abc") and not text.contains("") and not text.contains(b"ab")
+    assert not text.contains("abcde")
+    numbers = Sequence("v", size_range=(0, None), dtype=np.int64, scalar_range=Scalar("x", 0, 9))
+    assert numbers.contains(np.array([1, 2, 9])) and not numbers.contains(np.array([10]))
+    assert not numbers.contains(np.array([[1]]))
+    assert Sequence("ir", (1, 4), str) == text != numbers
+    with pytest.raises(NotImplementedError):
+        text.sample()

@@ -105,3 +105,14 @@ def test_user_dirs_come_from_platformdirs_and_the_variables_win(monkeypatch, tmp
     monkeypatch.setenv("COMPILER_GYM_CACHE", str(tmp_path / "mine"))
     assert site_data_path("x") == tmp_path / "site" / "x"
     assert cache_path("y") == tmp_path / "mine" / "y"
+
+
+def test_compiler_gyms_util_module_names():
+    from compiler_gym.util import runfiles
+    from compiler_gym.util.runfiles_path import cache_path, site_data_path
+    from compiler_gym.util.thread_pool import get_thread_pool_executor
+
+    assert site_data_path is runfiles.site_data_path and cache_path is runfiles.cache_path
+    pool = get_thread_pool_executor()
+    assert pool is get_thread_pool_executor()
+    assert sorted(pool.map(lambda x: x * x, range(5))) == [0, 1, 4, 9, 16]

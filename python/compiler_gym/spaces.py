@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -62,6 +63,78 @@ class Scalar(gymnasium.spaces.Space):
         )
 
 
+class Box(gymnasium.spaces.Box):
+    """A box of numbers with a name: CompilerGym's ``Box(low, high, name, shape, dtype)``."""
+
+    def __init__(
+        self,
+        low: Any,
+        high: Any,
+        name: str,
+        shape: Optional[SequenceOf[int]] = None,
+        dtype: Any = np.float32,
+        seed: Optional[int] = None,
+    ):
+        super().__init__(low, high, shape=shape, dtype=dtype, seed=seed)
+        self.name = name
+
+
+class Dict(gymnasium.spaces.Dict):
+    """Named spaces under one name: CompilerGym's ``Dict(spaces, name)``."""
+
+    def __init__(self, spaces: dict[str, gymnasium.spaces.Space], name: str):
+        super().__init__(spaces)
+        self.name = name
+
+
+class Sequence(gymnasium.spaces.Space):
+    """A sequence of variable length: CompilerGym's ``Sequence(name, size_range, dtype)``. Its
+    values are ``str`` (dtype ``str``), ``bytes`` (``bytes``) or 1-d NumPy arrays of ``dtype``,
+    whose length lies in ``size_range`` (``(min, max)``, max None: unbounded) and, for numbers,
+    whose values lie in ``scalar_range`` (a :class:`Scalar`) when given. It cannot be sampled."""
+
+    def __init__(
+        self,
+        name: str,
+        size_range: tuple[int, Optional[int]] = (0, None),
+        dtype: Any = bytes,
+        opaque_data_format: Optional[str] = None,
+        scalar_range: Optional[Scalar] = None,
+    ):
+        super().__init__(shape=None, dtype=None if dtype in (str, bytes) else dtype)
+        self.name = name
+        self.size_range = size_range
+        self.element_type = dtype
+        self.opaque_data_format = opaque_data_format
+        self.scalar_range = scalar_range
+
+    def contains(self, x: Any) -> bool:
+        lo, hi = self.size_range
+        if self.element_type in (str, bytes):
+            if not isinstance(x, self.element_type):
+                return False
+        else:
+            x = np.asarray(x)
+            if x.ndim != 1 or not np.can_cast(x.dtype, self.element_type, casting="same_kind"):
+                return False
+            if self.scalar_range is not None and not all(self.scalar_range.contains(v) for v in x):
+                return False
+        return len(x) >= lo and (hi is None or len(x) <= hi)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        raise NotImplementedError("a Sequence space cannot be sampled")
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Sequence) and (self.name, self.size_range, self.element_type) == (
+            other.name,
+            other.size_range,
+            other.element_type,
+        )
+
+    def __repr__(self) -> str:
+        return f"Sequence({self.name}, size_range={self.size_range}, dtype={self.element_type})"
+
+
 class NamedDiscrete(gymnasium.spaces.Discrete):
     """A discrete space whose values have names: CompilerGym's ``NamedDiscrete``.
     ``space["name"]`` is the index of a name; an unknown one names the closest."""
@@ -105,7 +178,7 @@ class Commandline(NamedDiscrete):
     'opt -add-discriminators -alignment-from-assumptions input.bc -o output.bc'
     """
 
-    def __init__(self, name: str, flags: Sequence[str], prefix: str = "", suffix: str = ""):
+    def __init__(self, name: str, flags: SequenceOf[str], prefix: str = "", suffix: str = ""):
         super().__init__([f.lstrip("-") for f in flags], name)
         self.flags: list[str] = list(flags)
         self._prefix = prefix
@@ -121,7 +194,7 @@ class Commandline(NamedDiscrete):
             raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")
         return index
 
-    def derived(self, name: str, flags: Sequence[str]) -> Commandline:
+    def derived(self, name: str, flags: SequenceOf[str]) -> Commandline:
         """A space of other ``flags`` with this one's command around them (wrappers'
         spaces: a subset, an added action)."""
         return Commandline(name, flags, self._prefix, self._suffix)
@@ -392,7 +465,7 @@ class Reward:
     def __init__(
         self,
         name: str,
-        observation_spaces: Optional[Sequence[str]] = None,
+        observation_spaces: Optional[SequenceOf[str]] = None,
         default_value: float = 0.0,
         min: Optional[float] = None,
         max: Optional[float] = None,

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -24,6 +22,7 @@ from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.errors import DatasetInitError
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import site_data_path
+from compiler_gym.util.thread_pool import get_thread_pool_executor
 
 logger = logging.getLogger(__name__)
 
@@ -133,14 +132,13 @@ class InstalledDataset(Dataset):
             )
 
         names = list(benchmarks)
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            verdicts = list(
-                tqdm(
-                    pool.map(probe, names),
-                    total=len(names),
-                    desc=f"Installing {self.name}",
-                    unit="benchmark",
-                    disable=None,  # no bar when stderr is not a terminal
-                )
+        verdicts = list(
+            tqdm(
+                get_thread_pool_executor().map(probe, names),
+                total=len(names),
+                desc=f"Installing {self.name}",
+                unit="benchmark",
+                disable=None,  # no bar when stderr is not a terminal
             )
+        )
         return dict(zip(names, verdicts, strict=True))
