@@ -20,6 +20,7 @@ from compiler_gym.wrappers.core import (
     ValidateBenchmarkAfterEveryStep,
 )
 from compiler_gym.wrappers.llvm import RuntimePointEstimateReward, RuntimeSeriesEstimateReward
+from compiler_gym.wrappers.sqlite_logger import SqliteWriter, SynchronousSqliteLogger
 
 __all__ = [
     "ActionWrapper",
@@ -37,6 +38,8 @@ __all__ = [
     "RewardWrapper",
     "RuntimePointEstimateReward",
     "RuntimeSeriesEstimateReward",
+    "SqliteWriter",
+    "SynchronousSqliteLogger",
     "TimeLimit",
     "ValidateBenchmarkAfterEveryStep",
 ]
