@@ -443,3 +443,13 @@ def test_compiler_gyms_space_classes():
     assert Sequence("ir", (1, 4), str) == text != numbers
     with pytest.raises(NotImplementedError):
         text.sample()
+
+
+def test_each_family_under_compiler_gyms_module_name():
+    from compiler_gym.envs import gcc_env, llvm_env, loop_tool_env
+    from compiler_gym.envs.gcc import GccEnv
+    from compiler_gym.envs.llvm import LlvmEnv
+    from compiler_gym.envs.loop_tool import LoopToolEnv
+
+    assert GccEnv is gcc_env.GccEnv and LlvmEnv is llvm_env.LlvmEnv
+    assert LoopToolEnv is loop_tool_env.LoopToolEnv
