@@ -92,6 +92,15 @@ def test_flops_reward_is_the_gain(env):
     assert env.episode_reward == pytest.approx(now - flops)
 
 
+def thread_every_loop(env):
+    """Actions that set the thread flag of every loop (select mode, the cursor walking them)."""
+    actions = [TOGGLE_MODE]  # select mode: up moves the cursor to the next loop
+    for cursor, loop in enumerate(env.schedule["loops"]):
+        actions += ([UP] if cursor else []) + ([] if loop["thread"] else [TOGGLE_THREAD])
+    env.multistep(actions + [TOGGLE_MODE])
+    assert all(loop["thread"] for loop in env.schedule["loops"])
+
+
 def numpy_reference(program, inputs):
     kind, dims = program.split("/")
     sizes = [int(d) for d in dims.split("x")]
@@ -121,28 +130,44 @@ def test_cpu_kernels_match_numpy(env, program):
         )
         np.testing.assert_allclose(env.run_kernel(), expected, rtol=1e-4, atol=1e-5)
     assert env.observation["flops"] > 0  # the checked, timed path agrees
+    # Every loop threaded (reduced ones too, so atomics), and loop 1 grown to 3, which leaves a
+    # tail on loop 0 where the extent is not a multiple of 3.
+    env.reset()
+    thread_every_loop(env)
+    env.multistep([TOGGLE_MODE, UP, UP, TOGGLE_MODE, UP, UP])
+    assert env.schedule["loops"][1]["size"] == 3
+    np.testing.assert_allclose(env.run_kernel(), expected, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas (the CUDA toolkit) not found")
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_ptx_assembles(env, program, tmp_path):
     """The NVPTX lowering of every program, with and without threads, assembles with ptxas."""
+
+    def assemble(name: str) -> str:
+        ptx = env.ptx("sm_80")
+        assert ".entry phase0" in ptx
+        (tmp_path / f"{name}.ptx").write_text(ptx)
+        command = ["ptxas", "-arch=sm_80", str(tmp_path / f"{name}.ptx")]
+        result = subprocess.run(
+            command + ["-o", str(tmp_path / f"{name}.cubin")], capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr + ptx
+        return ptx
+
     rng = random.Random(program)
     env.reset(benchmark=f"loop_tool-cpu-v0/{program}", action_space="split")
     for i in range(4):
-        ptx = env.ptx("sm_80")
-        assert ".entry phase0" in ptx
-        path = tmp_path / f"{i}.ptx"
-        path.write_text(ptx)
-        result = subprocess.run(
-            ["ptxas", "-arch=sm_80", str(path), "-o", str(tmp_path / f"{i}.cubin")],
-            capture_output=True,
-            text=True,
-        )
-        assert result.returncode == 0, result.stderr + ptx
+        assemble(str(i))
         env.multistep(
             [rng.choice([TOGGLE_MODE, UP, DOWN, TOGGLE_THREAD, SPLIT]) for _ in range(10)]
         )
+    # Every loop threaded: reductions over threaded loops accumulate atomically (add, max).
+    env.reset()
+    thread_every_loop(env)
+    ptx = assemble("threads")
+    if not program.startswith("add"):
+        assert "atom." in ptx or "red." in ptx
 
 
 @pytest.mark.skipif(not HAS_GPU, reason=f"no CUDA GPU here: {devices()['cuda']}")
