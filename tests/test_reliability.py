@@ -1,6 +1,8 @@
 """Bad input gets a typed error and loses nothing; the fuzzer finds no disagreement."""
 
 import random
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -424,3 +426,22 @@ def test_fork_continues_exactly_like_its_original_after_name_uniquing():
             fork.multistep(actions[9:])
             env.multistep(actions[9:])
             assert fork.observation["IrSha1"] == env.observation["IrSha1"]
+
+
+def test_fuzz_kills_a_hung_worker_and_goes_on(monkeypatch):
+    # A worker that starts case 3 and then reports nothing (as one did, blocked on malloc's lock
+    # after a recovered abort) is killed after --case-timeout and counted with its case.
+    import argparse
+
+    from compiler_gym.bin import fuzz
+
+    hang = (
+        "import json, time\n"
+        "print(json.dumps({'event': 'start', 'case': 3}), flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    monkeypatch.setattr(fuzz, "_worker_command", lambda *a: [sys.executable, "-c", hang])
+    started = time.monotonic()
+    crashes = fuzz.run_range(argparse.Namespace(case_timeout=1.0), 3, 1, 0, lambda e: None)
+    assert crashes == [{"case": 3, "exit_code": -9, "hung": True}]
+    assert time.monotonic() - started < 60

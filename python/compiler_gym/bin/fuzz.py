@@ -18,8 +18,9 @@ Each case is a program and a random action sequence. A worker process checks eve
   thread and with ``--jobs`` threads; every row must reach its case's hash;
 - **processes**: one case in ``--process-every`` runs again in another worker process.
 
-Workers run in their own processes: a worker that dies (a crash the engine did not contain) is
-counted with the case it was on, and replaced. ``--isolation process`` runs every env of the
+Workers run in their own processes: a worker that dies (a crash the engine did not contain), or
+that reports nothing for ``--case-timeout`` seconds (a hang: killed), is counted with the case
+it was on, and replaced. ``--isolation process`` runs every env of the
 campaign in worker processes of its own (the process-isolated executor). The report counts
 steps, episodes, errors by type, and every disagreement, with what reproduces it.
 """
@@ -32,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -301,8 +303,20 @@ def _worker_command(args, first: int, count: int, threads: int) -> list[str]:
     ]  # fmt: skip
 
 
+def _watch(proc: subprocess.Popen, timeout: float, last_event: list, hung: threading.Event):
+    """Kills ``proc`` when it has reported nothing for ``timeout`` seconds: a worker that hangs
+    (a pass looping, a lock a recovered crash left held) is a finding, and the campaign goes on."""
+    while proc.poll() is None:
+        if time.monotonic() - last_event[0] > timeout:
+            hung.set()
+            proc.kill()
+            return
+        time.sleep(0.5)
+
+
 def run_range(args, first: int, count: int, threads: int, on_event) -> list[dict]:
-    """Runs cases [first, first + count) in worker processes, restarting after a crash."""
+    """Runs cases [first, first + count) in worker processes, restarting after a crash or a
+    hang (nothing reported for ``args.case_timeout`` seconds)."""
     crashes = []
     while count > 0:
         proc = subprocess.Popen(
@@ -310,9 +324,15 @@ def run_range(args, first: int, count: int, threads: int, on_event) -> list[dict
             stdout=subprocess.PIPE,
             text=True,
         )
+        last_event, hung = [time.monotonic()], threading.Event()
+        watchdog = threading.Thread(
+            target=_watch, args=(proc, args.case_timeout, last_event, hung), daemon=True
+        )
+        watchdog.start()
         current = None
         done_cases = 0
         for line in proc.stdout:
+            last_event[0] = time.monotonic()
             if not line.startswith("{"):
                 continue
             event = json.loads(line)
@@ -323,10 +343,11 @@ def run_range(args, first: int, count: int, threads: int, on_event) -> list[dict
                 current = None
             on_event(event)
         code = proc.wait()
+        watchdog.join()
         if code == 0:
             break
         crash_case = current if current is not None else first + done_cases
-        crashes.append({"case": crash_case, "exit_code": code})
+        crashes.append({"case": crash_case, "exit_code": code, "hung": hung.is_set()})
         # Go on after the case that killed the worker.
         skip = crash_case - first + 1
         first, count = first + skip, count - skip
@@ -398,6 +419,12 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--batch", type=int, default=16, help="cases per make_vec check")
     parser.add_argument("--process-every", type=int, default=25)
+    parser.add_argument(
+        "--case-timeout",
+        type=float,
+        default=600,
+        help="seconds a worker may report nothing before it is killed as hung",
+    )
     parser.add_argument("--out", help="write the report as JSON here")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
@@ -432,11 +459,14 @@ def main(argv=None) -> int:
             f.write(text)
     print(
         f"{report.cases} cases, {report.steps} steps, {report.episodes} episodes in "
-        f"{report.seconds:.0f} s; process crashes: {len(report.process_crashes)}; "
+        f"{report.seconds:.0f} s; process crashes: {len(report.process_crashes)} "
+        f"({sum(c['hung'] for c in report.process_crashes)} hung); "
         f"errors: {dict(report.errors)}; problems: {len(report.problems)}"
     )
     for problem in report.problems[:20]:
         print("  ", json.dumps(problem))
+    for crash in report.process_crashes[:20]:
+        print("  ", json.dumps(crash))
     return 1 if report.problems or report.process_crashes else 0
 
 
