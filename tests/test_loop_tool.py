@@ -265,3 +265,35 @@ def test_in_a_worker_process():
         assert order(env) == [(8, 0), (2, 0), (1, 0), (1, 0)] + [(16, 0), (1, 0), (1, 0)] * 2
         assert env.observation["flops"] > 0
         assert env.validate().okay()
+
+
+@pytest.mark.parametrize("isolation", ["none", "process"])
+def test_make_vec_with_the_split_space(isolation):
+    """make_vec(action_space="split"): every env, in process or in a worker, indexes split's
+    actions, as a single env does."""
+    actions = [SPLIT, TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP]
+    with compiler_gym.make_vec(
+        "loop_tool-v0",
+        num_envs=2,
+        benchmarks=["loop_tool-cpu-v0/64", "loop_tool-cpu-v0/90"],
+        observation_space="action_state",
+        reward_space=None,
+        action_space="split",
+        isolation=isolation,
+    ) as vec:
+        assert vec.single_action_space.n == 5
+        vec.reset()
+        for action in actions:
+            observations, *_ = vec.step(np.array([action, action]))
+        rows = np.asarray(observations).tolist()
+    expected = []
+    for n in (64, 90):
+        with compiler_gym.make(
+            "loop_tool-v0", benchmark=f"loop_tool-cpu-v0/{n}", action_space="split"
+        ) as single:
+            single.reset()
+            observation, *_ = single.multistep(actions)
+            expected.append(observation.tolist())
+    assert rows == expected == [[1, 3, 0], [1, 3, 0]]
+    with pytest.raises(ValueError, match="unknown action space"):
+        compiler_gym.make_vec("loop_tool-v0", num_envs=1, action_space="nope")

@@ -46,17 +46,34 @@ StatusOr<std::unique_ptr<Env>> MakeEnv(
   }
   std::unique_ptr<Env> env = entry->factory();
   const bool isolated = isolation == "process";
+  // "action_space" (a space's name) is the engine's, not a family's: it selects the space that
+  // actions index, here and, through every step's request, in a worker.
+  std::string action_space;
   // A family's spaces may depend on its parameters (gcc_bin): a local instance with the
   // family's parameters describes a remote one.
   for (const auto& [name, value] : parameters) {
-    if (isolated && name.starts_with("worker.")) continue;
-    RETURN_IF_ERROR(env->SetParameter(name, value));
+    if (name == "action_space") {
+      action_space = value;
+    } else if (!(isolated && name.starts_with("worker."))) {
+      RETURN_IF_ERROR(env->SetParameter(name, value));
+    }
   }
-  if (!isolated) return env;
+  int space = 0;
+  if (!action_space.empty()) {
+    space = env->Spec().ActionSpaceIndex(action_space);
+    if (space < 0) return InvalidArgument("unknown action space " + action_space);
+  }
+  if (!isolated) {
+    RETURN_IF_ERROR(env->SetActionSpace(space));
+    return env;
+  }
   static const std::string worker = WorkerPath();
   ASSIGN_OR_RETURN(std::unique_ptr<Env> remote,
                    MakeRemoteEnv({.worker_path = worker, .env_id = id}, env->Spec()));
-  for (const auto& [name, value] : parameters) RETURN_IF_ERROR(remote->SetParameter(name, value));
+  for (const auto& [name, value] : parameters) {
+    if (name != "action_space") RETURN_IF_ERROR(remote->SetParameter(name, value));
+  }
+  RETURN_IF_ERROR(remote->SetActionSpace(space));
   return remote;
 }
 

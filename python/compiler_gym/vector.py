@@ -47,7 +47,8 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
     :class:`~compiler_gym.envs.CompilerEnv`): a crashing, hanging or memory-hungry compiler
     ends only its row's episode (``CRASH``, ``DEADLINE_EXCEEDED``, ``RESOURCE_EXHAUSTED``).
     ``parameters`` are settings applied to every env (as ``env.send_param``), e.g.
-    ``{"worker.step_timeout_seconds": 60}``.
+    ``{"worker.step_timeout_seconds": 60}``. ``action_space`` names the action space the
+    actions index, for families that have several (loop_tool's ``split``).
     """
 
     def __init__(
@@ -67,6 +68,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         seed: int = 0,
         isolation: Optional[str] = None,
         parameters: Optional[dict[str, Any]] = None,
+        action_space: Optional[str] = None,
     ):
         if device.startswith("cuda"):
             import torch
@@ -78,6 +80,8 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         elif device != "cpu":
             raise ValueError(f"Unknown device {device!r}")
         # A single env, in this process, describes the spaces and resolves benchmark names.
+        if action_space is not None:  # the engine's parameter: every env, and workers too
+            parameters = {**(parameters or {}), "action_space": action_space}
         family_parameters = {
             k: v for k, v in (parameters or {}).items() if not str(k).startswith("worker.")
         }
