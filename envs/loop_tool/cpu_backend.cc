@@ -5,7 +5,6 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <tbb/blocked_range.h>
@@ -16,8 +15,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <mutex>
 
+#include "engine/space.h"
 #include "envs/loop_tool/backend.h"
 #include "envs/loop_tool/lowering.h"
 
@@ -34,6 +35,20 @@ void InitializeNative() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
+}
+
+// The median seconds of `repetitions` (at least one) timed calls of `run`, after `warmup`
+// untimed ones, on a steady clock.
+double MedianSeconds(int warmup, int repetitions, const std::function<void()>& run) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < warmup; ++i) run();
+  std::vector<double> samples;
+  for (int r = 0; r < std::max(repetitions, 1); ++r) {
+    const auto start = Clock::now();
+    run();
+    samples.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return Median(std::move(samples));
 }
 
 // The threads a parallel loop is split across: the machine's, in an arena of their own so that
@@ -67,22 +82,16 @@ class CpuKernel final : public Kernel {
   }
 
   StatusOr<double> Time(ProgramData& data, const TimingOptions& options) override {
-    using Clock = std::chrono::steady_clock;
     std::vector<float*> buffers = Buffers(data);
     for (int i = 0; i < std::max(options.warmup, 1); ++i) Run(buffers);
     // Time batches of runs at least 20 us long, so the clock's resolution does not matter.
-    const auto t0 = Clock::now();
-    Run(buffers);
-    const double once = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double once = MedianSeconds(0, 1, [&] { Run(buffers); });
     const int batch = static_cast<int>(std::clamp(20e-6 / std::max(once, 1e-9), 1.0, 1000.0));
-    std::vector<double> samples;
-    for (int r = 0; r < std::max(options.repetitions, 1); ++r) {
-      const auto start = Clock::now();
-      for (int i = 0; i < batch; ++i) Run(buffers);
-      samples.push_back(std::chrono::duration<double>(Clock::now() - start).count() / batch);
-    }
-    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-    return samples[samples.size() / 2];
+    return MedianSeconds(0, options.repetitions,
+                         [&] {
+                           for (int i = 0; i < batch; ++i) Run(buffers);
+                         }) /
+           batch;
   }
 
  private:
@@ -136,9 +145,7 @@ class CpuKernel final : public Kernel {
 
 StatusOr<double> CpuCopySeconds(int64_t bytes, const TimingOptions& options) {
   std::vector<char> from(bytes, 1), to(bytes, 0);
-  std::vector<double> samples;
-  for (int r = 0; r < options.warmup + std::max(options.repetitions, 1); ++r) {
-    const auto start = std::chrono::steady_clock::now();
+  return MedianSeconds(options.warmup, options.repetitions, [&] {
     KernelArena().execute([&] {
       const int64_t chunk = std::max<int64_t>(bytes / (4 * KernelArena().max_concurrency()), 4096);
       tbb::parallel_for(
@@ -148,12 +155,7 @@ StatusOr<double> CpuCopySeconds(int64_t bytes, const TimingOptions& options) {
           },
           tbb::simple_partitioner());
     });
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (r >= options.warmup) samples.push_back(seconds);
-  }
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-  return samples[samples.size() / 2];
+  });
 }
 
 StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
@@ -168,26 +170,8 @@ StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
 
   KernelPlan plan = PlanKernels(program, loops, Target::kCpu);
   auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module = Lower(program, loops, plan, Target::kCpu, *context);
-  module->setDataLayout(tm.createDataLayout());
-  module->setTargetTriple(tm.getTargetTriple().str());
-  for (llvm::Function& f : *module) {
-    f.addFnAttr("target-cpu", tm.getTargetCPU());
-    f.addFnAttr("target-features", tm.getTargetFeatureString());
-  }
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(&tm);
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*module, mam);
-  }
+  std::unique_ptr<llvm::Module> module =
+      LowerOptimized(program, loops, plan, Target::kCpu, tm, *context);
 
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
   if (!jit) return Internal("cannot start the JIT: " + ErrorText(jit.takeError()));

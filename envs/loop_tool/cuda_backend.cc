@@ -6,7 +6,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -14,8 +13,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <mutex>
 
+#include "engine/space.h"
 #include "envs/loop_tool/backend.h"
 #include "envs/loop_tool/lowering.h"
 
@@ -145,6 +146,30 @@ void InitializeNvptx() {
   });
 }
 
+// The median seconds of `repetitions` (at least one) runs of `work` on the default stream, each
+// between two CUDA events, after `warmup` untimed runs.
+StatusOr<double> MedianEventSeconds(int warmup, int repetitions,
+                                    const std::function<Status()>& work) {
+  for (int i = 0; i < warmup; ++i) RETURN_IF_ERROR(work());
+  CUevent start = nullptr, stop = nullptr;
+  RETURN_IF_ERROR(Check(Api().cuEventCreate(&start, 0), "cuEventCreate"));
+  Status status = Check(Api().cuEventCreate(&stop, 0), "cuEventCreate");
+  std::vector<double> samples;
+  for (int r = 0; r < std::max(repetitions, 1) && status.ok(); ++r) {
+    float ms = 0;
+    status = Check(Api().cuEventRecord(start, nullptr), "cuEventRecord");
+    if (status.ok()) status = work();
+    if (status.ok()) status = Check(Api().cuEventRecord(stop, nullptr), "cuEventRecord");
+    if (status.ok()) status = Check(Api().cuEventSynchronize(stop), "the timed work");
+    if (status.ok()) status = Check(Api().cuEventElapsedTime(&ms, start, stop), "elapsed");
+    samples.push_back(ms * 1e-3);
+  }
+  Api().cuEventDestroy(start);
+  if (stop != nullptr) Api().cuEventDestroy(stop);
+  RETURN_IF_ERROR(status);
+  return Median(std::move(samples));
+}
+
 struct DeviceBuffers {
   std::vector<CUdeviceptr> pointers;
   ~DeviceBuffers() {
@@ -186,26 +211,8 @@ class CudaKernel final : public Kernel {
   StatusOr<double> Time(ProgramData& data, const TimingOptions& options) override {
     RETURN_IF_ERROR(MakeCurrent());
     ASSIGN_OR_RETURN(DeviceBuffers * buffers, Buffers(data));
-    for (int i = 0; i < options.warmup; ++i) RETURN_IF_ERROR(Launch(*buffers));
-    CUevent start = nullptr, stop = nullptr;
-    RETURN_IF_ERROR(Check(Api().cuEventCreate(&start, 0), "cuEventCreate"));
-    RETURN_IF_ERROR(Check(Api().cuEventCreate(&stop, 0), "cuEventCreate"));
-    std::vector<double> samples;
-    Status status;
-    for (int r = 0; r < std::max(options.repetitions, 1) && status.ok(); ++r) {
-      float ms = 0;
-      status = Check(Api().cuEventRecord(start, nullptr), "cuEventRecord");
-      if (status.ok()) status = Launch(*buffers);
-      if (status.ok()) status = Check(Api().cuEventRecord(stop, nullptr), "cuEventRecord");
-      if (status.ok()) status = Check(Api().cuEventSynchronize(stop), "kernel");
-      if (status.ok()) status = Check(Api().cuEventElapsedTime(&ms, start, stop), "elapsed");
-      samples.push_back(ms * 1e-3);
-    }
-    Api().cuEventDestroy(start);
-    Api().cuEventDestroy(stop);
-    RETURN_IF_ERROR(status);
-    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-    return samples[samples.size() / 2];
+    return MedianEventSeconds(options.warmup, options.repetitions,
+                              [&] { return Launch(*buffers); });
   }
 
  private:
@@ -268,22 +275,8 @@ StatusOr<std::string> EmitPtxForPlan(const Program& program, const std::vector<L
                                   std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm) return Internal("no NVPTX target machine for " + arch);
   llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module = Lower(program, loops, plan, Target::kNvptx, context);
-  module->setDataLayout(tm->createDataLayout());
-  module->setTargetTriple(triple);
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*module, mam);
-  }
+  std::unique_ptr<llvm::Module> module =
+      LowerOptimized(program, loops, plan, Target::kNvptx, *tm, context);
   std::string ptx;
   {
     llvm::raw_string_ostream os(ptx);
@@ -310,27 +303,9 @@ StatusOr<double> CudaCopySeconds(int64_t bytes, const TimingOptions& options) {
     buffers.pointers.push_back(p);
   }
   RETURN_IF_ERROR(Check(Api().cuMemsetD32(buffers.pointers[0], 0x3f800000u, bytes / 4), "memset"));
-  CUevent start = nullptr, stop = nullptr;
-  RETURN_IF_ERROR(Check(Api().cuEventCreate(&start, 0), "cuEventCreate"));
-  RETURN_IF_ERROR(Check(Api().cuEventCreate(&stop, 0), "cuEventCreate"));
-  std::vector<double> samples;
-  Status status;
-  for (int r = 0; r < options.warmup + options.repetitions && status.ok(); ++r) {
-    float ms = 0;
-    status = Check(Api().cuEventRecord(start, nullptr), "cuEventRecord");
-    if (status.ok()) {
-      status = Check(Api().cuMemcpyDtoD(buffers.pointers[1], buffers.pointers[0], bytes), "copy");
-    }
-    if (status.ok()) status = Check(Api().cuEventRecord(stop, nullptr), "cuEventRecord");
-    if (status.ok()) status = Check(Api().cuEventSynchronize(stop), "copy");
-    if (status.ok()) status = Check(Api().cuEventElapsedTime(&ms, start, stop), "elapsed");
-    if (r >= options.warmup) samples.push_back(ms * 1e-3);
-  }
-  Api().cuEventDestroy(start);
-  Api().cuEventDestroy(stop);
-  RETURN_IF_ERROR(status);
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-  return samples[samples.size() / 2];
+  return MedianEventSeconds(options.warmup, options.repetitions, [&] {
+    return Check(Api().cuMemcpyDtoD(buffers.pointers[1], buffers.pointers[0], bytes), "copy");
+  });
 }
 
 StatusOr<std::string> CudaArch() {

@@ -238,6 +238,14 @@ int64_t Covered(const std::vector<Loop>& loops, int var) {
   return acc;
 }
 
+int64_t InnerCoverage(const std::vector<Loop>& loops, int i) {
+  int64_t k = 1;
+  for (int j = static_cast<int>(loops.size()) - 1; j > i; --j) {
+    if (loops[j].var == loops[i].var) k = k * loops[j].size + loops[j].tail;
+  }
+  return k;
+}
+
 Status CheckSchedule(const Program& program, const Schedule& schedule) {
   const int num_vars = static_cast<int>(program.vars.size());
   std::vector<int64_t> inner(num_vars, 1);
@@ -269,11 +277,7 @@ bool Resize(const Program& program, Schedule& schedule, int increment) {
   int p = c - 1;
   while (p >= 0 && loops[p].var != var) --p;
   if (p < 0) return false;  // the variable's outermost loop has nothing to trade with
-  // k: what the variable's loops inside the cursor cover.
-  int64_t k = 1;
-  for (int i = static_cast<int>(loops.size()) - 1; i > c; --i) {
-    if (loops[i].var == var) k = k * loops[i].size + loops[i].tail;
-  }
+  const int64_t k = InnerCoverage(loops, c);
   const int64_t x = loops[c].size, y = loops[c].tail;
   if (increment < 0 && y != 0) increment = 0;  // drop the tail before shrinking
   const int64_t size = x + increment;
@@ -355,9 +359,8 @@ std::string DumpLoopTree(const Program& program, const Schedule& schedule) {
 uint64_t LoopTreeHash(const Program& program, const std::vector<Loop>& loops) {
   uint64_t h = Fnv1a(kFnvOffset, program.key);
   for (const Loop& l : loops) {
-    const std::string row = "|" + std::to_string(l.var) + "," + std::to_string(l.size) + "," +
-                            std::to_string(l.tail) + "," + (l.thread ? "t" : "s");
-    h = Fnv1a(h, row);
+    const int64_t row[4] = {l.var, l.size, l.tail, l.thread};
+    h = Fnv1a(h, std::string_view(reinterpret_cast<const char*>(row), sizeof(row)));
   }
   return h;
 }

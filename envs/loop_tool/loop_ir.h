@@ -92,6 +92,8 @@ Schedule InitialSchedule(const Program& program);
 
 // The extent the loops of `var` cover (the fold above).
 int64_t Covered(const std::vector<Loop>& loops, int var);
+// What the loops of loop i's variable inside it cover: the block one iteration of i steps by.
+int64_t InnerCoverage(const std::vector<Loop>& loops, int i);
 // kInvalidArgument unless every variable's loops cover its extent exactly, every loop has
 // size >= 1 and 0 <= tail < the extent covered inside it, and the cursor is a loop.
 Status CheckSchedule(const Program& program, const Schedule& schedule);
@@ -114,7 +116,7 @@ bool Split(Schedule& schedule);
 // variable's loops), the program's nodes indented inside, the cursor marked.
 std::string DumpLoopTree(const Program& program, const Schedule& schedule);
 // A hash of what the generated code depends on: the program and the loops (not the cursor or
-// mode). Stable across runs and machines.
+// mode), the same in every run: the compile cache's key.
 uint64_t LoopTreeHash(const Program& program, const std::vector<Loop>& loops);
 
 // The program's output computed directly, in double precision (what every generated kernel is

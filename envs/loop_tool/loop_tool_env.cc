@@ -222,14 +222,9 @@ StatusOr<std::string> LoopToolEnv::Call(const std::string& method, const std::st
 }
 
 StatusOr<std::unique_ptr<Env>> LoopToolEnv::DoFork() {
-  auto fork = std::make_unique<LoopToolEnv>();
-  fork->data_ = data_;
-  fork->device_ = device_;
-  fork->schedule_ = schedule_;
-  fork->seconds_ = seconds_;
-  fork->warmup_ = warmup_;
-  fork->repetitions_ = repetitions_;
-  return std::unique_ptr<Env>(std::move(fork));
+  // Every member is a value or shares immutable program data; the engine copies its own
+  // episode bookkeeping over the copy's.
+  return std::unique_ptr<Env>(new LoopToolEnv(*this));
 }
 
 namespace {

@@ -5,6 +5,8 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,15 +17,6 @@ namespace {
 
 bool Contains(const std::vector<int>& v, int x) {
   return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-// What a variable's loops inside schedule loop i cover: the block one iteration of i steps by.
-int64_t InnerCoverage(const std::vector<Loop>& loops, int i) {
-  int64_t k = 1;
-  for (int j = static_cast<int>(loops.size()) - 1; j > i; --j) {
-    if (loops[j].var == loops[i].var) k = k * loops[j].size + loops[j].tail;
-  }
-  return k;
 }
 
 // How many elements of a variable remain to be covered at a loop: a constant where the
@@ -341,6 +334,31 @@ std::unique_ptr<llvm::Module> Lower(const Program& program, const std::vector<Lo
     if (program.IsReduction(id)) emitter.temp_of_[id] = temp++;
   }
   for (int i = 0; i < static_cast<int>(plan.phases.size()); ++i) emitter.EmitPhase(i);
+  return module;
+}
+
+std::unique_ptr<llvm::Module> LowerOptimized(const Program& program, const std::vector<Loop>& loops,
+                                             const KernelPlan& plan, Target target,
+                                             llvm::TargetMachine& machine,
+                                             llvm::LLVMContext& context) {
+  std::unique_ptr<llvm::Module> module = Lower(program, loops, plan, target, context);
+  module->setDataLayout(machine.createDataLayout());
+  module->setTargetTriple(machine.getTargetTriple().str());
+  for (llvm::Function& f : *module) {
+    f.addFnAttr("target-cpu", machine.getTargetCPU());
+    f.addFnAttr("target-features", machine.getTargetFeatureString());
+  }
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&machine);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*module, mam);
   return module;
 }
 

@@ -20,6 +20,7 @@
 namespace llvm {
 class LLVMContext;
 class Module;
+class TargetMachine;
 }  // namespace llvm
 
 namespace compiler_gym::loop_tool_env {
@@ -58,5 +59,12 @@ KernelPlan PlanKernels(const Program& program, const std::vector<Loop>& loops, T
 std::unique_ptr<llvm::Module> Lower(const Program& program, const std::vector<Loop>& loops,
                                     const KernelPlan& plan, Target target,
                                     llvm::LLVMContext& context);
+
+// Lower(), then the module made for `machine` (data layout, triple, its CPU and features on
+// every function) and optimized by LLVM's O3 pipeline: what each backend compiles.
+std::unique_ptr<llvm::Module> LowerOptimized(const Program& program, const std::vector<Loop>& loops,
+                                             const KernelPlan& plan, Target target,
+                                             llvm::TargetMachine& machine,
+                                             llvm::LLVMContext& context);
 
 }  // namespace compiler_gym::loop_tool_env

@@ -86,26 +86,21 @@ class RuntimePointEstimateReward(_RuntimeReward):
         )
         self.estimator = estimator
 
+    def _estimate(self, runtimes: Optional[list[float]]) -> Optional[float]:
+        return None if runtimes is None else float(self.estimator(runtimes))
+
     @property
     def starting_runtime(self) -> Optional[float]:
         """The estimate of the episode's starting runtime (None before the first reset)."""
-        return (
-            None
-            if self.starting_runtimes is None
-            else float(self.estimator(self.starting_runtimes))
-        )
+        return self._estimate(self.starting_runtimes)
 
     @property
     def previous_runtime(self) -> Optional[float]:
         """The estimate of the runtime when the reward was last computed (or at reset)."""
-        return (
-            None
-            if self.previous_runtimes is None
-            else float(self.estimator(self.previous_runtimes))
-        )
+        return self._estimate(self.previous_runtimes)
 
     def compare(self, previous: list[float], current: list[float]) -> float:
-        return float(self.estimator(previous)) - float(self.estimator(current))
+        return self._estimate(previous) - self._estimate(current)
 
 
 class RuntimeSeriesReward(_RuntimeReward):
