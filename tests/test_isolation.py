@@ -220,7 +220,10 @@ def test_isolated_fork_continues_exactly_like_its_original():
     # The case in-process forks got wrong (test_reliability.py): forking the worker process
     # copies LLVM's private state too.
     uri = "generator://csmith-v0/1273887016"
-    actions = [44, 31, 123, 52, 61, 46, 35, 41, 62, 77, 88, 94, 66, 108, 80, 47]
+    actions = ["-irce", "-float2int", "-iroutliner", "-lcssa", "-loop-idiom", "-inferattrs"]
+    actions += ["-gvn-hoist", "-hotcoldsplit", "-loop-instsimplify", "-loweratomic"]
+    actions += ["-mldst-motion", "-partial-inliner", "-loop-rotate", "-sink"]
+    actions += ["-lower-guard-intrinsic", "-inject-tli-mappings"]
     with compiler_gym.make("llvm-v0", benchmark=uri, isolation="process") as env:
         env.reset()
         env.multistep(actions[:9])

@@ -90,17 +90,23 @@ def test_states_that_miscompile_are_rejected():
         )
     }
     with compiler_gym.make("llvm-ic-v0") as env:
-        for name, message in (("aes", "out of memory"), ("bitcount", "dataset must be 1, 2 or 3")):
-            state = states[f"benchmark://builtin-v0/{name}"]
-            assert state.reward > 1.5
-            result = env.validate(state)
-            assert not result.okay() and result.benchmark_semantics_validation_failed
-            assert not result.reward_validation_failed  # the reward itself replays
-            assert message in result.error_details
-        # minimize_trajectory_iteratively reduced aes's 59 actions to three; dropping any one of
-        # them gives a program that works again.
-        env.reset(benchmark="benchmark://builtin-v0/aes")
-        env.multistep(["-iroutliner", "-newgvn", "-attributor"])
-        result = env.validate()
-        assert result.benchmark_semantics_validation_failed
-        assert "Segmentation fault" in result.error_details
+        state = states["benchmark://builtin-v0/huffman"]
+        assert state.reward > 0.9
+        result = env.validate(state)
+        assert not result.okay() and result.benchmark_semantics_validation_failed
+        assert not result.reward_validation_failed  # the reward itself replays
+        assert "huffman: invalid code lengths" in result.error_details
+        # Found with the 124-action table: a state using -attributor, excluded since (a use
+        # after free, envs/llvm/PASSES.md), no longer replays at all.
+        result = env.validate(states["benchmark://builtin-v0/aes"])
+        assert not result.okay() and "Unknown flag in command line: '-attributor'" in (
+            result.error_details
+        )
+        # minimize_trajectory_iteratively reduced huffman's 139 actions to three; dropping any
+        # one of them gives a program that works again.
+        miscompile = ["-gvn", "-dse", "-newgvn"]
+        for drop in (None, 0, 1, 2):
+            env.reset(benchmark="benchmark://builtin-v0/huffman")
+            env.multistep([flag for i, flag in enumerate(miscompile) if i != drop])
+            result = env.validate()
+            assert result.benchmark_semantics_validation_failed == (drop is None), drop

@@ -194,14 +194,14 @@ def test_validate_after_every_step_passes_a_sound_episode():
         for flag in FLAGS[:2]:
             _, reward, done, info = env.step(env.action_space[flag])
             assert not done and "error_details" not in info
-    # The third of these passes makes aes crash (tests/test_leaderboard.py): that step ends
-    # the episode with the penalty.
+    # The third of these passes makes huffman fail (tests/test_leaderboard.py): that step
+    # ends the episode with the penalty.
     with ValidateBenchmarkAfterEveryStep(bare(), reward_penalty=-7.0) as env:
-        env.reset(benchmark="benchmark://builtin-v0/aes")
-        for flag in ("-iroutliner", "-newgvn"):
+        env.reset(benchmark="benchmark://builtin-v0/huffman")
+        for flag in ("-gvn", "-dse"):
             assert not env.step(flag)[2]
-        _, reward, done, info = env.step("-attributor")
-        assert done and reward == -7.0 and "Segmentation fault" in info["error_details"]
+        _, reward, done, info = env.step("-newgvn")
+        assert done and reward == -7.0 and "invalid code lengths" in info["error_details"]
 
 
 def test_a_compiler_gym_training_loop_runs_unchanged():

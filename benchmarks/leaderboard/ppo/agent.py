@@ -6,6 +6,12 @@ count (so programs of any size look alike), log(1 + instructions) / 10, and the 
 the actions taken so far in the episode divided by the episode length (so the policy knows
 what it has done: many passes leave Autophase unchanged, and a memoryless policy would repeat
 them forever).
+
+The policy's outputs index the action table it was trained on, saved as ``actions.txt`` beside
+the weights. :class:`PpoAgent` maps them to the current table by flag name, so weights stay
+usable when the table changes: an action the table no longer has (``-attributor``, excluded
+after training as memory-unsafe, see envs/llvm/PASSES.md) gets probability 0, and an action
+the policy never saw is never chosen.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "config.json"
 WEIGHTS = HERE / "ppo-llvm_instcount.zip"
+ACTIONS = "actions.txt"  # beside the weights: the flags the policy's outputs index
 
 
 def load_config(path: Path = CONFIG) -> dict[str, Any]:
@@ -86,24 +93,50 @@ class FeatureVecEnv(VecEnvWrapper):
 
 
 class PpoAgent:
-    """The trained policy: action probabilities for feature rows, and its zero-shot episode."""
+    """The trained policy: action probabilities for feature rows, and its zero-shot episode.
+    Probabilities and episodes index the current action table (see the module's note)."""
 
     def __init__(self, weights: Path = WEIGHTS, config: Path = CONFIG):
         import torch
         from stable_baselines3.common.policies import ActorCriticPolicy
 
+        import compiler_gym
+
         self.config = load_config(config)
         self.policy = ActorCriticPolicy.load(str(weights), device="cpu")
         self.policy.set_training_mode(False)
-        self.features = Features(self.policy.action_space.n, self.config["episode_length"])
+        trained = (Path(weights).parent / ACTIONS).read_text().split()
+        if len(trained) != self.policy.action_space.n:
+            raise ValueError(
+                f"{ACTIONS} lists {len(trained)} actions, the policy has "
+                f"{self.policy.action_space.n}"
+            )
+        with compiler_gym.make(self.config["env"]) as env:
+            current = list(env.action_space.flags)
+        position = {flag: i for i, flag in enumerate(current)}
+        # policy output -> current action (-1: gone), current action -> policy input (-1: new)
+        self.to_env = np.array([position.get(flag, -1) for flag in trained], np.int64)
+        self.to_policy = np.full(len(current), -1, np.int64)
+        known = self.to_env >= 0
+        self.to_policy[self.to_env[known]] = np.flatnonzero(known)
+        self.features = Features(len(trained), self.config["episode_length"])
         self._torch = torch
 
     def probabilities(self, autophase: np.ndarray, episodes: Sequence[Sequence[int]]):
-        """The policy's probability of each action, one row per (Autophase, episode) pair."""
+        """The policy's probability of each current action, one row per (Autophase, episode)
+        pair; episodes hold current action indices."""
         torch = self._torch
+        # An action the policy never saw cannot be part of its input histogram.
+        seen = [
+            [int(a) for a in self.to_policy[np.asarray(e, np.int64)] if a >= 0] for e in episodes
+        ]
         with torch.no_grad():
-            obs = torch.as_tensor(self.features(autophase, episodes))
-            return self.policy.get_distribution(obs).distribution.probs.numpy()
+            obs = torch.as_tensor(self.features(autophase, seen))
+            probs = self.policy.get_distribution(obs).distribution.probs.numpy()
+        out = np.zeros((len(episodes), len(self.to_policy)), np.float64)
+        known = self.to_env >= 0
+        out[:, self.to_env[known]] = probs[:, known]
+        return out / out.sum(axis=1, keepdims=True)
 
     def episode(self, env) -> list[int]:
         """Steps ``env`` (reset to a benchmark, with a reward space) with the most probable

@@ -27,7 +27,7 @@ from stable_baselines3.common.vec_env import VecMonitor
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agent import CONFIG, FeatureVecEnv, load_config  # noqa: E402
+from agent import ACTIONS, CONFIG, FeatureVecEnv, load_config  # noqa: E402
 
 import compiler_gym  # noqa: E402
 from compiler_gym.wrappers.sb3 import make_sb3_vec_env  # noqa: E402
@@ -132,6 +132,7 @@ def main() -> None:
     model.learn(config["total_timesteps"], callback=curve, progress_bar=False)
     seconds = time.perf_counter() - curve.start
     model.policy.save(str(flags.out / "ppo-llvm_instcount.zip"))
+    (flags.out / ACTIONS).write_text("\n".join(venv.action_space.flags) + "\n")
     env.close()
     print(
         f"trained {model.num_timesteps} steps in {seconds:.0f} s "
