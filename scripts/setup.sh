@@ -13,6 +13,7 @@ DEB_PACKAGES=(
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
   nlohmann-json3-dev libdlpack-dev ninja-build ccache pkg-config clang-format-19
   csmith libcsmith-dev gcc
+  chromium chromium-driver
 )
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do

@@ -7,10 +7,11 @@ import subprocess
 import sys
 import threading
 
+import numpy as np
 import pytest
 
 import compiler_gym
-from compiler_gym.wrappers import SqliteWriter, SynchronousSqliteLogger
+from compiler_gym.wrappers import SqliteWriter, SynchronousSqliteLogger, make_logged_vec
 
 
 def rows(db, query):
@@ -110,3 +111,227 @@ os.kill(os.getpid(), signal.SIGKILL)
     (states,) = rows(db, "SELECT COUNT(*) FROM States")[0]
     assert 0 < states < 26
     assert os.path.getsize(db) > 0
+
+
+# --- make_logged_vec: every row of a vector env through one writer ---------------------------
+
+VEC_URIS = ["benchmark://builtin-v0/crc32", "benchmark://builtin-v0/qsort"]
+
+
+def table(db, name):
+    """A table's rows, sorted, rewards rounded so that two runs compare exactly."""
+    out = []
+    for row in rows(db, f"SELECT * FROM {name}"):
+        out.append(tuple(round(v, 9) if isinstance(v, float) else v for v in row))
+    return sorted(out, key=repr)
+
+
+def test_vec_rows_log_what_single_loggers_log(tmp_path):
+    flags = [["-mem2reg", "-gvn", "-simplifycfg"], ["-sroa", "-instcombine", "-mem2reg"]]
+    flags += [["-gvn", "-mem2reg", "-dce"], ["-simplifycfg", "-sroa", "-adce"]]
+    vec_db = tmp_path / "vec.db"
+    vec = make_logged_vec(
+        "llvm-ic-v0",
+        4,
+        db_path=vec_db,
+        benchmarks=VEC_URIS,
+        observation_space="Autophase",
+        num_threads=2,
+    )
+    obs, _ = vec.reset()
+    assert tuple(obs.shape) == (4, 56)  # the caller's space only, not the logging ones
+    actions = np.array([[vec.single_action_space[f] for f in row] for row in flags])
+    vec_rewards = []
+    for k in range(3):
+        obs, rewards, terminated, truncated, info = vec.step(actions[:, k])
+        assert tuple(obs.shape) == (4, 56) and not terminated.any() and not truncated.any()
+        vec_rewards.append(rewards.tolist())
+    vec.close()
+    single_db = tmp_path / "single.db"
+    with SqliteWriter(single_db) as writer:
+        for i, row in enumerate(flags):
+            env = SynchronousSqliteLogger(
+                compiler_gym.make("llvm-ic-v0", benchmark=VEC_URIS[i % 2]), writer=writer
+            )
+            env.reset()
+            for k, flag in enumerate(row):
+                _, reward, _, _ = env.step(flag)
+                assert reward == pytest.approx(vec_rewards[k][i])
+            env.close()
+    for name in ("States", "Observations", "StateTransitions"):
+        assert table(vec_db, name) == table(single_db, name), name
+    # 2 benchmarks' start states + 4 rows x 3 actions, each a transition of its own; two rows
+    # share each start state.
+    assert len(table(vec_db, "States")) == 2 + 12
+    assert len(table(vec_db, "StateTransitions")) == 12
+    assert rows(vec_db, "SELECT COUNT(DISTINCT initial_state_id) FROM StateTransitions") == [(10,)]
+
+
+def test_vec_truncation_and_both_autoreset_modes(tmp_path):
+    with compiler_gym.make("llvm-ic-v0", benchmark=VEC_URIS[0]) as plain:
+        m, g = plain.action_space["-mem2reg"], plain.action_space["-gvn"]
+
+        def state_id(actions):
+            plain.reset()
+            plain.multistep(actions)
+            return plain.observation["IrSha1"]
+
+        def run(autoreset):
+            db = tmp_path / f"{autoreset}.db"
+            vec = make_logged_vec(
+                "llvm-ic-v0",
+                1,
+                db_path=db,
+                benchmarks=VEC_URIS[:1],
+                max_episode_steps=2,
+                autoreset=autoreset,
+                observation_space="IrInstructionCount",
+            )
+            vec.reset()
+            truncated = []
+            for action in [m, g, g, m, g, g]:
+                _, _, _, t, _ = vec.step([action])
+                truncated.append(bool(t[0]))
+            vec.close()
+            states = dict(rows(db, "SELECT actions, done FROM States"))
+            transitions = rows(db, "SELECT * FROM StateTransitions")
+            return truncated, states, {(a, b): c for a, b, c, _ in transitions}
+
+        def expected_transitions(episodes):
+            out = {}
+            for actions in episodes:
+                for k in range(1, len(actions) + 1):
+                    out[(state_id(actions[: k - 1]), actions[k - 1])] = state_id(actions[:k])
+            return out
+
+        # next_step: a truncated row is reset by its next step, whose action is ignored.
+        truncated, states, transitions = run("next_step")
+        assert truncated == [False, True, False, False, True, False]
+        assert states == {"": 0, f"{m}": 0, f"{m} {g}": 1}
+        assert transitions == expected_transitions([[m, g], [m, g]])
+        # same_step: the truncated state comes from the final observations, and the row starts
+        # its next episode in the same step.
+        truncated, states, transitions = run("same_step")
+        assert truncated == [False, True, False, True, False, True]
+        assert states == {"": 0, f"{m}": 0, f"{m} {g}": 1, f"{g}": 0, f"{g} {m}": 1, f"{g} {g}": 1}
+        assert transitions == expected_transitions([[m, g], [g, m], [g, g]])
+
+
+def test_vec_error_rows_log_nothing(tmp_path):
+    broken = tmp_path / "broken.ll"
+    broken.write_text("this is not IR\n")
+    db = tmp_path / "errors.db"
+    vec = make_logged_vec("llvm-ic-v0", 2, db_path=db, benchmarks=[VEC_URIS[0], f"file://{broken}"])
+    _, info = vec.reset()
+    assert info["error_type"].tolist() == ["", "BENCHMARK_INIT"]
+    vec.step([vec.single_action_space["-mem2reg"]] * 2)
+    vec.close()
+    uris = rows(db, "SELECT DISTINCT benchmark_uri FROM States")
+    assert uris == [(VEC_URIS[0],)]
+    assert rows(db, "SELECT COUNT(*) FROM StateTransitions") == [(1,)]
+
+
+def test_vec_refuses_what_it_cannot_log(tmp_path):
+    db = tmp_path / "refused.db"
+    with pytest.raises(ValueError, match="random_benchmarks"):
+        make_logged_vec("llvm-ic-v0", 2, db_path=db, benchmarks=VEC_URIS, random_benchmarks=True)
+    with pytest.raises(ValueError, match="actions_per_step"):
+        make_logged_vec("llvm-ic-v0", 2, db_path=db, actions_per_step=2)
+    with pytest.raises(ValueError, match="reward"):
+        make_logged_vec("llvm-v0", 2, db_path=db, reward_space=None)
+    with pytest.raises(TypeError, match="db_path and writer"):
+        make_logged_vec("llvm-ic-v0", 2)
+
+
+def test_many_vec_writers_share_one_writer(tmp_path):
+    """Two vector envs (one stepped synchronously, one with send/recv) and a single env, in
+    three threads, through one writer that commits every few rows."""
+    db = tmp_path / "many.db"
+    errors = []
+    steps = 6
+    with SqliteWriter(db, max_step_buffer_length=3) as writer:
+
+        def sync_vec():
+            vec = make_logged_vec(
+                "llvm-ic-v0", 4, writer=writer, benchmarks=VEC_URIS, num_threads=1
+            )
+            vec.reset()
+            for k in range(steps):
+                vec.step(np.array([k, k + 10, k + 20, k + 30]))
+            vec.close()
+
+        def async_vec():
+            uris = ["benchmark://builtin-v0/sha256", "benchmark://builtin-v0/adpcm"]
+            vec = make_logged_vec(
+                "llvm-ic-v0", 4, writer=writer, benchmarks=uris, batch_size=2, num_threads=1
+            )
+            vec.reset()
+            for k in range(steps):
+                vec.send(np.array([k + 40, k + 50, k + 60, k + 70]))
+                seen = []
+                for _ in range(2):
+                    seen += vec.recv(timeout=120)[4]["env_id"].tolist()
+                assert sorted(seen) == [0, 1, 2, 3]
+            vec.close()
+
+        def single():
+            env = SynchronousSqliteLogger(
+                compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/bitcount"), writer=writer
+            )
+            env.reset()
+            env.multistep(range(80, 80 + steps))
+            env.close()
+
+        def guarded(job):
+            try:
+                job()
+            except Exception as e:  # collected: a thread's exception would be lost
+                errors.append(e)
+
+        threads = [
+            threading.Thread(target=guarded, args=(j,)) for j in (sync_vec, async_vec, single)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors
+    assert rows(db, "PRAGMA integrity_check") == [("ok",)]
+    # A state per (benchmark, action sequence): per benchmark of a vector env, its start state
+    # and each step of its two rows.
+    assert rows(db, "SELECT COUNT(*) FROM States") == [(4 * (1 + 2 * steps) + 1 + steps,)]
+    per_uri = dict(rows(db, "SELECT benchmark_uri, COUNT(*) FROM States GROUP BY benchmark_uri"))
+    assert per_uri == {
+        "benchmark://builtin-v0/crc32": 2 * steps + 1,
+        "benchmark://builtin-v0/qsort": 2 * steps + 1,
+        "benchmark://builtin-v0/sha256": 2 * steps + 1,
+        "benchmark://builtin-v0/adpcm": 2 * steps + 1,
+        "benchmark://builtin-v0/bitcount": steps + 1,
+    }
+    dangling = "SELECT COUNT(*) FROM StateTransitions WHERE end_state_id NOT IN "
+    assert rows(db, dangling + "(SELECT state_id FROM States)") == [(0,)]
+
+
+def test_a_killed_vec_writer_leaves_a_readable_database(tmp_path):
+    db = tmp_path / "killed_vec.db"
+    script = f"""
+import os, signal
+import numpy as np
+from compiler_gym.wrappers import make_logged_vec
+vec = make_logged_vec("llvm-ic-v0", 4, db_path={str(db)!r}, max_step_buffer_length=10,
+                      benchmarks={VEC_URIS!r}, num_threads=1)
+vec.reset()
+for k in range(12):
+    vec.step(np.array([k, k + 10, k + 20, k + 30]))
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    result = subprocess.run([sys.executable, "-c", script], timeout=300)
+    assert result.returncode == -9
+    assert rows(db, "PRAGMA integrity_check") == [("ok",)]
+    (states,) = rows(db, "SELECT COUNT(*) FROM States")[0]
+    # Committed batches survive, the last unflushed one is lost: 2 start states + 48 steps
+    # were logged, fewer are in the file, and some are.
+    assert 0 < states < 2 + 48
+    # A state is queued before the transitions that reach it: none dangles.
+    dangling = "SELECT COUNT(*) FROM StateTransitions WHERE end_state_id NOT IN "
+    assert rows(db, dangling + "(SELECT state_id FROM States)") == [(0,)]

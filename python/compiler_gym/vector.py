@@ -49,6 +49,9 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
     ``parameters`` are settings applied to every env (as ``env.send_param``), e.g.
     ``{"worker.step_timeout_seconds": 60}``. ``action_space`` names the action space the
     actions index, for families that have several (loop_tool's ``split``).
+    ``extra_observation_spaces`` are computed with every reset and step beside
+    ``observation_space``, on the engine's threads, but not returned: for subclasses that record
+    more than they return (:class:`~compiler_gym.wrappers.SqliteLoggedVecEnv`).
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         isolation: Optional[str] = None,
         parameters: Optional[dict[str, Any]] = None,
         action_space: Optional[str] = None,
+        extra_observation_spaces: Sequence[str] = (),
     ):
         if device.startswith("cuda"):
             import torch
@@ -103,6 +107,13 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             )
         self.num_envs = num_envs
         self.device = device
+        self.benchmark_uris = [str(b.uri) for b in resolved]
+        # The caller's space first, then the extra ones it does not already name; each extra
+        # space's position in the engine's outputs.
+        own = [observation_space] if observation_space else []
+        spaces = own + [s for s in dict.fromkeys(extra_observation_spaces) if s not in own]
+        self._own_spaces = len(own)
+        self._space_index = {name: spaces.index(name) for name in extra_observation_spaces}
         self.metadata = {
             "autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP
             if autoreset == "same_step"
@@ -119,7 +130,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             actions_per_step,
             autoreset,
             seed,
-            [observation_space] if observation_space else [],
+            spaces,
             [reward_space] if reward_space else [],
             "cuda" if device.startswith("cuda") else "cpu",
             isolation or default_isolation(),
@@ -142,7 +153,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         from compiler_gym import batches  # torch: imported by the first batch, not by the package
 
         observations = batch["observations"]
-        obs = batches.from_engine(observations[0]) if observations else None
+        obs = batches.from_engine(observations[0]) if self._own_spaces else None
         rewards = _to_torch(
             batch["rewards"][:, 0] if self._has_reward else np.zeros(len(batch["env_ids"])),
             self.device,
@@ -162,7 +173,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             "_error_type": errors,
             "_error_details": errors,
         }
-        if "final_observations" in batch:
+        if "final_observations" in batch and self._own_spaces:
             info["final_obs"] = batches.from_engine(batch["final_observations"][0])
             info["_final_obs"] = batch["terminated"] | batch["truncated"]
         return obs, rewards, terminated, truncated, info
@@ -171,13 +182,17 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         """Resets every env (or those where ``options["reset_mask"]`` is true)."""
         mask = None if not options or "reset_mask" not in options else options["reset_mask"]
         batch = self._engine.reset(None if mask is None else np.asarray(mask, np.uint8).tolist())
+        self._on_batch("reset", batch, None)
         obs, _, _, _, info = self._unpack(batch)
         return obs, info
 
     def step(self, actions: Any):
         """Steps every env with its action (``[num_envs]`` or ``[num_envs, k]``)."""
         # The engine checks dtype, shape and range: no cast here that could truncate or wrap.
-        return self._unpack(self._engine.step(_as_array(actions)))
+        array = _as_array(actions)
+        batch = self._engine.step(array)
+        self._on_batch("step", batch, array)
+        return self._unpack(batch)
 
     def send(self, actions: Any, env_ids: Optional[Any] = None) -> None:
         """Queues one step for each listed env (all envs by default) and returns at once."""
@@ -188,7 +203,14 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
     def recv(self, timeout: Optional[float] = None):
         """The first ``batch_size`` envs to finish: ``(obs, rewards, terminated, truncated,
         info)`` with ``info["env_id"]``. Raises TimeoutError after ``timeout`` seconds."""
-        return self._unpack(self._engine.recv(timeout))
+        batch = self._engine.recv(timeout)
+        self._on_batch("recv", batch, None)
+        return self._unpack(batch)
+
+    def _on_batch(self, kind: str, batch: dict, actions: Optional[np.ndarray]) -> None:
+        """Sees each batch from the engine before it is returned (``kind``: reset, step or
+        recv; ``actions``: the step's). Subclasses record what they need; the batch's
+        observations hold the extra spaces at ``self._space_index``."""
 
     def try_actions(
         self,

@@ -20,7 +20,12 @@ from compiler_gym.wrappers.core import (
     ValidateBenchmarkAfterEveryStep,
 )
 from compiler_gym.wrappers.llvm import RuntimePointEstimateReward, RuntimeSeriesEstimateReward
-from compiler_gym.wrappers.sqlite_logger import SqliteWriter, SynchronousSqliteLogger
+from compiler_gym.wrappers.sqlite_logger import (
+    SqliteLoggedVecEnv,
+    SqliteWriter,
+    SynchronousSqliteLogger,
+    make_logged_vec,
+)
 
 __all__ = [
     "ActionWrapper",
@@ -38,8 +43,10 @@ __all__ = [
     "RewardWrapper",
     "RuntimePointEstimateReward",
     "RuntimeSeriesEstimateReward",
+    "SqliteLoggedVecEnv",
     "SqliteWriter",
     "SynchronousSqliteLogger",
     "TimeLimit",
     "ValidateBenchmarkAfterEveryStep",
+    "make_logged_vec",
 ]

@@ -10,6 +10,9 @@ CompilerGym's:
   per state, the feature vectors as JSON and, when asked for, the IR (zlib-compressed).
 - ``StateTransitions(initial_state_id, action_value, end_state_id, reward)``.
 
+:func:`make_logged_vec` (:class:`SqliteLoggedVecEnv`) is ``make_vec`` with every row logged
+through one writer.
+
 Rows are buffered and written in one transaction per batch: when ``max_step_buffer_length``
 rows are waiting, after ``commit_frequency_in_seconds``, on ``flush()`` and on ``close()``. The
 database is in WAL mode, so a process killed mid-run loses at most the rows not yet committed
@@ -27,6 +30,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Optional, Union
 
+import numpy as np
+
+from compiler_gym.vector import CompilerVecEnv, _as_array
 from compiler_gym.wrappers.core import CompilerEnvWrapper
 
 SCHEMA = """
@@ -53,6 +59,29 @@ CREATE TABLE IF NOT EXISTS StateTransitions (
   PRIMARY KEY (initial_state_id, action_value)
 );
 """
+
+
+def _state_rows(
+    uri: str,
+    done: bool,
+    actions: Iterable[int],
+    state_id: str,
+    count: Any,
+    autophase: Any,
+    instcount: Any,
+    ir: Optional[str],
+) -> tuple[tuple, tuple]:
+    """The ``States`` and ``Observations`` rows of one state, in column order."""
+    count = int(count)
+    state = (uri, int(done), count, state_id, " ".join(map(str, actions)))
+    observation = (
+        state_id,
+        count,
+        None if ir is None else zlib.compress(ir.encode()),
+        json.dumps([int(v) for v in autophase]),
+        json.dumps([int(v) for v in instcount]),
+    )
+    return state, observation
 
 
 class SqliteWriter:
@@ -177,16 +206,17 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
             names.append("Ir")
         values = dict(zip(names, (self.env.observation[n] for n in names), strict=True))
         state_id = values["IrSha1"]
-        count = int(values["IrInstructionCount"])
-        ir = zlib.compress(values["Ir"].encode()) if self.log_ir else None
-        actions = " ".join(map(str, self._actions))
-        uri = str(self.env.benchmark.uri)
-        autophase = json.dumps([int(v) for v in values["Autophase"]])
-        instcount = json.dumps([int(v) for v in values["InstCount"]])
-        self.writer.add(
-            state=(uri, int(done), count, state_id, actions),
-            observation=(state_id, count, ir, autophase, instcount),
+        state, observation = _state_rows(
+            str(self.env.benchmark.uri),
+            done,
+            self._actions,
+            state_id,
+            values["IrInstructionCount"],
+            values["Autophase"],
+            values["InstCount"],
+            values.get("Ir"),
         )
+        self.writer.add(state=state, observation=observation)
         return state_id
 
     def reset(self, *args, **kwargs):
@@ -251,3 +281,180 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         else:
             self.writer.flush()
         self.env.close()
+
+
+# What a logged state needs from the engine, beside the caller's own observation space.
+_LOGGED_SPACES = ("IrSha1", "IrInstructionCount", "Autophase", "InstCount")
+
+
+def _host(value: Any) -> Any:
+    """A batch output readable on the host: lists and NumPy arrays as they are, device arrays
+    (``device="cuda"``) copied back."""
+    if isinstance(value, (list, np.ndarray)):
+        return value
+    from compiler_gym import batches
+
+    return batches.to_tensor(value).cpu().numpy()
+
+
+class SqliteLoggedVecEnv(CompilerVecEnv):
+    """A :class:`~compiler_gym.vector.CompilerVecEnv` whose every row is logged to one SQLite
+    database, as :class:`SynchronousSqliteLogger` logs one env: the states each row reaches and
+    the transitions between them, through one :class:`SqliteWriter` (give ``db_path`` for a
+    writer of its own, closed with the vector env, or ``writer`` to share one). Made by
+    :func:`make_logged_vec`; ``reset``, ``step``, ``send`` and ``recv`` behave and return as
+    ``make_vec``'s.
+
+    How the rows' states are read: the logging spaces (``IrSha1``, ``IrInstructionCount``,
+    ``Autophase``, ``InstCount``, and ``Ir`` with ``log_ir``) are the vector env's
+    ``extra_observation_spaces``, computed by the engine with each row's step on its worker
+    thread; the caller gets back only its own space. Reading them after the step instead would
+    cost one ``try_actions`` per space and row (a state copy each), or a second episode per row.
+
+    What is logged, per row: the state a reset reaches (no transition), and for each step the
+    transition (previous state, action, new state, the row's reward in the vector env's reward
+    space) and the new state, ``done`` where the episode was truncated there
+    (``max_episode_steps``). A step that ends the episode in an error (or that terminates it:
+    the engine observes nothing then) logs nothing. Either autoreset mode works: with
+    ``same_step`` the state a truncated row reached comes from ``info["final_obs"]``'s slabs.
+
+    Refused, because a row's state could not be named: ``random_benchmarks=True`` (the engine
+    does not say which benchmark a row drew; rows take ``benchmarks[row % len(benchmarks)]``
+    otherwise) and ``actions_per_step > 1`` (the states between a row's actions are not
+    observed).
+    """
+
+    def __init__(
+        self,
+        id: str,
+        num_envs: int,
+        db_path: Optional[Union[str, Path]] = None,
+        writer: Optional[SqliteWriter] = None,
+        log_ir: bool = False,
+        commit_frequency_in_seconds: float = 300,
+        max_step_buffer_length: int = 5000,
+        **kwargs: Any,
+    ):
+        if (db_path is None) == (writer is None):
+            raise TypeError("SqliteLoggedVecEnv needs one of db_path and writer")
+        if kwargs.get("random_benchmarks"):
+            raise ValueError(
+                "SqliteLoggedVecEnv cannot log random_benchmarks=True: the engine does not say "
+                "which benchmark a row drew"
+            )
+        if kwargs.get("actions_per_step", 1) != 1:
+            raise ValueError(
+                "SqliteLoggedVecEnv logs one action per step (actions_per_step=1): the states "
+                "between a row's actions are not observed"
+            )
+        if "extra_observation_spaces" in kwargs:
+            raise TypeError("SqliteLoggedVecEnv sets extra_observation_spaces itself")
+        spaces = list(_LOGGED_SPACES) + (["Ir"] if log_ir else [])
+        super().__init__(id, num_envs, extra_observation_spaces=spaces, **kwargs)
+        if self._reward_space is None:
+            self.close()
+            raise ValueError("SqliteLoggedVecEnv logs the rewards: give the vector env a reward")
+        self._same_step = kwargs.get("autoreset", "next_step") == "same_step"
+        self._owns_writer = writer is None
+        self.writer = writer or SqliteWriter(
+            db_path, commit_frequency_in_seconds, max_step_buffer_length
+        )
+        self.log_ir = log_ir
+        # Per row: the actions of its episode so far and the id of the state it is in (None
+        # when it is in no state that was logged: before a reset, after an error).
+        self._actions: list[list[int]] = [[] for _ in range(num_envs)]
+        self._state_ids: list[Optional[str]] = [None] * num_envs
+        self._sent: dict[int, int] = {}
+
+    def _logged_outputs(self, outputs: Optional[list]) -> Optional[dict[str, Any]]:
+        if outputs is None:
+            return None
+        return {name: _host(outputs[i]) for name, i in self._space_index.items()}
+
+    def _log_state(self, values: dict[str, Any], row: int, env_id: int, done: bool) -> str:
+        state_id = values["IrSha1"][row]
+        state, observation = _state_rows(
+            self.benchmark_uris[env_id % len(self.benchmark_uris)],
+            done,
+            self._actions[env_id],
+            state_id,
+            values["IrInstructionCount"][row],
+            values["Autophase"][row],
+            values["InstCount"][row],
+            values["Ir"][row] if self.log_ir else None,
+        )
+        self.writer.add(state=state, observation=observation)
+        return state_id
+
+    def _on_batch(self, kind: str, batch: dict, actions: Optional[np.ndarray]) -> None:
+        """Logs a batch from the engine: the states rows reached and the transitions."""
+        if kind == "step":
+            taken = {i: int(a) for i, a in enumerate(np.asarray(actions).reshape(-1))}
+        elif kind == "recv":
+            taken = {int(e): self._sent.pop(int(e)) for e in batch["env_ids"]}
+        else:
+            taken = None
+        now = self._logged_outputs(batch["observations"])
+        at_end = self._logged_outputs(batch.get("final_observations"))
+        rewards = batch["rewards"][:, 0]
+        for row, env_id in enumerate(int(e) for e in batch["env_ids"]):
+            errored = bool(batch["error_type"][row])
+            ended = bool(batch["terminated"][row])
+            truncated = bool(batch["truncated"][row])
+            reset_here = bool(batch["is_reset"][row])
+            stepped = taken is not None and not (reset_here and not self._same_step)
+            if stepped and not ended and not errored and self._state_ids[env_id] is not None:
+                action = taken[env_id]
+                self._actions[env_id].append(action)
+                reached = at_end if (truncated and self._same_step) else now
+                end_state = self._log_state(reached, row, env_id, done=truncated)
+                self.writer.add(
+                    transition=(self._state_ids[env_id], action, end_state, float(rewards[row]))
+                )
+                self._state_ids[env_id] = end_state
+            if stepped and (ended or errored or truncated):
+                self._state_ids[env_id] = None
+            if reset_here and not (errored and not self._same_step):
+                self._actions[env_id] = []
+                self._state_ids[env_id] = self._log_state(now, row, env_id, done=False)
+            elif reset_here:
+                self._state_ids[env_id] = None
+
+    def send(self, actions: Any, env_ids: Optional[Any] = None) -> None:
+        """Queues one step for each listed env (all by default); :meth:`recv` logs it."""
+        ids = np.arange(self.num_envs) if env_ids is None else _as_array(env_ids)
+        array = _as_array(actions)
+        super().send(array, ids)
+        flat = np.asarray(array).reshape(-1)
+        self._sent.update({int(e): int(a) for e, a in zip(np.asarray(ids), flat, strict=True)})
+
+    def flush(self) -> None:
+        """Writes the queued rows now."""
+        self.writer.flush()
+
+    def close_extras(self, **kwargs) -> None:
+        """Closes the engine, then flushes the writer (closing one of its own)."""
+        super().close_extras(**kwargs)
+        if getattr(self, "_owns_writer", False):
+            self.writer.close()
+        elif hasattr(self, "writer"):
+            self.writer.flush()
+
+
+def make_logged_vec(
+    id: str,
+    num_envs: int,
+    db_path: Optional[Union[str, Path]] = None,
+    writer: Optional[SqliteWriter] = None,
+    log_ir: bool = False,
+    **kwargs: Any,
+) -> SqliteLoggedVecEnv:
+    """``make_vec`` whose every row logs its states and transitions to one SQLite database.
+
+    >>> vec = make_logged_vec("llvm-ic-v0", 8, db_path="explored.db", benchmarks=uris)
+    >>> vec.reset(); vec.step(actions); vec.close()   # close() flushes
+
+    ``kwargs`` are ``make_vec``'s (see :class:`SqliteLoggedVecEnv` for the two it refuses), and
+    ``commit_frequency_in_seconds`` and ``max_step_buffer_length`` a new writer's.
+    """
+    return SqliteLoggedVecEnv(id, num_envs, db_path=db_path, writer=writer, log_ir=log_ir, **kwargs)

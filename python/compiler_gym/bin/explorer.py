@@ -1,0 +1,862 @@
+"""The explorer: a web page over the LLVM environments, and over a database of what was explored.
+
+    python -m compiler_gym.bin.explorer [--port 5000] [--db explored.db]    (compiler_gym-explorer)
+
+Serves, on 127.0.0.1 unless told otherwise, a page where a person picks a benchmark and a reward,
+takes actions, sees the tree of the actions taken with their rewards, the cumulative reward, the
+Autophase and InstCount features as charts and the current state's IR, and goes back to any
+earlier state to take another action from there. With ``--db`` (a database of
+:class:`~compiler_gym.wrappers.SynchronousSqliteLogger` or ``make_logged_vec``) the page also
+shows what was explored, per benchmark, as a tree.
+
+The JSON API, in CompilerGym's shape (``ACTIONS``: comma-separated action indices or flags,
+``-`` for none; ``BENCHMARK``: a URI, percent-encoded or not):
+
+- ``GET /api/v4/describe``: actions (flag to index), observation and reward spaces, datasets,
+  feature names, the database's path (or null);
+- ``GET /api/v4/start/REWARD/ACTIONS/BENCHMARK``: a new session, its states (the start state,
+  then one per action);
+- ``GET /api/v4/step/SESSION/ACTIONS?from=NODE&ir=1``: one state per action, taken from
+  state ``NODE`` of the session's tree (default: the last one returned); ``ir=1`` adds the IR
+  of the last state;
+- ``GET /api/v4/state/SESSION/NODE?ir=1``: one state again; ``GET /api/v4/stop/SESSION``;
+- ``GET /api/v4/db``, ``/api/v4/db/tree?benchmark=URI``, ``/api/v4/db/state/STATE_ID``: the
+  database's benchmarks, one benchmark's states as a tree, one state's features and IR.
+
+A state is ``{id, parent, action, action_name, reward, cumulative_reward, done, state_hash,
+ir_instruction_count, commandline, autophase, instcount}`` (features as name: value). Sessions
+are envs of their own, closed after ``--session-timeout`` seconds unused; at most
+``--max-sessions`` are open. Bad input answers with a 4xx status and ``{"error": message}``.
+Session responses carry ``Server-Timing: env;dur=MS``, the time spent in the env.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import math
+import secrets
+import socket
+import sqlite3
+import sys
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Any, Optional
+from urllib.parse import unquote
+
+import compiler_gym
+from compiler_gym.errors import BenchmarkInitError
+
+STATIC_DIR = Path(__file__).parent / "explorer_static"
+
+# The observations of every state: the features the page charts, and what names a state.
+STATE_SPACES = ["Autophase", "InstCount", "IrInstructionCount", "IrSha1"]
+
+
+class ExplorerError(Exception):
+    """A request the explorer refuses: an HTTP status (4xx for bad input) and a message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def parse_actions(text: str, flags: list[str], limit: int) -> list[int]:
+    """The actions of a URL segment: comma-separated indices or flags (``-mem2reg`` or
+    ``mem2reg``), ``-`` or nothing for none. Raises :class:`ExplorerError` (400, or 413 past
+    ``limit`` actions)."""
+    text = unquote(text).strip()
+    if text in ("", "-"):
+        return []
+    tokens = text.split(",")
+    if len(tokens) > limit:
+        raise ExplorerError(413, f"{len(tokens)} actions in one request; at most {limit}")
+    index = None  # flags by name, made when a token is not a number
+    actions = []
+    for token in tokens:
+        token = token.strip()
+        if token.lstrip("+-").isdigit():
+            value = int(token)
+            if not 0 <= value < len(flags):
+                raise ExplorerError(400, f"action {value} is out of range [0, {len(flags)})")
+            actions.append(value)
+            continue
+        if index is None:
+            index = {f.lstrip("-"): i for i, f in enumerate(flags)}
+            index.update({f: i for i, f in enumerate(flags)})
+        if token in index:
+            actions.append(index[token])
+        else:
+            raise ExplorerError(400, f"{token!r} is neither an action index nor a flag")
+    return actions
+
+
+def _finite(value: float) -> Optional[float]:
+    """JSON has no NaN or infinity: such a reward is sent as null."""
+    return value if math.isfinite(value) else None
+
+
+@dataclass
+class Node:
+    """A state of a session's tree: the actions from the start state that reach it."""
+
+    id: int
+    parent: Optional[int]
+    action: Optional[int]
+    actions: tuple[int, ...]
+    cumulative_reward: float
+    done: bool
+    state_hash: Optional[str]
+    payload: dict[str, Any]
+    children: dict[int, int] = field(default_factory=dict)
+
+
+class Session:
+    """One person's episode tree on one env. Its methods do the env's work and run on worker
+    threads, one at a time (the server holds :attr:`lock` around them)."""
+
+    def __init__(
+        self,
+        session_id: str,
+        env: Any,
+        reward_space: str,
+        max_nodes: int,
+        feature_names: dict[str, list[str]],
+    ):
+        self.id = session_id
+        self.env = env
+        self.reward_space = reward_space
+        self.max_nodes = max_nodes
+        self.feature_names = feature_names
+        self.nodes: list[Node] = []
+        self.latest = 0  # the last state returned: where a step without ``from`` starts
+        self.env_at: Optional[int] = None  # the node the env is in (None: unknown)
+        self.last_used = time.monotonic()
+        self.lock = asyncio.Lock()
+        self.closed = False
+        self.env_seconds = 0.0  # the env's share of the last request: its Server-Timing
+
+    def _env(self, call: Callable, *args, **kwargs) -> Any:
+        start = time.perf_counter()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            self.env_seconds += time.perf_counter() - start
+
+    def _payload(self, node: Node, reward: Optional[float], values: Optional[list]) -> dict:
+        flags = self.env.action_space.flags
+        payload = {
+            "id": node.id,
+            "parent": node.parent,
+            "action": node.action,
+            "action_name": None if node.action is None else flags[node.action],
+            "reward": None if reward is None else _finite(reward),
+            "cumulative_reward": _finite(node.cumulative_reward),
+            "done": node.done,
+            "state_hash": None,
+            "ir_instruction_count": None,
+            "commandline": self.env.action_space.to_string(node.actions),
+            "autophase": None,
+            "instcount": None,
+        }
+        if values is not None:
+            autophase, instcount, count, sha1 = values
+            payload["autophase"] = dict(
+                zip(self.feature_names["autophase"], autophase.tolist(), strict=True)
+            )
+            payload["instcount"] = dict(
+                zip(self.feature_names["instcount"], instcount.tolist(), strict=True)
+            )
+            payload["ir_instruction_count"] = int(count)
+            payload["state_hash"] = sha1
+        return payload
+
+    def _add(
+        self, parent: Optional[int], action: Optional[int], reward: float, done: bool, values
+    ) -> Node:
+        if len(self.nodes) >= self.max_nodes:
+            raise ExplorerError(409, f"the session's tree is full ({self.max_nodes} states)")
+        base = self.nodes[parent] if parent is not None else None
+        node = Node(
+            id=len(self.nodes),
+            parent=parent,
+            action=action,
+            actions=(base.actions + (action,)) if base else (),
+            cumulative_reward=(base.cumulative_reward + reward) if base else 0.0,
+            done=done,
+            state_hash=values[3] if values is not None else None,
+            payload={},
+        )
+        node.payload = self._payload(node, reward if base else None, values)
+        self.nodes.append(node)
+        if base is not None:
+            base.children[action] = node.id
+        return node
+
+    def _goto(self, node_id: int) -> None:
+        """Puts the env in a node's state: steps forward from where it is when the node lies
+        below, replays the node's actions from a reset otherwise (LLVM passes are
+        deterministic; the state's hash checks it)."""
+        if self.env_at == node_id:
+            return
+        target = self.nodes[node_id]
+        at = self.nodes[self.env_at] if self.env_at is not None else None
+        if at is not None and target.actions[: len(at.actions)] == at.actions:
+            todo = target.actions[len(at.actions) :]
+        else:
+            self._env(self.env.reset)
+            todo = target.actions
+        self.env_at = None
+        if todo:
+            # With the env's reward space: the next step's reward counts from this state.
+            self._env(self.env.multistep, list(todo))
+        if self._env(self.env.observation.__getitem__, "IrSha1") != target.state_hash:
+            raise ExplorerError(500, f"replaying state {node_id} did not reach the same state")
+        self.env_at = node_id
+
+    def start(self, actions: list[int], include_ir: bool) -> list[dict]:
+        """Resets the env and takes ``actions``: the start state and one state per action."""
+        self.env_seconds = 0.0
+        self._env(self.env.reset)
+        values = self._env(lambda: [self.env.observation[s] for s in STATE_SPACES])
+        root = self._add(None, None, 0.0, False, values)
+        self.env_at = root.id
+        return [root.payload] + self._step(actions, root.id, include_ir)
+
+    def step(self, actions: list[int], from_node: Optional[int], include_ir: bool) -> list[dict]:
+        """Takes ``actions`` one after the other from ``from_node`` (default: the latest
+        state); a state's child by an action taken before is returned again, not recomputed."""
+        self.env_seconds = 0.0
+        return self._step(actions, from_node, include_ir)
+
+    def _step(self, actions: list[int], from_node: Optional[int], include_ir: bool) -> list[dict]:
+        node_id = self.latest if from_node is None else from_node
+        self._check_node(node_id)
+        states = []
+        for action in actions:
+            node = self.nodes[node_id]
+            if node.done:
+                raise ExplorerError(400, f"the episode ended at state {node_id}")
+            if action in node.children:
+                node_id = node.children[action]
+            else:
+                self._goto(node_id)
+                self.env_at = None  # until the step is done
+                observations, rewards, done, info = self._env(
+                    self.env.step,
+                    action,
+                    observation_spaces=STATE_SPACES,
+                    reward_spaces=[self.reward_space],
+                )
+                failed = bool(done and info.get("error_type"))
+                child = self._add(
+                    node_id, action, float(rewards[0]), bool(done), None if failed else observations
+                )
+                if failed:
+                    child.payload["error"] = info.get("error_details") or info.get("error_type")
+                else:
+                    self.env_at = child.id
+                node_id = child.id
+            states.append(self.nodes[node_id].payload)
+        self.latest = node_id
+        if include_ir and states:
+            states[-1] = self._with_ir(node_id)
+        return states
+
+    def _check_node(self, node_id: int) -> None:
+        if not 0 <= node_id < len(self.nodes):
+            raise ExplorerError(404, f"session {self.id} has no state {node_id}")
+
+    def _with_ir(self, node_id: int) -> dict:
+        node = self.nodes[node_id]
+        if node.state_hash is None:  # a state the episode ended in with an error
+            return {**node.payload, "ir": None}
+        self._goto(node_id)
+        return {**node.payload, "ir": self._env(self.env.observation.__getitem__, "Ir")}
+
+    def state(self, node_id: int, include_ir: bool) -> dict:
+        """A state of the tree again, with its IR when asked for."""
+        self.env_seconds = 0.0
+        self._check_node(node_id)
+        return self._with_ir(node_id) if include_ir else self.nodes[node_id].payload
+
+    def close(self) -> None:
+        """Closes the env (twice is fine)."""
+        if not self.closed:
+            self.closed = True
+            self.env.close()
+
+
+class Sessions:
+    """The open sessions: at most ``max_sessions``, each closed after ``timeout`` seconds
+    unused. Used from the event loop only; env work runs on worker threads."""
+
+    def __init__(self, max_sessions: int, timeout: float):
+        self.max_sessions = max_sessions
+        self.timeout = timeout
+        self._sessions: dict[str, Session] = {}
+        self._reserved = 0
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def reserve(self) -> None:
+        """Holds a place for a session being made; raises 429 when every place is taken by
+        a session in use."""
+        if len(self._sessions) + self._reserved >= self.max_sessions:
+            raise ExplorerError(
+                429,
+                f"{self.max_sessions} sessions are open (the most this server keeps); "
+                "stop one or wait for one to time out",
+            )
+        self._reserved += 1
+
+    def add(self, session: Session) -> None:
+        """Registers a session made in a reserved place."""
+        self._reserved -= 1
+        self._sessions[session.id] = session
+
+    def release(self) -> None:
+        """Gives back a reserved place whose session could not be made."""
+        self._reserved -= 1
+
+    def get(self, session_id: str) -> Session:
+        """An open session, marked as used now; 404 for an unknown, stopped or expired one."""
+        session = self._sessions.get(session_id)
+        if session is None or session.closed:
+            raise ExplorerError(
+                404, f"no session {session_id!r} (never started, stopped or expired)"
+            )
+        session.last_used = time.monotonic()
+        return session
+
+    def pop(self, session_id: str) -> Session:
+        """Removes an open session (the caller closes it)."""
+        session = self.get(session_id)
+        del self._sessions[session_id]
+        return session
+
+    def expired(self) -> list[Session]:
+        """Removes and returns the sessions unused for longer than the timeout (not those
+        in use now)."""
+        now = time.monotonic()
+        old = [
+            s
+            for s in self._sessions.values()
+            if now - s.last_used > self.timeout and not s.lock.locked()
+        ]
+        for s in old:
+            del self._sessions[s.id]
+        return old
+
+    def all(self) -> list[Session]:
+        """Removes and returns every session."""
+        sessions = list(self._sessions.values())
+        self._sessions.clear()
+        return sessions
+
+
+class ExploredDatabase:
+    """A database of :class:`~compiler_gym.wrappers.SqliteWriter`, read-only: its benchmarks,
+    a benchmark's states as a tree (a state's parent is the state of its actions but the last),
+    a state's features and IR."""
+
+    def __init__(self, path: Path, flags: list[str], feature_names: dict[str, list[str]]):
+        self.path = Path(path)
+        self.flags = flags
+        self.feature_names = feature_names
+        with self._connect() as connection:  # fails early on a file that is no such database
+            connection.execute("SELECT COUNT(*) FROM States").fetchone()
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        # A connection per request, read-only: the writer may go on writing (WAL), and
+        # sqlite3's connections are not for sharing between the server's threads.
+        connection = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            yield connection
+        finally:
+            connection.close()
+
+    def summary(self) -> dict:
+        """The database's benchmarks with their numbers of states."""
+        with self._connect() as c:
+            benchmarks = c.execute(
+                "SELECT benchmark_uri, COUNT(*) FROM States GROUP BY benchmark_uri "
+                "ORDER BY benchmark_uri"
+            ).fetchall()
+            (transitions,) = c.execute("SELECT COUNT(*) FROM StateTransitions").fetchone()
+        return {
+            "path": str(self.path),
+            "benchmarks": [{"uri": uri, "states": n} for uri, n in benchmarks],
+            "states": sum(n for _, n in benchmarks),
+            "transitions": transitions,
+        }
+
+    def tree(self, benchmark: str, limit: int) -> dict:
+        """A benchmark's states, shortest action sequences first, at most ``limit``, each with
+        its parent (the state of the longest prefix of its actions that is in the database) and
+        the reward of the transition from its parent, when logged."""
+        with self._connect() as c:
+            states = c.execute(
+                "SELECT actions, state_id, done, ir_instruction_count FROM States "
+                "WHERE benchmark_uri = ? ORDER BY length(actions), actions LIMIT ?",
+                (benchmark, limit + 1),
+            ).fetchall()
+            rewards = {
+                (a, int(action)): reward
+                for a, action, _, reward in c.execute(
+                    "SELECT t.initial_state_id, t.action_value, t.end_state_id, t.reward "
+                    "FROM StateTransitions t WHERE t.initial_state_id IN "
+                    "(SELECT state_id FROM States WHERE benchmark_uri = ?)",
+                    (benchmark,),
+                )
+            }
+        if not states:
+            raise ExplorerError(404, f"the database has no states of {benchmark!r}")
+        truncated = len(states) > limit
+        by_actions: dict[tuple[int, ...], int] = {}
+        nodes = []
+        for actions_text, state_id, done, count in states[:limit]:
+            actions = tuple(int(a) for a in actions_text.split())
+            parent = None
+            for k in range(len(actions) - 1, -1, -1):
+                if actions[:k] in by_actions:
+                    parent = by_actions[actions[:k]]
+                    break
+            if parent is None and actions:
+                continue  # its start state is not in the database: not part of this tree
+            action = actions[-1] if actions else None
+            reward = None
+            if parent is not None and len(nodes[parent]["actions"]) == len(actions) - 1:
+                reward = rewards.get((nodes[parent]["state_hash"], action))
+                reward = None if reward is None else _finite(reward)
+            # Known only along a path whose every transition was logged.
+            if parent is None:
+                cumulative = 0.0
+            elif reward is None or nodes[parent]["cumulative_reward"] is None:
+                cumulative = None
+            else:
+                cumulative = nodes[parent]["cumulative_reward"] + reward
+            node = {
+                "id": len(nodes),
+                "parent": parent,
+                "actions": list(actions),
+                "action": action,
+                "action_name": None if action is None else self._flag(action),
+                "reward": reward,
+                "cumulative_reward": cumulative,
+                "done": bool(done),
+                "state_hash": state_id,
+                "ir_instruction_count": count,
+            }
+            by_actions[actions] = node["id"]
+            nodes.append(node)
+        return {"benchmark": benchmark, "nodes": nodes, "truncated": truncated}
+
+    def _flag(self, action: int) -> str:
+        return self.flags[action] if 0 <= action < len(self.flags) else str(action)
+
+    def state(self, state_id: str) -> dict:
+        """A state's instruction count, features (name: value) and IR (None unless logged)."""
+        with self._connect() as c:
+            row = c.execute(
+                "SELECT ir_instruction_count, compressed_llvm_ir, autophase, instcount "
+                "FROM Observations WHERE state_id = ?",
+                (state_id,),
+            ).fetchone()
+        if row is None:
+            raise ExplorerError(404, f"the database has no state {state_id!r}")
+        count, ir, autophase, instcount = row
+        names = self.feature_names
+        return {
+            "state_hash": state_id,
+            "ir_instruction_count": count,
+            "autophase": dict(zip(names["autophase"], json.loads(autophase), strict=False)),
+            "instcount": dict(zip(names["instcount"], json.loads(instcount), strict=False)),
+            "ir": zlib.decompress(ir).decode() if ir is not None else None,
+        }
+
+
+def describe_env(env_id: str, max_benchmarks: int) -> dict:
+    """What ``/api/v4/describe`` answers: actions (flag: index), observation and reward spaces,
+    datasets with (up to ``max_benchmarks`` of) their benchmarks, feature names."""
+    with compiler_gym.make(env_id) as env:
+        env.reset()
+        datasets = []
+        for dataset in env.datasets:
+            infinite = not dataset.size
+            uris = [str(u) for u in islice(dataset.benchmark_uris(), max_benchmarks)]
+            datasets.append(
+                {
+                    "name": str(dataset.name),
+                    "description": dataset.description,
+                    "size": None if infinite else dataset.size,
+                    "benchmarks": uris,
+                    "truncated": infinite or dataset.size > len(uris),
+                }
+            )
+        return {
+            "env": env_id,
+            "actions": {flag: i for i, flag in enumerate(env.action_space.flags)},
+            "observations": list(env.observation.spaces),
+            "rewards": list(env.reward.spaces),
+            "default_benchmark": str(env.benchmark.uri),
+            "default_reward": "IrInstructionCountOz",
+            "datasets": datasets,
+            # The names of the env's dict spaces, in the order of the feature vectors.
+            "features": {
+                "autophase": list(env.observation["AutophaseDict"]),
+                "instcount": list(env.observation["InstCountDict"]),
+            },
+        }
+
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
+
+
+@dataclass
+class ExplorerConfig:
+    """The server's settings (the command line's options)."""
+
+    env: str = "llvm-v0"
+    db: Optional[Path] = None
+    max_sessions: int = 16
+    session_timeout: float = 300.0
+    max_nodes: int = 5000
+    max_actions_per_request: int = 512
+    max_request_bytes: int = 16384
+    max_benchmarks_per_dataset: int = 2000
+    # The names a request's Host may give; None: any (a server bound to every address).
+    allowed_hosts: Optional[frozenset[str]] = LOOPBACK_NAMES
+
+
+def _json_error(status: int, message: str):
+    from starlette.responses import JSONResponse
+
+    return JSONResponse({"error": message, "status": status}, status_code=status)
+
+
+def _host_name(host: str) -> str:
+    """A Host header's name without its port: ``[::1]:5000`` is ``[::1]``."""
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.split(":", 1)[0]
+
+
+class RequestGuard:
+    """ASGI middleware that refuses, with a JSON error, a request whose target (path and query)
+    or body is longer than ``max_bytes`` (414, 413) or whose Host is not one of
+    ``allowed_hosts`` (400: a page elsewhere that made its name point here, DNS rebinding, must
+    not read what the server answers). It reads the body (this API's requests have none)
+    before the app sees it."""
+
+    def __init__(self, app: Callable, max_bytes: int, allowed_hosts: Optional[frozenset[str]]):
+        self.app = app
+        self.max_bytes = max_bytes
+        self.allowed_hosts = allowed_hosts
+
+    async def __call__(self, scope, receive, send):
+        """Checks the request, then passes it on."""
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        target = len(scope.get("raw_path") or scope["path"].encode()) + len(
+            scope.get("query_string", b"")
+        )
+        if target > self.max_bytes:
+            message = f"request target of {target} bytes; at most {self.max_bytes}"
+            return await _json_error(414, message)(scope, receive, send)
+        headers = dict(scope.get("headers") or [])
+        host = headers.get(b"host")
+        if self.allowed_hosts is not None and host is not None:
+            name = _host_name(host.decode("latin-1")).lower()
+            if name not in self.allowed_hosts:
+                message = f"Host {name!r} is not this server's; use {min(self.allowed_hosts)}"
+                return await _json_error(400, message)(scope, receive, send)
+        length = headers.get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
+            message = (
+                f"request body of {length.decode(errors='replace')} bytes; at most {self.max_bytes}"
+            )
+            return await _json_error(413, message)(scope, receive, send)
+        body, more = [], True
+        size = 0
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > self.max_bytes:
+                text = f"request body over {self.max_bytes} bytes"
+                return await _json_error(413, text)(scope, receive, send)
+            body.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        replay = [{"type": "http.request", "body": b"".join(body), "more_body": False}]
+
+        async def replayed():
+            return replay.pop() if replay else await receive()
+
+        return await self.app(scope, replayed, send)
+
+
+def create_app(config: ExplorerConfig):
+    """The explorer's ASGI app (FastAPI): the API, the page, and the sessions' reaper."""
+    from fastapi import FastAPI, Query
+    from fastapi.exceptions import RequestValidationError
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.staticfiles import StaticFiles
+
+    sessions = Sessions(config.max_sessions, config.session_timeout)
+    info = describe_env(config.env, config.max_benchmarks_per_dataset)
+    flags = list(info["actions"])
+    database = ExploredDatabase(config.db, flags, info["features"]) if config.db else None
+    info["database"] = str(config.db) if config.db else None  # the page asks for it when set
+
+    async def close_sessions(closing: list[Session]) -> None:
+        for session in closing:
+            await run_in_threadpool(session.close)
+
+    async def reap() -> None:
+        interval = max(0.1, min(5.0, config.session_timeout / 4))
+        while True:
+            await asyncio.sleep(interval)
+            await close_sessions(sessions.expired())
+
+    @asynccontextmanager
+    async def lifespan(app):
+        reaper = asyncio.create_task(reap())
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            await close_sessions(sessions.all())
+
+    app = FastAPI(title="compiler_gym explorer", lifespan=lifespan, docs_url=None, redoc_url=None)
+
+    @app.exception_handler(ExplorerError)
+    async def explorer_error(request, exc: ExplorerError):
+        return _json_error(exc.status, exc.message)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request, exc: HTTPException):
+        message = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
+        if exc.status_code == 404 and message == "Not Found":
+            message = f"no such endpoint or file: {request.url.path}"
+        return _json_error(exc.status_code, message)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request, exc: RequestValidationError):
+        problems = [
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors()
+        ]
+        return _json_error(400, "; ".join(problems))
+
+    @app.exception_handler(Exception)
+    async def internal_error(request, exc: Exception):
+        return _json_error(500, f"internal error: {type(exc).__name__}: {exc}")
+
+    def with_timing(content: dict, session: Session):
+        # The env's share of the request, for the page's developer tools and for
+        # benchmarks/explorer_latency.py, which subtracts it to get the server's own time.
+        ms = session.env_seconds * 1e3
+        return JSONResponse(content, headers={"Server-Timing": f'env;dur={ms:.4f};desc="env"'})
+
+    @app.get("/api/v4/describe")
+    async def describe():
+        return JSONResponse(info)
+
+    def open_session(reward: str, benchmark: str, actions: list[int], ir: bool):
+        try:
+            env = compiler_gym.make(config.env, benchmark=benchmark, reward_space=reward)
+        except LookupError as e:
+            raise ExplorerError(404, str(e).strip("'\"")) from e
+        session = Session(secrets.token_hex(8), env, reward, config.max_nodes, info["features"])
+        try:
+            states = session.start(actions, ir)
+        except BenchmarkInitError as e:
+            session.close()
+            raise ExplorerError(400, f"benchmark {benchmark} cannot be used: {e}") from e
+        except BaseException:
+            session.close()
+            raise
+        return session, states
+
+    @app.get("/api/v4/start/{reward}/{actions}/{benchmark:path}")
+    async def start(reward: str, actions: str, benchmark: str, ir: bool = False):
+        if reward not in info["rewards"]:
+            raise ExplorerError(
+                400, f"unknown reward space {reward!r}; one of {', '.join(info['rewards'])}"
+            )
+        parsed = parse_actions(actions, flags, config.max_actions_per_request)
+        benchmark = unquote(benchmark)
+        if not benchmark:
+            raise ExplorerError(400, "no benchmark given")
+        await close_sessions(sessions.expired())  # not to refuse a place the reaper would free
+        sessions.reserve()
+        try:
+            session, states = await run_in_threadpool(open_session, reward, benchmark, parsed, ir)
+        except BaseException:
+            sessions.release()
+            raise
+        sessions.add(session)
+        return with_timing({"session_id": session.id, "states": states}, session)
+
+    @app.get("/api/v4/step/{session_id}/{actions}")
+    async def step(
+        session_id: str,
+        actions: str,
+        from_node: Optional[int] = Query(None, alias="from"),
+        ir: bool = False,
+    ):
+        session = sessions.get(session_id)
+        parsed = parse_actions(actions, flags, config.max_actions_per_request)
+        if not parsed:
+            raise ExplorerError(400, "no action to take")
+        async with session.lock:
+            if session.closed:
+                raise ExplorerError(404, f"session {session_id!r} was closed")
+            states = await run_in_threadpool(session.step, parsed, from_node, ir)
+        session.last_used = time.monotonic()
+        return with_timing({"session_id": session.id, "states": states}, session)
+
+    @app.get("/api/v4/state/{session_id}/{node}")
+    async def state(session_id: str, node: int, ir: bool = False):
+        session = sessions.get(session_id)
+        async with session.lock:
+            if session.closed:
+                raise ExplorerError(404, f"session {session_id!r} was closed")
+            payload = await run_in_threadpool(session.state, node, ir)
+        return with_timing({"session_id": session.id, "state": payload}, session)
+
+    @app.get("/api/v4/stop/{session_id}")
+    async def stop(session_id: str):
+        session = sessions.get(session_id)
+        async with session.lock:
+            sessions.pop(session_id)
+            await run_in_threadpool(session.close)
+        return JSONResponse({"session_id": session_id, "stopped": True})
+
+    def need_database() -> ExploredDatabase:
+        if database is None:
+            raise ExplorerError(404, "no database: start the explorer with --db PATH")
+        return database
+
+    @app.get("/api/v4/db")
+    async def db_summary():
+        return JSONResponse(await run_in_threadpool(need_database().summary))
+
+    @app.get("/api/v4/db/tree")
+    async def db_tree(benchmark: str, limit: int = Query(2000, ge=1, le=100000)):
+        return JSONResponse(await run_in_threadpool(need_database().tree, benchmark, limit))
+
+    @app.get("/api/v4/db/state/{state_id}")
+    async def db_state(state_id: str):
+        return JSONResponse(await run_in_threadpool(need_database().state, state_id))
+
+    @app.get("/")
+    async def index():
+        return FileResponse(STATIC_DIR / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return RequestGuard(app, config.max_request_bytes, config.allowed_hosts)
+
+
+def main(argv=None) -> int:
+    """Runs the server until interrupted; returns 2 on bad options or missing packages."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=5000, help="port (default 5000; 0: any free)")
+    parser.add_argument("--env", default="llvm-v0", help="an LLVM environment id (default llvm-v0)")
+    parser.add_argument("--db", type=Path, help="a database of SqliteWriter to show")
+    parser.add_argument("--max-sessions", type=int, default=16, help="open sessions at most")
+    parser.add_argument(
+        "--session-timeout", type=float, default=300, help="seconds before an unused session ends"
+    )
+    parser.add_argument(
+        "--max-request-bytes", type=int, default=16384, help="longest request target or body"
+    )
+    parser.add_argument("--access-log", action="store_true", help="log every request")
+    args = parser.parse_args(argv)
+    try:
+        import fastapi  # noqa: F401  (create_app's)
+        import uvicorn
+    except ModuleNotFoundError as e:
+        print(
+            f"error: the explorer needs {e.name}: pip install 'compiler_gym[explorer]'",
+            file=sys.stderr,
+        )
+        return 2
+    if not args.env.startswith("llvm-"):
+        print(f"error: the explorer shows LLVM environments, not {args.env}", file=sys.stderr)
+        return 2
+    if args.db is not None and not args.db.is_file():
+        print(f"error: no database {args.db}", file=sys.stderr)
+        return 2
+    # The socket is bound here so that --port 0 can say which port it got.
+    # IPPROTO_TCP explicitly: asyncio turns Nagle's algorithm off only on sockets that say
+    # so, and with it on, a response's second write waits for the client's delayed ACK (40 ms).
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as e:
+        print(f"error: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
+        return 2
+    # Listening before the address is printed: a client that reads it can connect at once
+    # (its connection waits in the backlog until the server has started).
+    sock.listen(2048)
+    host, port = sock.getsockname()[:2]
+    address = ipaddress.ip_address(host)
+    allowed = LOOPBACK_NAMES
+    if not address.is_loopback:
+        print(
+            f"warning: listening on {host}, beyond this machine; the explorer has no "
+            "authentication",
+            file=sys.stderr,
+        )
+        # Bound to every address, any name may reach it; else its own address too.
+        bracketed = f"[{host}]" if address.version == 6 else host
+        allowed = None if address.is_unspecified else LOOPBACK_NAMES | {bracketed}
+    config = ExplorerConfig(
+        env=args.env,
+        db=args.db,
+        max_sessions=args.max_sessions,
+        session_timeout=args.session_timeout,
+        max_request_bytes=args.max_request_bytes,
+        allowed_hosts=allowed,
+    )
+    try:
+        app = create_app(config)
+    except (LookupError, sqlite3.Error, ExplorerError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=args.access_log,
+            # Past this the HTTP layer refuses a request itself, without the JSON error.
+            h11_max_incomplete_event_size=max(65536, 4 * args.max_request_bytes),
+        )
+    )
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    print(f"compiler_gym explorer: {url}", flush=True)
+    server.run(sockets=[sock])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,232 @@
+// The explorer's page: a live session (start, step, go back to any state) and a database's
+// states, drawn from the JSON API of compiler_gym.bin.explorer. No framework and no build step.
+
+import { renderBars, renderLine } from "./charts.js";
+import { formatReward, renderTree } from "./tree.js";
+
+const $ = (id) => document.getElementById(id);
+
+// The two views. Nodes are the API's states, indexed by id; `current` is the one shown.
+const live = { session: null, nodes: [], current: null, ir: new Map() };
+const db = { benchmark: null, nodes: [], current: null, details: new Map() };
+let describe = null;
+let mode = "live";
+let running = 0;
+
+async function api(path, options = {}) {
+  const response = await fetch(path, options);
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  if (!response.ok) throw new Error(body?.error ?? `HTTP ${response.status}`);
+  return body;
+}
+
+function showError(error) {
+  const box = $("error");
+  box.hidden = !error;
+  box.textContent = error ? String(error.message ?? error) : "";
+}
+
+// Runs one user action: errors are shown, the page is redrawn, and body[data-busy] says when
+// everything asked for has been drawn (what the tests wait for).
+async function run(task) {
+  running += 1;
+  document.body.dataset.busy = "true";
+  showError(null);
+  try {
+    await task();
+  } catch (error) {
+    showError(error);
+  } finally {
+    running -= 1;
+    render();
+    if (running === 0) document.body.dataset.busy = "false";
+  }
+}
+
+function flagOf(action) {
+  return describe ? Object.keys(describe.actions)[action] ?? String(action) : String(action);
+}
+
+function fillActions(filter) {
+  const select = $("action");
+  const previous = select.value;
+  select.replaceChildren();
+  for (const [flag, index] of Object.entries(describe.actions)) {
+    if (!filter || flag.includes(filter)) select.appendChild(new Option(flag, index));
+  }
+  if ([...select.options].some((o) => o.value === previous)) select.value = previous;
+}
+
+async function setup() {
+  describe = await api("/api/v4/describe");
+  const benchmarks = $("benchmark");
+  for (const dataset of describe.datasets) {
+    if (!dataset.benchmarks.length) continue;
+    const group = document.createElement("optgroup");
+    group.label = dataset.truncated ? `${dataset.name} (the first ${dataset.benchmarks.length})` : dataset.name;
+    for (const uri of dataset.benchmarks) group.appendChild(new Option(uri, uri));
+    benchmarks.appendChild(group);
+  }
+  benchmarks.value = describe.default_benchmark;
+  for (const reward of describe.rewards) $("reward").appendChild(new Option(reward, reward));
+  $("reward").value = describe.default_reward;
+  fillActions("");
+  if (describe.database) setupDatabase(await api("/api/v4/db"));
+}
+
+function setupDatabase(summary) {
+  $("tab-db").hidden = false;
+  $("db-summary").textContent = `${summary.path}: ${summary.states} states, ${summary.transitions} transitions`;
+  for (const b of summary.benchmarks) $("db-benchmark").appendChild(new Option(`${b.uri} (${b.states} states)`, b.uri));
+}
+
+function absorb(states) {
+  for (const state of states) {
+    const { ir, ...rest } = state;
+    live.nodes[state.id] = rest;
+    if (ir !== undefined) live.ir.set(state.id, ir);
+  }
+  live.current = states[states.length - 1].id;
+}
+
+async function start(benchmark, actions = []) {
+  if (live.session) stop(live.session);
+  const reward = encodeURIComponent($("reward").value);
+  const taken = actions.length ? actions.join(",") : "-";
+  const body = await api(`/api/v4/start/${reward}/${taken}/${encodeURIComponent(benchmark)}?ir=1`);
+  Object.assign(live, { session: body.session_id, nodes: [], current: null, ir: new Map() });
+  absorb(body.states);
+}
+
+function stop(session) {
+  // Fire and forget: the server times sessions out anyway.
+  fetch(`/api/v4/stop/${session}`, { keepalive: true }).catch(() => {});
+}
+
+async function step() {
+  const action = $("action").value;
+  if (action === "") throw new Error("no action matches the filter");
+  const body = await api(`/api/v4/step/${live.session}/${action}?from=${live.current}&ir=1`);
+  absorb(body.states);
+}
+
+async function selectLive(id) {
+  live.current = id;
+  if (!live.ir.has(id)) {
+    const body = await api(`/api/v4/state/${live.session}/${id}?ir=1`);
+    live.ir.set(id, body.state.ir);
+  }
+}
+
+async function loadDatabaseTree(benchmark) {
+  const body = await api(`/api/v4/db/tree?benchmark=${encodeURIComponent(benchmark)}`);
+  Object.assign(db, { benchmark, nodes: body.nodes, current: null, truncated: body.truncated });
+  if (body.nodes.length) await selectDatabase(0);
+}
+
+async function selectDatabase(id) {
+  db.current = id;
+  // The parent's features too: the charts show what changed.
+  const parent = db.nodes[id].parent;
+  for (const node of parent === null ? [db.nodes[id]] : [db.nodes[id], db.nodes[parent]]) {
+    const hash = node.state_hash;
+    if (!db.details.has(hash)) db.details.set(hash, await api(`/api/v4/db/state/${hash}`));
+  }
+}
+
+function path(nodes, id) {
+  const out = [];
+  for (let at = id; at !== null && at !== undefined && nodes[at]; at = nodes[at].parent) out.push(nodes[at]);
+  return out.reverse();
+}
+
+function setNumber(id, value, format) {
+  const e = $(id);
+  e.textContent = value === null || value === undefined ? "–" : format(value);
+  e.dataset.value = value === null || value === undefined ? "" : String(value);
+}
+
+function render() {
+  const isLive = mode === "live";
+  $("live-controls").hidden = !isLive;
+  $("db-controls").hidden = isLive;
+  $("tab-live").classList.toggle("active", isLive);
+  $("tab-db").classList.toggle("active", !isLive);
+  const view = isLive ? live : db;
+  const node = view.current === null ? null : view.nodes[view.current];
+  const parent = node && node.parent !== null ? view.nodes[node.parent] : null;
+  const select = isLive ? (id) => run(() => selectLive(id)) : (id) => run(() => selectDatabase(id));
+  renderTree($("tree"), view.nodes, view.current, select);
+  const count = view.nodes.filter(Boolean).length;
+  const more = !isLive && db.truncated ? " (the first of the database's)" : "";
+  $("tree-size").textContent = count ? `${count} states${more}` : "";
+  setNumber("cumulative-reward", node?.cumulative_reward, (v) => v.toFixed(4));
+  setNumber("reward-value", node?.reward, formatReward);
+  setNumber("instruction-count", node?.ir_instruction_count, String);
+  $("state-title").textContent = node ? `#${node.id} ${node.state_hash ? node.state_hash.slice(0, 12) : ""}` : "";
+  let features = null;
+  let previous = null;
+  let ir = "";
+  if (isLive) {
+    $("commandline").textContent = node?.commandline ?? "–";
+    features = node;
+    previous = parent;
+    ir = node ? live.ir.get(node.id) ?? "" : "";
+    if (node?.error) ir = `The episode ended in an error: ${node.error}`;
+  } else {
+    $("commandline").textContent = node ? node.actions.map(flagOf).join(" ") || "(the start state)" : "–";
+    features = node ? db.details.get(node.state_hash) : null;
+    previous = parent ? db.details.get(parent.state_hash) : null;
+    ir = features ? features.ir ?? "The database holds no IR of this state (log it with log_ir=True)." : "";
+  }
+  renderBars($("autophase-chart"), features?.autophase, previous?.autophase);
+  renderBars($("instcount-chart"), features?.instcount, previous?.instcount);
+  renderLine(
+    $("reward-chart"),
+    node ? path(view.nodes, node.id).map((n) => ({ value: n.cumulative_reward })) : [],
+  );
+  $("ir").textContent = ir;
+  $("step").disabled = !(isLive && live.session && node && !node.done);
+  $("action").disabled = !live.session;
+  $("back").disabled = !(isLive && parent);
+  $("explore-from").disabled = !(!isLive && node);
+  $("status").textContent = live.session ? `session ${live.session}` : "ready";
+}
+
+function bind() {
+  $("start").addEventListener("click", () =>
+    run(() => start($("benchmark-uri").value.trim() || $("benchmark").value)),
+  );
+  $("step").addEventListener("click", () => run(step));
+  $("back").addEventListener("click", () => run(() => selectLive(live.nodes[live.current].parent)));
+  $("action-filter").addEventListener("input", (e) => fillActions(e.target.value.trim()));
+  $("action-filter").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !$("step").disabled) run(step);
+  });
+  $("tab-live").addEventListener("click", () => run(async () => (mode = "live")));
+  $("tab-db").addEventListener("click", () =>
+    run(async () => {
+      mode = "db";
+      if (db.benchmark === null && $("db-benchmark").value) await loadDatabaseTree($("db-benchmark").value);
+    }),
+  );
+  $("db-benchmark").addEventListener("change", (e) => run(() => loadDatabaseTree(e.target.value)));
+  $("explore-from").addEventListener("click", () =>
+    run(async () => {
+      const node = db.nodes[db.current];
+      mode = "live";
+      await start(db.benchmark, node.actions);
+    }),
+  );
+  window.addEventListener("pagehide", () => {
+    if (live.session) stop(live.session);
+  });
+}
+
+bind();
+run(setup);
