@@ -9,9 +9,9 @@ them forever).
 
 The policy's outputs index the action table it was trained on, saved as ``actions.txt`` beside
 the weights. :class:`PpoAgent` maps them to the current table by flag name, so weights stay
-usable when the table changes: an action the table no longer has (``-attributor``, excluded
-after training as memory-unsafe, see envs/llvm/PASSES.md) gets probability 0, and an action
-the policy never saw is never chosen.
+usable when the table changes: an action the table no longer has (``-attributor`` and
+``-newgvn``, excluded after training as nondeterministic, see envs/llvm/PASSES.md) gets
+probability 0, and an action the policy never saw is never chosen.
 """
 
 from __future__ import annotations
