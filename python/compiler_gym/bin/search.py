@@ -14,13 +14,22 @@ searches sequences of ``--episode-length`` actions with a nevergrad ``--optimize
 ``python -m compiler_gym.bin.greedy`` (CompilerGym's tool names) are this tool with
 ``--search`` set. Rewards are the env's
 reward space (``--reward`` to choose another). Prints one line per benchmark and a summary.
+
+``--ray-address`` runs the searches on a Ray cluster (``auto``: the one ``ray start`` made on
+this machine; ``local``: a Ray of this machine's own) with the same results: one task per
+benchmark (``--ray-split programs``, the default for several benchmarks, any search), or one
+search split over ``--ray-workers`` actors (``--ray-split search``, the default for one
+benchmark: greedy's candidate evaluations, random search's episodes). Benchmarks are prepared
+here and shipped through Ray's object store (see ``compiler_gym.search.distributed``).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
+from collections.abc import Iterator
 
 from tqdm import tqdm
 
@@ -30,7 +39,9 @@ from compiler_gym.search import SearchProgress, greedy_search, nevergrad_search,
 from compiler_gym.util.statistics import geometric_mean
 
 
-def _greedy(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
+def _greedy(
+    args, benchmark: str, try_actions=None
+) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
     """The greedy search, and its progress as (seconds, reward so far) after each step."""
     with compiler_gym.make(args.env, benchmark=benchmark, reward_space=args.reward) as env:
         env.reset()
@@ -40,11 +51,13 @@ def _greedy(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, f
         def record(env) -> None:
             history.append((time.perf_counter() - start, env.episode_reward))
 
-        return greedy_search(env, callback=record), history
+        return greedy_search(env, callback=record, try_actions=try_actions), history
 
 
-def _random(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
-    state, progress = random_search(
+def _random(
+    args, benchmark: str, search=random_search, **ray_kwargs
+) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
+    state, progress = search(
         args.env,
         benchmark,
         reward_space=args.reward,
@@ -52,7 +65,9 @@ def _random(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, f
         episodes=args.episodes,
         runtime=args.runtime,
         num_envs=args.num_envs,
+        num_threads=args.num_threads,
         seed=args.seed,
+        **ray_kwargs,
     )
     return state, _history(progress)
 
@@ -72,9 +87,52 @@ def _nevergrad(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float
         runtime=args.runtime,
         optimizer=args.optimizer,
         num_envs=args.num_envs,
+        num_threads=args.num_threads,
         seed=args.seed,
     )
     return state, _history(progress)
+
+
+def _ray_results(args, benchmarks: list[str], search) -> Iterator[tuple]:
+    """(benchmark, state, history) per benchmark, in order, from the Ray cluster."""
+    from compiler_gym.search import distributed
+
+    distributed.init(args.ray_address)
+    split = args.ray_split
+    if split == "auto":
+        split = "programs" if len(benchmarks) > 1 or args.search == "nevergrad" else "search"
+    if split == "programs":
+        if not args.num_threads:  # a task's engine on the CPUs Ray gave it
+            args.num_threads = max(1, int(args.ray_cpus))
+        tasks = distributed.map_benchmarks(
+            functools.partial(search, args), args.env, benchmarks, cpus_per_task=args.ray_cpus
+        )
+        finished: dict[int, tuple] = {}
+        written = 0
+        for i, result in tasks:  # in the order of the benchmarks, each as soon as it can be
+            finished[i] = result
+            while written in finished:
+                yield benchmarks[written], *finished.pop(written)
+                written += 1
+        return
+    for benchmark in benchmarks:
+        ref = distributed.put_benchmark(args.env, benchmark)
+        if args.search == "greedy":
+            with distributed.RayTryActions(
+                args.env, ref, args.reward, args.ray_workers, args.ray_cpus
+            ) as try_actions:
+                yield benchmark, *_greedy(args, benchmark, try_actions=try_actions)
+        else:
+            yield (
+                benchmark,
+                *_random(
+                    args,
+                    ref,
+                    search=distributed.ray_random_search,
+                    num_workers=args.ray_workers,
+                    cpus_per_worker=args.ray_cpus,
+                ),
+            )
 
 
 def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str) -> None:
@@ -115,7 +173,17 @@ def main(argv=None) -> int:
     parser.add_argument("--episode-length", type=int, default=30, help="nevergrad: actions")
     parser.add_argument("--optimizer", default="DiscreteLenglerOnePlusOne", help="nevergrad's")
     parser.add_argument("--num-envs", type=int, default=8, help="episodes side by side")
+    parser.add_argument("--num-threads", type=int, default=0, help="engine threads (0: all)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ray-address", help="run on Ray: auto, local or host:port")
+    parser.add_argument(
+        "--ray-split",
+        choices=["auto", "programs", "search"],
+        default="auto",
+        help="a Ray task per benchmark, or each search over --ray-workers actors",
+    )
+    parser.add_argument("--ray-workers", type=int, help="actors per search (default: all CPUs)")
+    parser.add_argument("--ray-cpus", type=float, default=1, help="CPUs per Ray task or actor")
     parser.add_argument("--output", help="results CSV of the best states (default: stdout)")
     parser.add_argument("--plot", help="PNG of each search's best reward over time")
     args = parser.parse_args(argv)
@@ -134,17 +202,30 @@ def main(argv=None) -> int:
                 benchmarks = [str(env.benchmark.uri)]
             if (args.reward or env.reward_space) is None:
                 raise ValueError(f"{args.env} has no reward space: give --reward")
-    except (LookupError, ValueError) as e:
+            if args.ray_address:
+                if args.ray_split == "search" and args.search == "nevergrad":
+                    raise ValueError("--ray-split search splits greedy and random searches")
+                from compiler_gym.search.distributed import require_ray
+
+                require_ray()
+    except (ImportError, LookupError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
     search = {"greedy": _greedy, "random": _random, "nevergrad": _nevergrad}[args.search]
+    if args.ray_address:
+        results = _ray_results(args, benchmarks, search)
+    else:
+        results = ((benchmark, *search(args, benchmark)) for benchmark in benchmarks)
     histories = {}
     out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115
     try:
         with CompilerEnvStateWriter(out) as writer:
-            for benchmark in tqdm(benchmarks, desc=f"{args.search} search", disable=None):
-                state, histories[benchmark] = search(args, benchmark)
+            progress = tqdm(
+                results, total=len(benchmarks), desc=f"{args.search} search", disable=None
+            )
+            for benchmark, state, history in progress:
+                histories[benchmark] = history
                 writer.write_state(state, flush=True)
                 if args.output:
                     tqdm.write(f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s")

@@ -3,7 +3,7 @@ action, keep the best, and stop when none improves the reward."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Optional
 
 import numpy as np
@@ -18,6 +18,7 @@ def greedy_search(
     max_steps: Optional[int] = None,
     min_improvement: float = 0.0,
     callback: Optional[Callable[[CompilerEnv], None]] = None,
+    try_actions: Optional[Callable[[CompilerEnv, Sequence[int]], np.ndarray]] = None,
 ) -> CompilerEnvState:
     """Steps ``env`` greedily and returns its final state.
 
@@ -26,7 +27,9 @@ def greedy_search(
     taken when that reward exceeds ``min_improvement``, the lowest index among equals, so the
     search is deterministic. It stops when no action improves, after ``max_steps`` steps, or
     when every action fails. ``reward_space`` defaults to the env's (which it then must have).
-    ``callback`` sees the env after each step.
+    ``callback`` sees the env after each step. ``try_actions(env, actions)`` evaluates the
+    candidates in place of ``env.try_actions(actions)`` and must give the same rewards, e.g.
+    :class:`compiler_gym.search.distributed.RayTryActions` spreads them over a Ray cluster.
     """
     if not env.in_episode:
         env.reset()
@@ -39,7 +42,8 @@ def greedy_search(
     env.reward[env.reward_space.name]
     steps = 0
     while max_steps is None or steps < max_steps:
-        rewards = env.try_actions(range(env.action_space.n))
+        candidates = range(env.action_space.n)
+        rewards = try_actions(env, candidates) if try_actions else env.try_actions(candidates)
         if np.isnan(rewards).all():
             break
         best = int(np.nanargmax(rewards))

@@ -32,6 +32,107 @@ class SearchProgress:
     best_reward: float = -np.inf
     history: list[tuple[float, int, float]] = field(default_factory=list)
 
+    def add_episode(self, reward: float, seconds: float) -> bool:
+        """Counts a finished episode whose best prefix earned ``reward``; returns whether it
+        is a new best (strictly: among equals the first finished stays the best)."""
+        self.episodes += 1
+        if not reward > self.best_reward:
+            return False
+        self.best_reward = float(reward)
+        self.history.append((seconds, self.episodes, self.best_reward))
+        return True
+
+
+class RandomEpisodes:
+    """The random search's episodes in some of its env slots (``slots``, of ``num_envs``),
+    stepped in one vector engine ``vec`` of ``len(slots)`` envs.
+
+    Each :meth:`step` draws the actions of all ``num_envs`` slots from the search's random
+    stream and applies those of its own slots, so a slot's episodes depend only on the seed
+    and that slot: the search's slots can be split between engines (and machines) and still
+    give exactly the episodes of one engine. Slot 0 first follows ``first_episode``.
+    """
+
+    def __init__(
+        self,
+        vec: CompilerVecEnv,
+        slots: Sequence[int],
+        num_envs: int,
+        patience: int,
+        first_episode: Sequence[int] = (),
+    ):
+        self.vec = vec
+        self.slots = np.asarray(list(slots), dtype=int)
+        if len(self.slots) != vec.num_envs:
+            raise ValueError(f"{len(self.slots)} slots for an engine of {vec.num_envs} envs")
+        self.num_envs = num_envs
+        self.patience = patience
+        self.num_actions = vec.single_action_space.n
+        # The given episode belongs to slot 0, wherever that slot runs.
+        self.given = [int(a) for a in first_episode] if 0 in self.slots else []
+        self.actions: list[list[int]] = [[] for _ in self.slots]  # each slot's episode so far
+        self.total = np.zeros(len(self.slots))
+        self.best = np.zeros(len(self.slots))  # an empty prefix is worth 0
+        self.best_length = np.zeros(len(self.slots), dtype=int)
+        self.observations: Optional[np.ndarray] = None
+        self.steps = 0  # steps of the search's random stream taken so far
+
+    def reset(self, observe: bool = False) -> None:
+        """Starts every slot's first episode; with ``observe``, keeps the engine's
+        observations for a guide."""
+        observations, _ = self.vec.reset()
+        self.observations = observations.numpy().copy() if observe else None
+
+    def step(self, rng: np.random.Generator, guide: Optional[Guide] = None):
+        """One step of every slot; returns the episodes it ended, in slot order, as (slot,
+        reward of the best prefix, the best prefix), and starts new ones in their slots.
+
+        ``guide`` must score each row on that row alone, so that the split of the slots
+        between engines does not change the actions."""
+        mine = self.slots
+        if guide is None:
+            step = rng.integers(self.num_actions, size=self.num_envs)[mine]
+        else:
+            probabilities = np.asarray(guide(self.observations, self.actions), np.float64)
+            cumulative = np.cumsum(probabilities, axis=1)
+            draws = rng.random(self.num_envs)[mine] * cumulative[:, -1]
+            step = np.minimum((cumulative < draws[:, None]).sum(axis=1), self.num_actions - 1)
+        self.steps += 1
+        first = 0 if self.given else -1  # the row of slot 0 while it follows the given episode
+        if first >= 0:
+            first = int(np.flatnonzero(mine == 0)[0])
+            if len(self.actions[first]) < len(self.given):
+                step[first] = self.given[len(self.actions[first])]
+        obs, rewards, terminated, _, _ = self.vec.step(step)
+        if self.observations is not None:  # a copy: the engine reuses its slabs
+            self.observations = obs.numpy().copy()
+        rewards = np.asarray(rewards, dtype=np.float64)
+        ended = np.zeros(len(mine), dtype=bool)
+        for i in range(len(mine)):
+            if terminated[i]:  # a failed step is worth nothing: the episode ends before it
+                ended[i] = True
+                continue
+            self.actions[i].append(int(step[i]))
+            self.total[i] += rewards[i]
+            if self.total[i] > self.best[i]:
+                self.best[i], self.best_length[i] = self.total[i], len(self.actions[i])
+            ended[i] = len(self.actions[i]) - self.best_length[i] >= self.patience
+        if first >= 0 and not terminated[first]:
+            ended[first] = ended[first] and len(self.actions[first]) >= len(self.given)
+        finished = []
+        for i in np.flatnonzero(ended):
+            if i == first:
+                self.given = []
+            finished.append(
+                (int(mine[i]), float(self.best[i]), self.actions[i][: self.best_length[i]])
+            )
+            self.actions[i], self.total[i], self.best[i], self.best_length[i] = [], 0.0, 0.0, 0
+        if ended.any():
+            obs, _ = self.vec.reset(options={"reset_mask": ended})
+            if self.observations is not None:  # the rows of the envs reset, in order
+                self.observations[ended] = obs.numpy()
+        return finished
+
 
 def search_vec(
     search: str,
@@ -117,25 +218,8 @@ def random_search(
         observation_space=observation_space,
     )
     with vec:
-        observations, _ = vec.reset()
-        observations = None if observation_space is None else observations.numpy().copy()
-        n = vec.single_action_space.n
-        given = [int(a) for a in first_episode]  # env 0's first episode follows it
-        actions = [[] for _ in range(num_envs)]  # the current episode of each env
-        total = np.zeros(num_envs)
-        best = np.zeros(num_envs)  # an empty prefix is worth 0
-        best_length = np.zeros(num_envs, dtype=int)
-
-        def finish(i: int) -> None:
-            nonlocal best_actions
-            progress.episodes += 1
-            if best[i] > progress.best_reward:
-                progress.best_reward = float(best[i])
-                best_actions = actions[i][: best_length[i]]
-                progress.history.append(
-                    (time.perf_counter() - start, progress.episodes, progress.best_reward)
-                )
-            actions[i], total[i], best[i], best_length[i] = [], 0.0, 0.0, 0
+        slots = RandomEpisodes(vec, range(num_envs), num_envs, patience, first_episode)
+        slots.reset(observe=observation_space is not None)
 
         def done() -> bool:
             progress.seconds = time.perf_counter() - start
@@ -144,43 +228,13 @@ def random_search(
             )
 
         while not done():
-            if guide is None:
-                step = rng.integers(n, size=num_envs)
-            else:
-                probabilities = np.asarray(guide(observations, actions), np.float64)
-                cumulative = np.cumsum(probabilities, axis=1)
-                draws = rng.random(num_envs) * cumulative[:, -1]
-                step = np.minimum((cumulative < draws[:, None]).sum(axis=1), n - 1)
-            if given and len(actions[0]) < len(given):
-                step[0] = given[len(actions[0])]
-            obs, rewards, terminated, _, _ = vec.step(step)
-            if observations is not None:  # a copy: the engine reuses its slabs
-                observations = obs.numpy().copy()
-            rewards = np.asarray(rewards, dtype=np.float64)
-            ended = np.zeros(num_envs, dtype=bool)
-            for i in range(num_envs):
-                if terminated[i]:  # a failed step is worth nothing: the episode ends before it
-                    ended[i] = True
-                    continue
-                actions[i].append(int(step[i]))
-                total[i] += rewards[i]
-                if total[i] > best[i]:
-                    best[i], best_length[i] = total[i], len(actions[i])
-                ended[i] = len(actions[i]) - best_length[i] >= patience
-            if given and not terminated[0]:
-                ended[0] = ended[0] and len(actions[0]) >= len(given)
-            for i in np.flatnonzero(ended):
+            for _, reward, prefix in slots.step(rng, guide):
                 if done():
                     break
-                if i == 0:
-                    given = []
-                finish(int(i))
+                if progress.add_episode(reward, time.perf_counter() - start):
+                    best_actions = prefix
                 if callback:
                     callback(progress)
-            if ended.any():
-                obs, _ = vec.reset(options={"reset_mask": ended})
-                if observations is not None:  # the rows of the envs reset, in order
-                    observations[ended] = obs.numpy()
         action_space = vec.single_action_space
     state = CompilerEnvState(
         benchmark=str(benchmark.uri),
