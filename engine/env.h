@@ -10,10 +10,12 @@
 //   ASSIGN_OR_RETURN(double r, env->Reward(env->Spec().RewardIndex("IrInstructionCountOz")));
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/space.h"
@@ -32,6 +34,10 @@ struct Benchmark {
   bool buildable = false;                 // can be linked into an executable
   bool runnable = false;                  // the executable runs and checks itself
   std::string expected_output;            // when set: what a correct run prints (compared trimmed)
+  // Costs of this program computed elsewhere from the same program (a Ray driver's baselines),
+  // named as the family defines (LLVM: "Oz/IrInstructionCount"): used instead of computing
+  // them again. Not part of the benchmark's identity.
+  std::vector<std::pair<std::string, int64_t>> known_costs;
 };
 
 // The spaces of an environment family. Indices into these vectors are the space ids used by

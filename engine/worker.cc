@@ -161,6 +161,11 @@ void WriteBenchmark(Writer& w, const Benchmark& b) {
   w.Pod<uint8_t>(b.buildable);
   w.Pod<uint8_t>(b.runnable);
   w.Str(b.expected_output);
+  w.Pod<uint64_t>(b.known_costs.size());
+  for (const auto& [name, cost] : b.known_costs) {
+    w.Str(name);
+    w.Pod<int64_t>(cost);
+  }
 }
 
 bool ReadBenchmark(Reader& r, Benchmark* b) {
@@ -172,6 +177,14 @@ bool ReadBenchmark(Reader& r, Benchmark* b) {
   }
   b->buildable = buildable;
   b->runnable = runnable;
+  uint64_t costs = 0;
+  if (!r.Pod(&costs)) return false;
+  b->known_costs.clear();
+  for (uint64_t i = 0; i < costs; ++i) {
+    std::pair<std::string, int64_t> cost;
+    if (!r.Str(&cost.first) || !r.Pod(&cost.second)) return false;
+    b->known_costs.push_back(std::move(cost));
+  }
   return true;
 }
 

@@ -54,6 +54,12 @@ def test_a_prepared_benchmark_is_its_bitcode_and_baselines_and_needs_no_file(clu
     assert prepared.uri == "benchmark://user-v0/qsort"
     assert prepared.benchmark.files == [] and prepared.benchmark.data == bitcode
     assert prepared.ir_sha1 == sha1 and prepared.baselines == baselines
+    # The baselines travel as known costs, which the nodes' engines take as they are.
+    assert prepared.benchmark.known_costs == {
+        "O0/IrInstructionCount": baselines["IrInstructionCountO0"],
+        "O3/IrInstructionCount": baselines["IrInstructionCountO3"],
+        "Oz/IrInstructionCount": baselines["IrInstructionCountOz"],
+    }
 
     # Workers on other nodes search the program from the object store alone.
     with distributed.RayTryActions(ENV, ref, num_workers=2) as try_actions:

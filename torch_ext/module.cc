@@ -264,6 +264,7 @@ PYBIND11_MODULE(_C, m) {
       .def_readwrite("link_args", &Benchmark::link_args)
       .def_readwrite("run_args", &Benchmark::run_args)
       .def_readwrite("expected_output", &Benchmark::expected_output)
+      .def_readwrite("known_costs", &Benchmark::known_costs)
       .def_readwrite("buildable", &Benchmark::buildable)
       .def_readwrite("runnable", &Benchmark::runnable);
 

@@ -1,8 +1,12 @@
 #include "envs/llvm/benchmark_cache.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <list>
 #include <map>
+#include <string_view>
+#include <utility>
 
 #include "envs/llvm/codegen.h"
 #include "envs/llvm/module_util.h"
@@ -176,6 +180,34 @@ StatusOr<ProgramRuns> CachedBenchmark::ReferenceRun(const RunConfig& config) {
   return *reference_;
 }
 
+Status CachedBenchmark::SeedKnownCosts() {
+  static constexpr std::pair<std::string_view, OptLevel> kLevels[] = {
+      {"O0", OptLevel::kO0}, {"O3", OptLevel::kO3}, {"Oz", OptLevel::kOz}};
+  static constexpr std::pair<std::string_view, CostKind> kCosts[] = {
+      {"IrInstructionCount", CostKind::kIrInstructionCount},
+      {"ObjectTextSize", CostKind::kObjectTextSize},
+      {"TextSize", CostKind::kTextSize}};
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [name, value] : benchmark_.known_costs) {
+    const size_t slash = name.find('/');
+    const std::string_view level_name = std::string_view(name).substr(0, slash);
+    const std::string_view cost_name =
+        slash == std::string::npos ? std::string_view() : std::string_view(name).substr(slash + 1);
+    const auto* level = std::find_if(std::begin(kLevels), std::end(kLevels),
+                                     [&](const auto& l) { return l.first == level_name; });
+    const auto* cost = std::find_if(std::begin(kCosts), std::end(kCosts),
+                                    [&](const auto& c) { return c.first == cost_name; });
+    if (level == std::end(kLevels) || cost == std::end(kCosts)) {
+      return InvalidArgument("unknown known cost '" + name +
+                             "': expected O0, O3 or Oz, '/', then IrInstructionCount, "
+                             "ObjectTextSize or TextSize");
+    }
+    if (value < 0) return InvalidArgument("known cost '" + name + "' is negative");
+    levels_[static_cast<int>(level->second)].costs[static_cast<int>(cost->second)] = value;
+  }
+  return Status::Ok();
+}
+
 StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& benchmark) {
   const std::string key = CacheKey(benchmark);
   std::shared_ptr<Entry> entry;
@@ -195,7 +227,10 @@ StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& b
   std::lock_guard<std::mutex> lock(entry->mu);
   if (entry->value) return entry->value;
   ASSIGN_OR_RETURN(std::string bitcode, LoadBenchmarkBitcode(benchmark));
-  entry->value = std::make_shared<CachedBenchmark>(benchmark, std::move(bitcode));
+  auto loaded = std::make_shared<CachedBenchmark>(benchmark, std::move(bitcode));
+  // The first load's known costs are the ones kept: they are not part of the key.
+  RETURN_IF_ERROR(loaded->SeedKnownCosts());
+  entry->value = std::move(loaded);
   {
     // Only a load can push the cache past its bound by much, so only a load sums the entries
     // (baselines computed since the last load count then): a hit, on every reset, stays cheap.

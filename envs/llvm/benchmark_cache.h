@@ -32,6 +32,11 @@ class CachedBenchmark {
   // The cost of the program after LLVM's default<level> pipeline.
   StatusOr<int64_t> Baseline(OptLevel level, CostKind cost);
 
+  // Takes the benchmark's known_costs ("O0", "O3" or "Oz", "/", then "IrInstructionCount",
+  // "ObjectTextSize" or "TextSize") as baselines already computed. An unknown name or a
+  // negative cost is an InvalidArgument error.
+  Status SeedKnownCosts();
+
   // The benchmark's program after default<O0>, built and run once (with the first caller's
   // config; later callers share the result): the reference of differential tests, and C0 of
   // the Runtime reward. An error when the benchmark is not runnable, when the program fails,

@@ -94,7 +94,15 @@ class BenchmarkSource(NamedTuple):
 
 
 class Benchmark:
-    """A program for an environment: files or in-memory IR, plus how to build and run it."""
+    """A program for an environment: files or in-memory IR, plus how to build and run it.
+
+    ``known_costs`` are costs of this program computed elsewhere from the same program, which
+    the engine uses instead of computing them again (a Ray driver's baselines, see
+    :mod:`compiler_gym.search.distributed`); LLVM names them ``"Oz/IrInstructionCount"``
+    (``O0``, ``O3``, ``Oz``; ``IrInstructionCount``, ``ObjectTextSize``, ``TextSize``). The
+    first env in a process to load the benchmark decides them; they are not part of its
+    identity.
+    """
 
     def __init__(
         self,
@@ -107,6 +115,7 @@ class Benchmark:
         buildable: bool = False,
         runnable: bool = False,
         expected_output: Optional[str] = None,
+        known_costs: Optional[dict[str, int]] = None,
     ):
         self.uri = BenchmarkUri.from_string(uri) if not isinstance(uri, BenchmarkUri) else uri
         self.files = [str(f) for f in (files or [])]
@@ -117,6 +126,7 @@ class Benchmark:
         self.buildable = buildable
         self.runnable = runnable
         self.expected_output = expected_output
+        self.known_costs = dict(known_costs or {})
 
     @classmethod
     def from_file(cls, uri: str, path: str) -> Benchmark:
@@ -143,6 +153,7 @@ class Benchmark:
         b.buildable = self.buildable
         b.runnable = self.runnable
         b.expected_output = self.expected_output or ""
+        b.known_costs = sorted(self.known_costs.items())
         return b
 
     @property
