@@ -241,6 +241,38 @@ def test_fuzz_campaign_finds_no_disagreement(
     assert code == 0
 
 
+def test_fuzz_repeats_report_an_action_whose_result_varies():
+    # What LLVM 19's NewGVN did (envs/llvm/PASSES.md): the same action from the same state gave
+    # one module or another. A stand-in env whose forks alternate between two results.
+    from compiler_gym.bin import fuzz
+
+    class Fork:
+        def __init__(self, sha1):
+            self.observation = {"IrSha1": sha1}
+
+        def step(self, action):
+            return None, 0.0, False, {}
+
+        def close(self):
+            pass
+
+    class Env:
+        forks = 0
+
+        def fork(self):
+            Env.forks += 1
+            return Fork("aa" if Env.forks % 3 else "bb")
+
+    problem = fuzz.check_repeats(Env(), 7, 4)
+    assert problem == "repeats: action 7 from one state gave 2 outcomes in 4 runs: aa, bb"
+    assert Env.forks == 4
+    # A real pass, repeated from one state: one outcome.
+    with compiler_gym.make("llvm-v0", benchmark="benchmark://builtin-v0/qsort") as env:
+        env.reset()
+        env.step(env.action_space["-mem2reg"])
+        assert fuzz.check_repeats(env, env.action_space["-gvn"], 4) is None
+
+
 INTERRUPT_SCRIPT = r"""
 import json, os, signal, threading
 import compiler_gym

@@ -14,6 +14,9 @@ Each case is a program and a random action sequence. A worker process checks eve
 - **forks**: a third episode forks at a random point; the fork and the original each finish the
   sequence and must both reach that hash;
 - **fresh env**: a new env replays the sequence and must reach it too;
+- **repeats**: the action at a random point, applied ``--repeats`` times to forks of the same
+  state in one process, must give one outcome (a pass whose result follows the heap layout
+  shows here: LLVM 19's NewGVN did);
 - **threads**: every batch of cases runs again on the vector engine (``make_vec``) with one
   thread and with ``--jobs`` threads; every row must reach its case's hash;
 - **processes**: one case in ``--process-every`` runs again in another worker process.
@@ -125,8 +128,29 @@ def _same(a: str, b: str) -> bool:
     return a == b
 
 
-def check_case(env, index: int, uri: str, actions: list[int], rng) -> CaseResult:
-    """Runs every single-env check of one case on ``env`` (a reusable llvm env)."""
+def check_repeats(env, action: int, repeats: int) -> Optional[str]:
+    """Applies ``action`` to ``repeats`` forks of ``env``'s state, one after another in this
+    process; returns a problem when they disagree, else None."""
+    outcomes = []
+    for _ in range(repeats):
+        fork = env.fork()
+        try:
+            _, _, done, info = fork.step(action)
+            outcomes.append(_outcome(fork, done, info, 1))
+        finally:
+            fork.close()
+    if any(not _same(o, outcomes[0]) for o in outcomes):
+        distinct = sorted(set(outcomes))
+        return (
+            f"repeats: action {action} from one state gave {len(distinct)} outcomes in "
+            f"{repeats} runs: {', '.join(distinct)}"
+        )
+    return None
+
+
+def check_case(env, index: int, uri: str, actions: list[int], rng, repeats: int = 0) -> CaseResult:
+    """Runs every single-env check of one case on ``env`` (a reusable llvm env); ``repeats``:
+    forks that apply the action at a random point (none with 0)."""
     import compiler_gym
     from compiler_gym.errors import BenchmarkInitError
 
@@ -186,6 +210,17 @@ def check_case(env, index: int, uri: str, actions: list[int], rng) -> CaseResult
     if not _same(fresh, result.final):
         result.problems.append(f"fresh env gave {fresh}, stepwise {result.final}")
     result.steps += 3 * len(actions)
+
+    if repeats and actions:
+        point = int(rng.integers(len(actions)))
+        env.reset(benchmark=uri)
+        _, _, done, _ = env.multistep(actions[:point]) if point else (None, None, False, {})
+        result.steps += point
+        if not done:
+            problem = check_repeats(env, actions[point], repeats)
+            result.steps += repeats
+            if problem:
+                result.problems.append(f"{problem} (after {point} actions)")
     return result
 
 
@@ -248,7 +283,7 @@ def worker(args) -> int:
     for offset, (uri, actions) in enumerate(cases):
         index = args.first + offset
         emit({"event": "start", "case": index})
-        result = check_case(env, index, uri, actions, rng)
+        result = check_case(env, index, uri, actions, rng, args.repeats)
         emit({"event": "case", **result.to_json()})
         batch.append(result)
         if args.threads and len(batch) == args.batch:
@@ -299,7 +334,7 @@ def _worker_command(args, first: int, count: int, threads: int) -> list[str]:
         sys.executable, "-m", "compiler_gym.bin.fuzz", "--worker",
         "--seed", str(args.seed), "--first", str(first), "--count", str(count),
         "--length", str(args.length), "--env", args.env, "--batch", str(args.batch),
-        "--threads", str(threads), "--programs", *args.programs,
+        "--threads", str(threads), "--repeats", str(args.repeats), "--programs", *args.programs,
     ]  # fmt: skip
 
 
@@ -419,6 +454,9 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--batch", type=int, default=16, help="cases per make_vec check")
     parser.add_argument("--process-every", type=int, default=25)
+    parser.add_argument(
+        "--repeats", type=int, default=4, help="forks that repeat one action per case [4]"
+    )
     parser.add_argument(
         "--case-timeout",
         type=float,
