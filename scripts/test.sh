@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 echo "[test] lint (ruff, clang-format)"
-python3 -m ruff check python tests benchmarks scripts
-python3 -m ruff format --check python tests benchmarks scripts
+python3 -m ruff check python tests benchmarks scripts envs
+python3 -m ruff format --check python tests benchmarks scripts envs
 find engine envs observations kernels torch_ext benchmarks tests \
   \( -name '*.cc' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print0 |
   xargs -0 clang-format-19 --dry-run -Werror

@@ -234,6 +234,8 @@ def test_bad_input_answers_4xx_json_and_the_server_goes_on(server, client):
         ("GET", f"/api/v4/step/{session}/-1", 400, "out of range"),
         ("GET", f"/api/v4/step/{session}/-no-such-pass", 400, "neither an action"),
         ("GET", f"/api/v4/step/{session}/1,,2", 400, "neither an action"),
+        ("GET", f"/api/v4/step/{session}/%C2%B2", 400, "neither an action"),
+        ("GET", f"/api/v4/start/{REWARD}/-/file:///etc/passwd", 400, "file:// benchmarks"),
         ("GET", f"/api/v4/step/{session}/-", 400, "no action"),
         ("GET", f"/api/v4/step/{session}/1?from=x", 400, "from"),
         ("GET", f"/api/v4/step/{session}/1?from=99", 404, "no state 99"),

@@ -213,7 +213,7 @@ def test_make_vec_refuses_bad_arguments(kwargs, message):
 
 
 @pytest.mark.parametrize(
-    "isolation,steps,cases,process_checks", [("none", 2500, 45, 4), ("process", 800, 12, 1)]
+    "isolation,steps,cases,process_checks", [("none", 2700, 45, 4), ("process", 800, 12, 1)]
 )
 def test_fuzz_campaign_finds_no_disagreement(
     tmp_path, monkeypatch, isolation, steps, cases, process_checks

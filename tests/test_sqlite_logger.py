@@ -61,6 +61,23 @@ def test_tables_after_a_known_episode(tmp_path):
     assert {(a, b, c): r for a, b, c, r in transitions} == pytest.approx(expected)
 
 
+def test_a_fork_logs_its_own_actions_and_leaves_the_writer_open(tmp_path):
+    db = tmp_path / "fork.db"
+    env = SynchronousSqliteLogger(compiler_gym.make("llvm-ic-v0"), db_path=db)
+    env.reset(benchmark="benchmark://builtin-v0/crc32")
+    space = env.action_space
+    env.step(space["-mem2reg"])
+    fork = env.fork()
+    fork.step(space["-gvn"])
+    fork.close()  # the original's writer stays open
+    env.step(space["-sroa"])
+    env.close()
+    with sqlite3.connect(db) as connection:
+        actions = {row[0] for row in connection.execute("SELECT actions FROM States")}
+    mem2reg, gvn, sroa = space["-mem2reg"], space["-gvn"], space["-sroa"]
+    assert actions == {"", f"{mem2reg}", f"{mem2reg} {gvn}", f"{mem2reg} {sroa}"}
+
+
 def test_many_envs_share_one_writer(tmp_path):
     db = tmp_path / "shared.db"
     benchmarks = ["crc32", "qsort", "sha256", "adpcm", "bitcount", "dijkstra"]

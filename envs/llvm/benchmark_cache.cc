@@ -180,15 +180,18 @@ StatusOr<ProgramRuns> CachedBenchmark::ReferenceRun(const RunConfig& config) {
   return *reference_;
 }
 
-Status CachedBenchmark::SeedKnownCosts() {
+namespace {
+
+// A benchmark's known_costs, checked: "O0", "O3" or "Oz", "/", then a cost kind.
+StatusOr<std::vector<KnownCost>> ParseKnownCosts(const Benchmark& benchmark) {
   static constexpr std::pair<std::string_view, OptLevel> kLevels[] = {
       {"O0", OptLevel::kO0}, {"O3", OptLevel::kO3}, {"Oz", OptLevel::kOz}};
   static constexpr std::pair<std::string_view, CostKind> kCosts[] = {
       {"IrInstructionCount", CostKind::kIrInstructionCount},
       {"ObjectTextSize", CostKind::kObjectTextSize},
       {"TextSize", CostKind::kTextSize}};
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [name, value] : benchmark_.known_costs) {
+  std::vector<KnownCost> parsed;
+  for (const auto& [name, value] : benchmark.known_costs) {
     const size_t slash = name.find('/');
     const std::string_view level_name = std::string_view(name).substr(0, slash);
     const std::string_view cost_name =
@@ -203,12 +206,26 @@ Status CachedBenchmark::SeedKnownCosts() {
                              "ObjectTextSize or TextSize");
     }
     if (value < 0) return InvalidArgument("known cost '" + name + "' is negative");
-    levels_[static_cast<int>(level->second)].costs[static_cast<int>(cost->second)] = value;
+    parsed.push_back({level->second, cost->second, value});
   }
-  return Status::Ok();
+  return parsed;
+}
+
+}  // namespace
+
+void CachedBenchmark::SeedCosts(const std::vector<KnownCost>& costs) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const KnownCost& known : costs) {
+    auto& slot = levels_[static_cast<int>(known.level)].costs[static_cast<int>(known.cost)];
+    if (!slot) slot = known.value;  // a cost already known (or computed) stays
+  }
 }
 
 StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& benchmark) {
+  std::vector<KnownCost> known;
+  if (!benchmark.known_costs.empty()) {
+    ASSIGN_OR_RETURN(known, ParseKnownCosts(benchmark));
+  }
   const std::string key = CacheKey(benchmark);
   std::shared_ptr<Entry> entry;
   {
@@ -225,12 +242,13 @@ StatusOr<std::shared_ptr<CachedBenchmark>> GetCachedBenchmark(const Benchmark& b
     entry = slot;
   }
   std::lock_guard<std::mutex> lock(entry->mu);
-  if (entry->value) return entry->value;
+  if (entry->value) {
+    if (!known.empty()) entry->value->SeedCosts(known);
+    return entry->value;
+  }
   ASSIGN_OR_RETURN(std::string bitcode, LoadBenchmarkBitcode(benchmark));
-  auto loaded = std::make_shared<CachedBenchmark>(benchmark, std::move(bitcode));
-  // The first load's known costs are the ones kept: they are not part of the key.
-  RETURN_IF_ERROR(loaded->SeedKnownCosts());
-  entry->value = std::move(loaded);
+  entry->value = std::make_shared<CachedBenchmark>(benchmark, std::move(bitcode));
+  entry->value->SeedCosts(known);
   {
     // Only a load can push the cache past its bound by much, so only a load sums the entries
     // (baselines computed since the last load count then): a hit, on every reset, stays cheap.

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/env.h"
 #include "engine/status.h"
@@ -18,6 +19,13 @@ namespace compiler_gym::llvm_env {
 
 enum class OptLevel { kO0, kO3, kOz };
 enum class CostKind { kIrInstructionCount, kObjectTextSize, kTextSize };
+
+// A cost computed elsewhere (a benchmark's known_costs, checked by GetCachedBenchmark).
+struct KnownCost {
+  OptLevel level;
+  CostKind cost;
+  int64_t value;
+};
 
 class CachedBenchmark {
  public:
@@ -32,10 +40,8 @@ class CachedBenchmark {
   // The cost of the program after LLVM's default<level> pipeline.
   StatusOr<int64_t> Baseline(OptLevel level, CostKind cost);
 
-  // Takes the benchmark's known_costs ("O0", "O3" or "Oz", "/", then "IrInstructionCount",
-  // "ObjectTextSize" or "TextSize") as baselines already computed. An unknown name or a
-  // negative cost is an InvalidArgument error.
-  Status SeedKnownCosts();
+  // Takes costs computed elsewhere as baselines, where none is known yet.
+  void SeedCosts(const std::vector<KnownCost>& costs);
 
   // The benchmark's program after default<O0>, built and run once (with the first caller's
   // config; later callers share the result): the reference of differential tests, and C0 of

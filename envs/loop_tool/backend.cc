@@ -58,21 +58,16 @@ KernelCache& Kernels() {
 // do not time their kernels over each other either).
 class DeviceQueueLock {
  public:
-  explicit DeviceQueueLock(Device device) : lock_(Mutex(device)) {
-    if (device == Device::kCpu) {
-      static const int cpu = OpenLockFile(Device::kCpu);
-      fd_ = cpu;
-    } else {
-      static const int cuda = OpenLockFile(Device::kCuda);
-      fd_ = cuda;
-    }
+  // The file is opened per lock, not once per process: a forked worker (isolated env.fork())
+  // shares its parent's open files, and flock treats one open file as one holder.
+  explicit DeviceQueueLock(Device device) : lock_(Mutex(device)), fd_(OpenLockFile(device)) {
     if (fd_ >= 0) {
       while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
       }
     }
   }
   ~DeviceQueueLock() {
-    if (fd_ >= 0) flock(fd_, LOCK_UN);
+    if (fd_ >= 0) close(fd_);  // releases the flock
   }
   DeviceQueueLock(const DeviceQueueLock&) = delete;
   DeviceQueueLock& operator=(const DeviceQueueLock&) = delete;
@@ -91,7 +86,7 @@ class DeviceQueueLock {
   }
 
   std::lock_guard<std::mutex> lock_;
-  int fd_ = -1;
+  const int fd_;
 };
 
 }  // namespace
@@ -159,12 +154,12 @@ StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& progra
 
 StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
                          const TimingOptions& options) {
+  if (!kernel.checked) {  // the reference is host work: outside the device's queue
+    std::lock_guard lock(data.reference_mu);
+    if (data.reference.empty()) data.reference = ReferenceOutput(data.program, data.inputs);
+  }
   DeviceQueueLock queue(device);
   if (!kernel.checked) {
-    {
-      std::lock_guard lock(data.reference_mu);
-      if (data.reference.empty()) data.reference = ReferenceOutput(data.program, data.inputs);
-    }
     std::vector<float> output;
     kernel.check = kernel.RunOnce(data, output);
     if (kernel.check.ok()) kernel.check = CheckOutput(data.program, data.reference, output.data());

@@ -117,8 +117,8 @@ class PpoAgent:
         # policy output -> current action (-1: gone), current action -> policy input (-1: new)
         self.to_env = np.array([position.get(flag, -1) for flag in trained], np.int64)
         self.to_policy = np.full(len(current), -1, np.int64)
-        known = self.to_env >= 0
-        self.to_policy[self.to_env[known]] = np.flatnonzero(known)
+        self._known = self.to_env >= 0
+        self.to_policy[self.to_env[self._known]] = np.flatnonzero(self._known)
         self.features = Features(len(trained), self.config["episode_length"])
         self._torch = torch
 
@@ -134,8 +134,7 @@ class PpoAgent:
             obs = torch.as_tensor(self.features(autophase, seen))
             probs = self.policy.get_distribution(obs).distribution.probs.numpy()
         out = np.zeros((len(episodes), len(self.to_policy)), np.float64)
-        known = self.to_env >= 0
-        out[:, self.to_env[known]] = probs[:, known]
+        out[:, self.to_env[self._known]] = probs[:, self._known]
         return out / out.sum(axis=1, keepdims=True)
 
     def episode(self, env) -> list[int]:

@@ -46,9 +46,10 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Optional
 
 OPT = os.environ.get("OPT", "opt-19")
 CLANG = os.environ.get("CLANG", "clang-19")
@@ -91,7 +92,7 @@ COMPILER_GYM_FLAGS = """
 """.split()
 
 # Legacy flag -> LLVM 19 pipeline element (pass name plus options, if any).
-RENAMED: Dict[str, str] = {
+RENAMED: dict[str, str] = {
     "-early-cse-memssa": "early-cse<memssa>",
     "-flattencfg": "flatten-cfg",
     "-functionattrs": "function-attrs",
@@ -107,7 +108,7 @@ RENAMED: Dict[str, str] = {
 
 # Pass options for passes kept under their own name.  Only options that the
 # default pipelines use and that change behaviour w.r.t. the bare name.
-OPTIONS: Dict[str, str] = {
+OPTIONS: dict[str, str] = {
     # A bare `instcombine` is `instcombine<verify-fixpoint>` in LLVM 19 and
     # aborts ("did not reach a fixpoint") on some inputs; the default
     # pipelines all use no-verify-fixpoint.
@@ -115,50 +116,56 @@ OPTIONS: Dict[str, str] = {
 }
 
 # Passes whose name exists at more than one level: the level to use.
-LEVEL_OVERRIDE: Dict[str, str] = {
+LEVEL_OVERRIDE: dict[str, str] = {
     "-guard-widening": "Function",
     "-loop-guard-widening": "Loop",
 }
 
 # Legacy flags with no LLVM 19 counterpart (removed from the table).
-DROPPED: Dict[str, str] = {
+DROPPED: dict[str, str] = {
     "-barrier": "legacy-PM-only no-op barrier; there is no such pass in the new pass manager",
     "-constprop": "ConstantPropagation was removed in LLVM 12 (instsimplify/sccp cover it)",
     "-die": "DeadInstElimination was removed in LLVM 12 (dce covers it)",
     "-ipconstprop": "IPConstantPropagation was removed in LLVM 12 (ipsccp covers it)",
     "-loop-reroll": "LoopReroll was removed in LLVM 19",
-    "-prune-eh": "PruneEH was removed from the new pass manager (function-attrs/simplifycfg cover it)",
+    "-prune-eh": (
+        "PruneEH was removed from the new pass manager (function-attrs/simplifycfg cover it)"
+    ),
 }
 
 # Flags removed from the table after testing (see --check-determinism and PASSES.md).
-EXCLUDED: Dict[str, str] = {
+EXCLUDED: dict[str, str] = {
     "-dfa-jump-threading": (
         "nondeterministic: leaves a run-dependent use-list order (visible with "
         "-preserve-ll-uselistorder) that changes the IR printed after a following "
-        "reg2mem in the same process"),
+        "reg2mem in the same process"
+    ),
     "-scalarizer": (
         "memory-unsafe in LLVM 19: reads invalid memory on some llvm-stress programs "
         "(valgrind: invalid read in ScalarizerPass::run; opt-19 crashes), so the same "
         "module and action crash, loop for minutes or give a module depending on the heap, "
         "and can corrupt the heap of the process (found by compiler_gym.bin.fuzz and "
-        "benchmarks/env_soak.py)"),
+        "benchmarks/env_soak.py)"
+    ),
     "-attributor": (
         "memory-unsafe in LLVM 19: a use after free in Attributor::rewriteFunctionSignatures "
         "(valgrind: invalid read of a block freed by Instruction::eraseFromParent) on a module "
         "reached by a random sequence from builtin matmul; the same actions gave different "
         "IrSha1s in multistep and step, then glibc aborted on a corrupted heap and the process "
-        "hung on malloc's lock (found by compiler_gym.bin.fuzz --seed 105)"),
+        "hung on malloc's lock (found by compiler_gym.bin.fuzz --seed 105)"
+    ),
     "-newgvn": (
         "nondeterministic: its output depends on the heap layout; the same module parsed into "
         "a fresh context 20 times in one process gave 2 different modules (a branch on false "
         "became a branch on true), while valgrind reports no memory error (found by "
-        "compiler_gym.bin.fuzz --seed 206)"),
+        "compiler_gym.bin.fuzz --seed 206)"
+    ),
 }
 
 # Passes seen to leave a run-dependent use-list order while printing identical
 # IR; kept because no following pass was seen to turn this into different IR
 # (the --check-determinism leak check re-tests them every time).
-KNOWN_USELIST_NONDETERMINISM: List[str] = []
+KNOWN_USELIST_NONDETERMINISM: list[str] = []
 
 # Loop passes that must (licm) or, following LLVM's own pipelines, should run
 # in a loop pass manager that maintains MemorySSA: `function(loop-mssa(X))`.
@@ -180,27 +187,51 @@ LOOP_MSSA = {
 }
 
 # LLVM 19 passes appended after the CompilerGym ones: (flag, element, why).
-APPENDED: List[Tuple[str, str, str]] = [
-    ("-constraint-elimination", "constraint-elimination",
-     "removes compares/branches implied by dominating conditions; part of the O1+ pipeline"),
-    ("-dfa-jump-threading", "dfa-jump-threading",
-     "threads switch-based state machines; part of the O2+ pipeline on by default in clang"),
-    ("-vector-combine", "vector-combine",
-     "scalarises/narrows vector ops after vectorisation; O2+ pipeline"),
-    ("-loop-flatten", "loop-flatten",
-     "collapses nested counted loops into one; O2+ when enabled"),
-    ("-infer-alignment", "infer-alignment",
-     "raises load/store alignment from known bits; replaced instcombine's alignment inference in LLVM 18"),
-    ("-jump-table-to-switch", "jump-table-to-switch",
-     "turns calls through small constant function-pointer tables into switches (enables inlining); new in LLVM 19"),
-    ("-loop-unroll-full", "loop-unroll-full",
-     "full unrolling of small constant-trip loops inside the loop pipeline (O1+ simplification pipeline)"),
-    ("-iroutliner", "iroutliner",
-     "IR-level outliner of similar code regions; a code-size pass with no CompilerGym counterpart"),
+APPENDED: list[tuple[str, str, str]] = [
+    (
+        "-constraint-elimination",
+        "constraint-elimination",
+        "removes compares/branches implied by dominating conditions; part of the O1+ pipeline",
+    ),
+    (
+        "-dfa-jump-threading",
+        "dfa-jump-threading",
+        "threads switch-based state machines; part of the O2+ pipeline on by default in clang",
+    ),
+    (
+        "-vector-combine",
+        "vector-combine",
+        "scalarises/narrows vector ops after vectorisation; O2+ pipeline",
+    ),
+    ("-loop-flatten", "loop-flatten", "collapses nested counted loops into one; O2+ when enabled"),
+    (
+        "-infer-alignment",
+        "infer-alignment",
+        "raises load/store alignment from known bits; replaced instcombine's alignment "
+        "inference in LLVM 18",
+    ),
+    (
+        "-jump-table-to-switch",
+        "jump-table-to-switch",
+        "turns calls through small constant function-pointer tables into switches (enables "
+        "inlining); new in LLVM 19",
+    ),
+    (
+        "-loop-unroll-full",
+        "loop-unroll-full",
+        "full unrolling of small constant-trip loops inside the loop pipeline (O1+ "
+        "simplification pipeline)",
+    ),
+    (
+        "-iroutliner",
+        "iroutliner",
+        "IR-level outliner of similar code regions; a code-size pass with no CompilerGym "
+        "counterpart",
+    ),
 ]
 
 # Passes tested by --check-determinism but never put in the table.
-EXTRA_CANDIDATES: List[Tuple[str, str]] = [
+EXTRA_CANDIDATES: list[tuple[str, str]] = [
     ("-gvn-sink", "gvn-sink"),  # CompilerGym removed it as nondeterministic
 ]
 
@@ -225,8 +256,10 @@ SECTION_LEVEL = {
 
 @dataclass
 class PassInfo:
-    levels: Dict[str, Optional[List[str]]] = field(default_factory=dict)  # level -> params (None: none)
-    sections: List[str] = field(default_factory=list)
+    levels: dict[str, Optional[list[str]]] = field(
+        default_factory=dict
+    )  # level -> params (None: none)
+    sections: list[str] = field(default_factory=list)
 
 
 def opt_version() -> str:
@@ -237,9 +270,9 @@ def opt_version() -> str:
     raise SystemExit(f"error: cannot find an LLVM version in `{OPT} --version`:\n{out}")
 
 
-def parse_print_passes() -> Dict[str, PassInfo]:
+def parse_print_passes() -> dict[str, PassInfo]:
     out = subprocess.run([OPT, "--print-passes"], capture_output=True, text=True, check=True).stdout
-    passes: Dict[str, PassInfo] = defaultdict(PassInfo)
+    passes: dict[str, PassInfo] = defaultdict(PassInfo)
     section = None
     for line in out.splitlines():
         if not line.strip():
@@ -286,14 +319,14 @@ class Row:
     origin: str  # "compiler_gym" or "appended"
 
 
-def split_element(element: str) -> Tuple[str, List[str]]:
+def split_element(element: str) -> tuple[str, list[str]]:
     m = re.fullmatch(r"([a-z0-9-]+)(?:<(.*)>)?", element)
     if not m:
         raise SystemExit(f"error: malformed pipeline element `{element}`")
     return m.group(1), (m.group(2).split(";") if m.group(2) else [])
 
 
-def option_allowed(opt: str, accepted: List[str]) -> bool:
+def option_allowed(opt: str, accepted: list[str]) -> bool:
     for acc in accepted:
         if acc.endswith("=N") and opt.startswith(acc[:-1]):
             return True
@@ -317,34 +350,44 @@ def wrap(element: str, name: str, level: str) -> str:
     raise AssertionError(level)
 
 
-def make_row(flag: str, element: str, origin: str, passes: Dict[str, PassInfo]) -> Row:
+def make_row(flag: str, element: str, origin: str, passes: dict[str, PassInfo]) -> Row:
     name, options = split_element(element)
     info = passes.get(name)
     if info is None:
-        raise SystemExit(f"error: pass `{name}` (action {flag}) is not listed by `{OPT} --print-passes`")
+        raise SystemExit(
+            f"error: pass `{name}` (action {flag}) is not listed by `{OPT} --print-passes`"
+        )
     if flag in LEVEL_OVERRIDE:
         level = LEVEL_OVERRIDE[flag]
         if level not in info.levels:
-            raise SystemExit(f"error: pass `{name}` (action {flag}) has no {level}-level version; "
-                             f"it exists at {sorted(info.levels)}")
+            raise SystemExit(
+                f"error: pass `{name}` (action {flag}) has no {level}-level version; "
+                f"it exists at {sorted(info.levels)}"
+            )
     else:
         if len(info.levels) != 1:
-            raise SystemExit(f"error: pass `{name}` (action {flag}) exists at several levels "
-                             f"{sorted(info.levels)}; add it to LEVEL_OVERRIDE")
+            raise SystemExit(
+                f"error: pass `{name}` (action {flag}) exists at several levels "
+                f"{sorted(info.levels)}; add it to LEVEL_OVERRIDE"
+            )
         level = next(iter(info.levels))
     if options:
         accepted = info.levels[level]
         if accepted is None:
-            raise SystemExit(f"error: pass `{name}` (action {flag}) takes no options, got {options}")
+            raise SystemExit(
+                f"error: pass `{name}` (action {flag}) takes no options, got {options}"
+            )
         for o in options:
             if not option_allowed(o, accepted):
-                raise SystemExit(f"error: option `{o}` of `{name}` (action {flag}) not in {accepted}")
+                raise SystemExit(
+                    f"error: option `{o}` of `{name}` (action {flag}) not in {accepted}"
+                )
     if name in LOOP_MSSA and level != "Loop":
         raise SystemExit(f"error: LOOP_MSSA lists `{name}` but it is a {level} pass")
     return Row(flag, wrap(element, name, level), name, level, element, origin)
 
 
-def build_rows(passes: Dict[str, PassInfo], include_excluded: bool = False) -> List[Row]:
+def build_rows(passes: dict[str, PassInfo], include_excluded: bool = False) -> list[Row]:
     if len(COMPILER_GYM_FLAGS) != 124 or len(set(COMPILER_GYM_FLAGS)) != 124:
         raise SystemExit("error: COMPILER_GYM_FLAGS must hold 124 distinct flags")
     for table in (RENAMED, OPTIONS, LEVEL_OVERRIDE, DROPPED, EXCLUDED):
@@ -355,7 +398,9 @@ def build_rows(passes: Dict[str, PassInfo], include_excluded: bool = False) -> L
     for flag in COMPILER_GYM_FLAGS:
         if flag in DROPPED:
             if flag[1:] in passes:
-                raise SystemExit(f"error: {flag} is listed as dropped but `{flag[1:]}` exists in LLVM 19")
+                raise SystemExit(
+                    f"error: {flag} is listed as dropped but `{flag[1:]}` exists in LLVM 19"
+                )
             continue
         if flag in EXCLUDED and not include_excluded:
             continue
@@ -404,7 +449,9 @@ void flatten_me(int *a, int n, int m) {
     for (int j = 0; j < m; j++) a[i * m + j] = i + j;
 }
 void zero(int *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }
-void copy(int *restrict d, const int *restrict s, int n) { for (int i = 0; i < n; i++) d[i] = s[i]; }
+void copy(int *restrict d, const int *restrict s, int n) {
+  for (int i = 0; i < n; i++) d[i] = s[i];
+}
 int unswitch_me(int *a, int n, int flag) {
   int s = 0;
   for (int i = 0; i < n; i++) { if (flag) s += a[i]; else s -= a[i] * 3; }
@@ -414,7 +461,9 @@ void licm_me(int *a, int n, const int *p, int q) { for (int i = 0; i < n; i++) a
 void saxpy(float *restrict y, const float *restrict x, float k, int n) {
   for (int i = 0; i < n; i++) y[i] += k * x[i];
 }
-long reduce(const long *a, int n) { long s = 0; for (int i = 0; i < n; i++) s += a[i] ^ (a[i] >> 3); return s; }
+long reduce(const long *a, int n) {
+  long s = 0; for (int i = 0; i < n; i++) s += a[i] ^ (a[i] >> 3); return s;
+}
 void fuse(int *restrict a, int *restrict b, int n) {
   for (int i = 0; i < n; i++) a[i] = i * 7;
   for (int i = 0; i < n; i++) b[i] = i * 3;
@@ -445,7 +494,8 @@ int main(int argc, char **argv) {
   int r = unswitch_me(G, argc * 32, argc > 2) + bounds(G, argc * 4, 1024);
   jam(G, G + 300, argc, argc + 1); distribute(G, G + 100, G + 200, G + 300, argc * 9);
   small_const(G); strided((short *)G, (short *)(G + 600), argc * 3); vers(G, G + 1, argc, 3);
-  return r + popcount_loop(argc) + (int)dead_loop(argc) + (int)reduce((long *)G, argc) + (int)C[1][1];
+  return r + popcount_loop(argc) + (int)dead_loop(argc) + (int)reduce((long *)G, argc) +
+         (int)C[1][1];
 }
 """
 
@@ -493,14 +543,18 @@ int pair_eq(const struct pair *x, const struct pair *y) { return x->a == y->a &&
 int divrem(int a, int b, int *r) { *r = a % b; return a / b; }
 int float2int_me(short a, short b) { float x = a, y = b; return (int)(x + y); }
 int expect_me(int x) { if (__builtin_expect(x > 100, 0)) return printf("big %d\n", x); return x; }
-__attribute__((cold, noinline)) static void rare(int x) { printf("rare %d %d %d\n", x, x * 2, x * 3); }
+__attribute__((cold, noinline)) static void rare(int x) {
+  printf("rare %d %d %d\n", x, x * 2, x * 3);
+}
 int maybe_rare(int x) { if (x == 12345) { rare(x); rare(x + 1); return 0; } return x + 1; }
 int hoist_me(int c, int a, int b) { int r; if (c) r = a * b + 1; else r = a * b - 1; return r; }
 double shrinkwrap(double x) { sqrt(x); return x * 2; }
 struct big { int v[16]; };
 void copy_big(struct big *d, const struct big *s) { struct big t = *s; t.v[0] = 1; *d = t; }
 void dead_store(int *p) { *p = 1; *p = 2; }
-long long consts(long long a) { return (a & 0x123456789abcLL) + (a | 0x123456789abcLL) + 0x123456789abdLL; }
+long long consts(long long a) {
+  return (a & 0x123456789abcLL) + (a | 0x123456789abcLL) + 0x123456789abdLL;
+}
 int sel(int a, int b, int c) { return c ? a / 3 : b / 3; }
 int cmpchain(unsigned char *p) { return p[0] == 'x' && p[1] == 'y' && p[2] == 'z' && p[3] == 'w'; }
 int atomic_inc(int *p) { return __atomic_fetch_add(p, 1, __ATOMIC_SEQ_CST); }
@@ -539,7 +593,9 @@ static int ping(int n);
 static int pong(int n) { return n <= 0 ? 0 : 1 + ping(n - 1); }
 static int ping(int n) { return n <= 0 ? 0 : 2 + pong(n - 2); }
 unsigned rotl(unsigned x, unsigned s) { return (x << (s & 31)) | (x >> ((32 - s) & 31)); }
-unsigned short narrow(unsigned char a, unsigned char b) { return (unsigned short)((unsigned)a + (unsigned)b); }
+unsigned short narrow(unsigned char a, unsigned char b) {
+  return (unsigned short)((unsigned)a + (unsigned)b);
+}
 v4si vadd(v4si a, v4si b) { return a + b * 2; }
 float vsum(v4sf a) { return a[0] + a[1] + a[2] + a[3]; }
 static int global_arr[4];
@@ -547,7 +603,9 @@ void touch_global(int i) { global_arr[i & 3] += lut[i & 7]; counter++; }
 struct S { int a; long b; char c; } gs = {1, 2, 3};
 long struct_sum(void) { return gs.a + gs.b + gs.c; }
 __attribute__((always_inline)) static inline int must_inline(int x) { return x * x; }
-int uses_inline(int y) { int s = 0; for (int i = 0; i < y; i++) { int t = must_inline(i); s += t; } return s; }
+int uses_inline(int y) {
+  int s = 0; for (int i = 0; i < y; i++) { int t = must_inline(i); s += t; } return s;
+}
 int main(int argc, char **argv) {
   v4si a = {argc, 2, 3, 4};
   v4sf f = {1.0f, 2.0f, (float)argc, 4.0f};
@@ -567,25 +625,33 @@ typedef double m2x2_t __attribute__((matrix_type(2, 2)));
 void mul4(m4x4_t *r, const m4x4_t *a, const m4x4_t *b) { *r = *a * *b + *a; }
 m2x2_t mul23(m2x3_t a, m3x2_t b) { return a * b; }
 m3x2_t tr(m2x3_t a) { return __builtin_matrix_transpose(a); }
-void load(m4x4_t *r, const float *p, unsigned long stride) { *r = __builtin_matrix_column_major_load(p, 4, 4, stride); }
+void load(m4x4_t *r, const float *p, unsigned long stride) {
+  *r = __builtin_matrix_column_major_load(p, 4, 4, stride);
+}
 float trace(m4x4_t m) { float s = 0; for (int i = 0; i < 4; i++) s += m[i][i]; return s; }
 """
 
 # C++: exceptions (invoke/landingpad), a coroutine (coro.* intrinsics), virtual calls.
 SRC_CXX = r"""
 namespace std {
-template <class R, class... Args> struct coroutine_traits { using promise_type = typename R::promise_type; };
+template <class R, class... Args> struct coroutine_traits {
+  using promise_type = typename R::promise_type;
+};
 template <class P = void> struct coroutine_handle;
 template <> struct coroutine_handle<void> {
   void *ptr = nullptr;
-  static coroutine_handle from_address(void *a) noexcept { coroutine_handle h; h.ptr = a; return h; }
+  static coroutine_handle from_address(void *a) noexcept {
+    coroutine_handle h; h.ptr = a; return h;
+  }
   void *address() const noexcept { return ptr; }
   void resume() const { __builtin_coro_resume(ptr); }
   void destroy() const { __builtin_coro_destroy(ptr); }
   bool done() const { return __builtin_coro_done(ptr); }
 };
 template <class P> struct coroutine_handle : coroutine_handle<void> {
-  static coroutine_handle from_address(void *a) noexcept { coroutine_handle h; h.ptr = a; return h; }
+  static coroutine_handle from_address(void *a) noexcept {
+    coroutine_handle h; h.ptr = a; return h;
+  }
   static coroutine_handle from_promise(P &p) noexcept {
     coroutine_handle h; h.ptr = __builtin_coro_promise(&p, alignof(P), true); return h;
   }
@@ -601,7 +667,9 @@ struct suspend_always {
 struct gen {
   struct promise_type {
     int value = 0;
-    gen get_return_object() { return gen{std::coroutine_handle<promise_type>::from_promise(*this)}; }
+    gen get_return_object() {
+      return gen{std::coroutine_handle<promise_type>::from_promise(*this)};
+    }
     std::suspend_always initial_suspend() noexcept { return {}; }
     std::suspend_always final_suspend() noexcept { return {}; }
     std::suspend_always yield_value(int v) noexcept { value = v; return {}; }
@@ -621,14 +689,22 @@ int sum_squares(int n) {
 
 struct Err { int code; };
 int may_throw(int x) { if (x < 0) throw Err{x}; return x * 2; }
-int catcher(int x) { try { return may_throw(x) + may_throw(x - 5); } catch (const Err &e) { return e.code; } }
+int catcher(int x) {
+  try { return may_throw(x) + may_throw(x - 5); } catch (const Err &e) { return e.code; }
+}
 struct Guard { int *p; ~Guard() { *p += 1; } };
 int with_cleanup(int x, int *cnt) { Guard g{cnt}; return may_throw(x); }
 
 struct Shape { virtual ~Shape() {} virtual int area() const = 0; };
-struct Sq : Shape { int s; explicit Sq(int v) : s(v) {} int area() const override { return s * s; } };
-struct Rect : Shape { int w, h; Rect(int a, int b) : w(a), h(b) {} int area() const override { return w * h; } };
-int total_area(Shape *const *v, int n) { int t = 0; for (int i = 0; i < n; ++i) t += v[i]->area(); return t; }
+struct Sq : Shape {
+  int s; explicit Sq(int v) : s(v) {} int area() const override { return s * s; }
+};
+struct Rect : Shape {
+  int w, h; Rect(int a, int b) : w(a), h(b) {} int area() const override { return w * h; }
+};
+int total_area(Shape *const *v, int n) {
+  int t = 0; for (int i = 0; i < n; ++i) t += v[i]->area(); return t;
+}
 template <class T> T tmax(T a, T b) { return a < b ? b : a; }
 int main(int argc, char **) {
   int cnt = 0;
@@ -640,7 +716,7 @@ int main(int argc, char **) {
 """
 
 # name -> (language, extra clang flags, source)
-TEST_SOURCES: Dict[str, Tuple[str, List[str], str]] = {
+TEST_SOURCES: dict[str, tuple[str, list[str], str]] = {
     "loops": ("c", [], SRC_LOOPS),
     "control": ("c", [], SRC_CONTROL),
     "globals": ("c", ["-g"], SRC_GLOBALS),
@@ -649,28 +725,45 @@ TEST_SOURCES: Dict[str, Tuple[str, List[str], str]] = {
 }
 
 # Preparations applied to the raw clang output.
-PREPS: Dict[str, Optional[str]] = {
+PREPS: dict[str, Optional[str]] = {
     "raw": None,
     "mem2reg": "function(mem2reg)",
     "O1": "default<O1>",
 }
 
 
-def build_inputs(workdir: Path, preps: Sequence[str], extra: Sequence[Path] = ()) -> Dict[str, Path]:
+def build_inputs(
+    workdir: Path, preps: Sequence[str], extra: Sequence[Path] = ()
+) -> dict[str, Path]:
     """Compile the embedded programs; returns {"<name>.<prep>": path-to-.ll}."""
     srcdir = workdir / "src"
     srcdir.mkdir(parents=True, exist_ok=True)
-    inputs: Dict[str, Path] = {}
-    raw: Dict[str, Path] = {}
+    inputs: dict[str, Path] = {}
+    raw: dict[str, Path] = {}
     for name, (lang, flags, text) in TEST_SOURCES.items():
         src = srcdir / (name + (".cpp" if lang == "c++" else ".c"))
         src.write_text(text)
         out = workdir / f"{name}.raw.ll"
-        cmd = [CLANG, "-x", lang, "-O1", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-S",
-               "-w", *flags, str(src), "-o", str(out)]
+        cmd = [
+            CLANG,
+            "-x",
+            lang,
+            "-O1",
+            "-Xclang",
+            "-disable-llvm-passes",
+            "-emit-llvm",
+            "-S",
+            "-w",
+            *flags,
+            str(src),
+            "-o",
+            str(out),
+        ]
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
         if p.returncode != 0:
-            raise SystemExit(f"error: failed to compile test input {name}:\n{' '.join(cmd)}\n{p.stderr}")
+            raise SystemExit(
+                f"error: failed to compile test input {name}:\n{' '.join(cmd)}\n{p.stderr}"
+            )
         raw[name] = out
     for path in extra:
         name = path.stem.replace(".", "_")
@@ -678,8 +771,18 @@ def build_inputs(workdir: Path, preps: Sequence[str], extra: Sequence[Path] = ()
         if path.suffix in (".ll", ".bc"):
             subprocess.run([OPT, "-passes=verify", "-S", str(path), "-o", str(out)], check=True)
         else:
-            cmd = [CLANG, "-O1", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-S", "-w",
-                   str(path), "-o", str(out)]
+            cmd = [
+                CLANG,
+                "-O1",
+                "-Xclang",
+                "-disable-llvm-passes",
+                "-emit-llvm",
+                "-S",
+                "-w",
+                str(path),
+                "-o",
+                str(out),
+            ]
             subprocess.run(cmd, check=True, cwd=workdir)
         raw[name] = out
     for name, path in raw.items():
@@ -688,8 +791,12 @@ def build_inputs(workdir: Path, preps: Sequence[str], extra: Sequence[Path] = ()
                 inputs[f"{name}.{prep}"] = path
                 continue
             out = workdir / f"{name}.{prep}.ll"
-            p = subprocess.run([OPT, f"-passes={PREPS[prep]}", "-S", str(path), "-o", str(out)],
-                               capture_output=True, text=True, cwd=workdir)
+            p = subprocess.run(
+                [OPT, f"-passes={PREPS[prep]}", "-S", str(path), "-o", str(out)],
+                capture_output=True,
+                text=True,
+                cwd=workdir,
+            )
             if p.returncode != 0:
                 raise SystemExit(f"error: preparing {name} with {PREPS[prep]} failed:\n{p.stderr}")
             inputs[f"{name}.{prep}"] = out
@@ -713,12 +820,21 @@ class OptResult:
 USELIST_LINE = re.compile(rb"^\s*(uselistorder(_bb)?\s|; uselistorder directives)")
 
 
-def run_opt(pipeline: str, path: Path, cwd: Path, timeout: float, out_path: Optional[Path] = None) -> OptResult:
+def run_opt(
+    pipeline: str, path: Path, cwd: Path, timeout: float, out_path: Optional[Path] = None
+) -> OptResult:
     # -preserve-ll-uselistorder also prints use-list orders: a pass can leave an
     # in-memory use-list order that differs from run to run while the plain IR
     # text is identical, and a later pass in the same process may then diverge.
-    cmd = [OPT, f"-passes={pipeline}", "-preserve-ll-uselistorder", "-S", str(path), "-o",
-           str(out_path) if out_path else "-"]
+    cmd = [
+        OPT,
+        f"-passes={pipeline}",
+        "-preserve-ll-uselistorder",
+        "-S",
+        str(path),
+        "-o",
+        str(out_path) if out_path else "-",
+    ]
     try:
         p = subprocess.run(cmd, capture_output=True, cwd=cwd, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -729,11 +845,15 @@ def run_opt(pipeline: str, path: Path, cwd: Path, timeout: float, out_path: Opti
         status = f"signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
         return OptResult(False, status, "", "", first[:300])
     data = out_path.read_bytes() if out_path else p.stdout
-    plain = b"\n".join(l for l in data.splitlines() if l.strip() and not USELIST_LINE.match(l))
-    return OptResult(True, "ok", hashlib.sha256(data).hexdigest(), hashlib.sha256(plain).hexdigest(), "")
+    plain = b"\n".join(
+        line for line in data.splitlines() if line.strip() and not USELIST_LINE.match(line)
+    )
+    return OptResult(
+        True, "ok", hashlib.sha256(data).hexdigest(), hashlib.sha256(plain).hexdigest(), ""
+    )
 
 
-def classify(results: List[OptResult]) -> Optional[str]:
+def classify(results: list[OptResult]) -> Optional[str]:
     """None if all runs agree; else "crash", "nondeterministic" or "uselist-only"."""
     if any(not r.ok for r in results):
         return "crash"
@@ -749,7 +869,9 @@ def parallel_map(fn, items, jobs: int):
         return list(pool.map(fn, items))
 
 
-def validate(rows: List[Row], inputs: Dict[str, Path], workdir: Path, jobs: int, timeout: float) -> None:
+def validate(
+    rows: list[Row], inputs: dict[str, Path], workdir: Path, jobs: int, timeout: float
+) -> None:
     """Every pipeline must parse and run on every input; abort otherwise."""
     tasks = [(r, k) for r in rows for k in inputs]
 
@@ -760,8 +882,10 @@ def validate(rows: List[Row], inputs: Dict[str, Path], workdir: Path, jobs: int,
     failures = [(row, key, res) for row, key, res in parallel_map(one, tasks, jobs) if not res.ok]
     if failures:
         for row, key, res in failures:
-            print(f"FAIL {row.flag:32s} {row.pipeline:45s} on {key}: {res.status}: {res.message}",
-                  file=sys.stderr)
+            print(
+                f"FAIL {row.flag:32s} {row.pipeline:45s} on {key}: {res.status}: {res.message}",
+                file=sys.stderr,
+            )
         raise SystemExit(f"error: {len(failures)} pipeline runs failed; passes.def not written")
 
 
@@ -770,8 +894,9 @@ def validate(rows: List[Row], inputs: Dict[str, Path], workdir: Path, jobs: int,
 # ---------------------------------------------------------------------------
 
 
-def check_single(rows: List[Row], inputs: Dict[str, Path], workdir: Path, runs: int, jobs: int,
-                 timeout: float) -> Dict[str, List[dict]]:
+def check_single(
+    rows: list[Row], inputs: dict[str, Path], workdir: Path, runs: int, jobs: int, timeout: float
+) -> dict[str, list[dict]]:
     """Each pass alone, `runs` times per input. Returns {flag: [problem, ...]}."""
     tasks = [(r, k, i) for r in rows for k in inputs for i in range(runs)]
 
@@ -779,10 +904,10 @@ def check_single(rows: List[Row], inputs: Dict[str, Path], workdir: Path, runs: 
         row, key, _ = task
         return row.flag, key, run_opt(row.pipeline, inputs[key], workdir, timeout)
 
-    results: Dict[Tuple[str, str], List[OptResult]] = defaultdict(list)
+    results: dict[tuple[str, str], list[OptResult]] = defaultdict(list)
     for flag, key, res in parallel_map(one, tasks, jobs):
         results[(flag, key)].append(res)
-    report: Dict[str, List[dict]] = {}
+    report: dict[str, list[dict]] = {}
     for row in rows:
         problems = []
         for key in inputs:
@@ -790,16 +915,29 @@ def check_single(rows: List[Row], inputs: Dict[str, Path], workdir: Path, runs: 
             kind = classify(rs)
             if kind:
                 bad = [r for r in rs if not r.ok]
-                problems.append({"input": key, "kind": kind, "runs": len(rs),
-                                 "distinct_outputs": len({r.digest or r.status for r in rs}),
-                                 "status": bad[0].status if bad else "ok",
-                                 "message": bad[0].message if bad else ""})
+                problems.append(
+                    {
+                        "input": key,
+                        "kind": kind,
+                        "runs": len(rs),
+                        "distinct_outputs": len({r.digest or r.status for r in rs}),
+                        "status": bad[0].status if bad else "ok",
+                        "message": bad[0].message if bad else "",
+                    }
+                )
         report[row.flag] = problems
     return report
 
 
-def check_leaks(suspects: List[Row], rows: List[Row], inputs: Dict[str, Path], workdir: Path, runs: int,
-                jobs: int, timeout: float) -> Dict[str, List[dict]]:
+def check_leaks(
+    suspects: list[Row],
+    rows: list[Row],
+    inputs: dict[str, Path],
+    workdir: Path,
+    runs: int,
+    jobs: int,
+    timeout: float,
+) -> dict[str, list[dict]]:
     """For passes whose only nondeterminism is the use-list order: does it show
     in the IR printed after any pass that follows it in the same process?"""
     tasks = [(s, r, k) for s in suspects for r in rows for k in inputs]
@@ -810,15 +948,22 @@ def check_leaks(suspects: List[Row], rows: List[Row], inputs: Dict[str, Path], w
         rs = [run_opt(pipeline, inputs[key], workdir, timeout) for _ in range(runs)]
         return s.flag, r.flag, key, classify(rs)
 
-    leaks: Dict[str, List[dict]] = {s.flag: [] for s in suspects}
+    leaks: dict[str, list[dict]] = {s.flag: [] for s in suspects}
     for first, then, key, kind in parallel_map(one, tasks, jobs):
         if kind in ("nondeterministic", "crash"):
             leaks[first].append({"then": then, "input": key, "kind": kind})
     return leaks
 
 
-def replay(seq: List[Row], path: Path, workdir: Path, tag: str, runs: int, timeout: float,
-           stop_on_uselist: bool = True) -> dict:
+def replay(
+    seq: list[Row],
+    path: Path,
+    workdir: Path,
+    tag: str,
+    runs: int,
+    timeout: float,
+    stop_on_uselist: bool = True,
+) -> dict:
     """Apply `seq` one pass per opt invocation (use-list orders kept in the
     intermediate files); return the first step that fails or diverges (a step
     that only changes use-list orders counts if `stop_on_uselist`)."""
@@ -833,13 +978,25 @@ def replay(seq: List[Row], path: Path, workdir: Path, tag: str, runs: int, timeo
             # LLVM 19 cannot always re-read the uselistorder directives it
             # printed ("wrong number of indexes"); go on without them.
             text = cur.read_bytes().splitlines()
-            cur.write_bytes(b"\n".join(l for l in text if not USELIST_LINE.match(l)) + b"\n")
-            notes.append(f"step {i}: input re-read without use-list orders ({res.message.split(': ', 2)[-1]})")
+            cur.write_bytes(b"\n".join(x for x in text if not USELIST_LINE.match(x)) + b"\n")
+            notes.append(
+                f"step {i}: input re-read without use-list orders "
+                f"({res.message.split(': ', 2)[-1]})"
+            )
             res = run_opt(row.pipeline, cur, workdir, timeout, out)
         if not res.ok:
-            return {"step": i, "flag": row.flag, "kind": "crash", "status": res.status,
-                    "message": res.message, "input_ir": str(cur), "notes": notes}
-        kind = classify([res] + [run_opt(row.pipeline, cur, workdir, timeout) for _ in range(runs - 1)])
+            return {
+                "step": i,
+                "flag": row.flag,
+                "kind": "crash",
+                "status": res.status,
+                "message": res.message,
+                "input_ir": str(cur),
+                "notes": notes,
+            }
+        kind = classify(
+            [res] + [run_opt(row.pipeline, cur, workdir, timeout) for _ in range(runs - 1)]
+        )
         if kind == "uselist-only" and not stop_on_uselist:
             notes.append(f"step {i}: {row.flag} gave run-dependent use-list orders")
         elif kind:
@@ -848,8 +1005,17 @@ def replay(seq: List[Row], path: Path, workdir: Path, tag: str, runs: int, timeo
     return {"step": None, "flag": None, "kind": "not reproduced pass by pass", "notes": notes}
 
 
-def check_sequences(rows: List[Row], inputs: Dict[str, Path], workdir: Path, count: int, length: int,
-                    runs: int, seed: int, jobs: int, timeout: float) -> List[dict]:
+def check_sequences(
+    rows: list[Row],
+    inputs: dict[str, Path],
+    workdir: Path,
+    count: int,
+    length: int,
+    runs: int,
+    seed: int,
+    jobs: int,
+    timeout: float,
+) -> list[dict]:
     """Random sequences of `length` actions in one opt invocation, `runs` times each."""
     rng = random.Random(seed)
     seqs = [[rng.choice(rows) for _ in range(length)] for _ in range(count)]
@@ -860,7 +1026,7 @@ def check_sequences(rows: List[Row], inputs: Dict[str, Path], workdir: Path, cou
         pipeline = ",".join(r.pipeline for r in seqs[s])
         return s, key, run_opt(pipeline, inputs[key], workdir, timeout)
 
-    results: Dict[Tuple[int, str], List[OptResult]] = defaultdict(list)
+    results: dict[tuple[int, str], list[OptResult]] = defaultdict(list)
     for s, key, res in parallel_map(one, tasks, jobs):
         results[(s, key)].append(res)
     problems = []
@@ -869,18 +1035,31 @@ def check_sequences(rows: List[Row], inputs: Dict[str, Path], workdir: Path, cou
         if kind is None:
             continue
         bad = [r for r in rs if not r.ok]
-        problems.append({"sequence": s, "input": key, "kind": kind,
-                         "status": bad[0].status if bad else "ok",
-                         "message": bad[0].message if bad else "",
-                         "flags": [r.flag for r in seqs[s]]})
+        problems.append(
+            {
+                "sequence": s,
+                "input": key,
+                "kind": kind,
+                "status": bad[0].status if bad else "ok",
+                "message": bad[0].message if bad else "",
+                "flags": [r.flag for r in seqs[s]],
+            }
+        )
 
     by_flag = {r.flag: r for r in rows}
 
     def attribute(problem):
         seq = [by_flag[f] for f in problem["flags"]]
         tag = f"seq{problem['sequence']}_{problem['input']}"
-        problem["culprit"] = replay(seq, inputs[problem["input"]], workdir, tag, runs, timeout,
-                                    stop_on_uselist=problem["kind"] == "uselist-only")
+        problem["culprit"] = replay(
+            seq,
+            inputs[problem["input"]],
+            workdir,
+            tag,
+            runs,
+            timeout,
+            stop_on_uselist=problem["kind"] == "uselist-only",
+        )
         return problem
 
     return parallel_map(attribute, problems, jobs)
@@ -891,7 +1070,7 @@ def check_sequences(rows: List[Row], inputs: Dict[str, Path], workdir: Path, cou
 # ---------------------------------------------------------------------------
 
 
-def render_def(rows: List[Row], version: str) -> str:
+def render_def(rows: list[Row], version: str) -> str:
     lines = [
         "// passes.def - action table of the LLVM PassesAll action space.",
         "//",
@@ -906,75 +1085,130 @@ def render_def(rows: List[Row], version: str) -> str:
         "// name (action flag), pipeline text at module level, LLVM 19 pass name, level",
     ]
     for r in rows:
-        lines.append(f'COMPILER_GYM_LLVM_PASS("{r.flag}", "{r.pipeline}", "{r.llvm_name}", {r.level})')
+        lines.append(
+            f'COMPILER_GYM_LLVM_PASS("{r.flag}", "{r.pipeline}", "{r.llvm_name}", {r.level})'
+        )
     lines.append("")
     lines.append("#undef COMPILER_GYM_LLVM_PASS")
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(rows: List[Row]) -> str:
-    out = ["| # | action flag | pipeline (module level) | LLVM 19 pass | level |",
-           "|---:|---|---|---|---|"]
+def render_markdown(rows: list[Row]) -> str:
+    out = [
+        "| # | action flag | pipeline (module level) | LLVM 19 pass | level |",
+        "|---:|---|---|---|---|",
+    ]
     for i, r in enumerate(rows):
         mark = " (appended)" if r.origin == "appended" else ""
         out.append(f"| {i} | `{r.flag}`{mark} | `{r.pipeline}` | `{r.llvm_name}` | {r.level} |")
     return "\n".join(out) + "\n"
 
 
-def determinism_check(args, passes: Dict[str, PassInfo], rows: List[Row], workdir: Path, version: str) -> int:
+def determinism_check(
+    args, passes: dict[str, PassInfo], rows: list[Row], workdir: Path, version: str
+) -> int:
     test_rows = rows
     if args.include_excluded:
         test_rows = build_rows(passes, include_excluded=True)
         test_rows += [make_row(f, e, "candidate", passes) for f, e in EXTRA_CANDIDATES]
     in_table = {r.flag for r in rows}
     inputs = build_inputs(workdir / "det", list(PREPS), args.extra_input)
-    log = lambda msg: print(msg, file=sys.stderr, flush=True)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
 
     single = check_single(test_rows, inputs, workdir, args.runs, args.jobs, args.timeout)
     log(f"single-pass check: {len(test_rows)} passes x {len(inputs)} modules x {args.runs} runs")
     for flag, probs in single.items():
         for p in probs:
-            log(f"  {flag} on {p['input']}: {p['kind']} ({p['distinct_outputs']} distinct in {p['runs']} runs"
-                f"{'; ' + p['status'] + ': ' + p['message'] if p['kind'] == 'crash' else ''})")
+            log(
+                f"  {flag} on {p['input']}: {p['kind']} "
+                f"({p['distinct_outputs']} distinct in {p['runs']} runs"
+                f"{'; ' + p['status'] + ': ' + p['message'] if p['kind'] == 'crash' else ''})"
+            )
 
-    suspects = [r for r in test_rows if single[r.flag]
-                and all(p["kind"] == "uselist-only" for p in single[r.flag])]
-    suspects += [r for r in test_rows if (r.flag in args.leak_check or r.flag in EXCLUDED)
-                 and r not in suspects]
+    suspects = [
+        r
+        for r in test_rows
+        if single[r.flag] and all(p["kind"] == "uselist-only" for p in single[r.flag])
+    ]
+    suspects += [
+        r
+        for r in test_rows
+        if (r.flag in args.leak_check or r.flag in EXCLUDED) and r not in suspects
+    ]
     leak_inputs = {k: v for k, v in inputs.items() if not k.endswith(".raw")}
-    leaks = check_leaks(suspects, test_rows, leak_inputs, workdir, args.leak_runs, args.jobs, args.timeout)
-    log(f"use-list leak check of {[s.flag for s in suspects]}: pass followed by each of "
-        f"{len(test_rows)} passes, {args.leak_runs} runs")
+    leaks = check_leaks(
+        suspects, test_rows, leak_inputs, workdir, args.leak_runs, args.jobs, args.timeout
+    )
+    log(
+        f"use-list leak check of {[s.flag for s in suspects]}: pass followed by each of "
+        f"{len(test_rows)} passes, {args.leak_runs} runs"
+    )
     for flag, found in leaks.items():
-        log(f"  {flag}: {len(found)} (next pass, module) pairs with differing IR"
-            + (f", e.g. {found[:5]}" if found else ""))
+        log(
+            f"  {flag}: {len(found)} (next pass, module) pairs with differing IR"
+            + (f", e.g. {found[:5]}" if found else "")
+        )
 
     seq_rows = test_rows if args.include_excluded else rows
-    seq = check_sequences(seq_rows, inputs, workdir, args.sequences, args.seq_length, args.seq_runs,
-                          args.seed, args.jobs, args.timeout)
-    log(f"sequence check: {args.sequences} random sequences of {args.seq_length} x {len(inputs)} modules "
-        f"x {args.seq_runs} runs; {len(seq)} (sequence, module) problems")
-    summary: Dict[Tuple[str, str, str], int] = defaultdict(int)
+    seq = check_sequences(
+        seq_rows,
+        inputs,
+        workdir,
+        args.sequences,
+        args.seq_length,
+        args.seq_runs,
+        args.seed,
+        args.jobs,
+        args.timeout,
+    )
+    log(
+        f"sequence check: {args.sequences} random sequences of {args.seq_length} x "
+        f"{len(inputs)} modules "
+        f"x {args.seq_runs} runs; {len(seq)} (sequence, module) problems"
+    )
+    summary: dict[tuple[str, str, str], int] = defaultdict(int)
     for p in seq:
         c = p["culprit"]
         summary[(p["kind"], c["kind"], c["flag"] or "-")] += 1
         if p["kind"] != "uselist-only" or args.verbose:
-            log(f"  seq {p['sequence']} on {p['input']}: {p['kind']}"
+            prefix = (
+                "; prefix " + " ".join(p["flags"][: c["step"] + 1]) if c["step"] is not None else ""
+            )
+            log(
+                f"  seq {p['sequence']} on {p['input']}: {p['kind']}"
                 f"{' (' + p['status'] + ')' if p['kind'] == 'crash' else ''}"
                 f"; pass by pass: {c['kind']} at step {c['step']} {c['flag'] or ''}"
-                f"{'; prefix ' + ' '.join(p['flags'][:c['step'] + 1]) if c['step'] is not None else ''}")
+                f"{prefix}"
+            )
     for (kind, ckind, cflag), n in sorted(summary.items()):
         log(f"  {n:4d} x {kind} in one process; pass by pass: {ckind} {cflag}")
     if args.report:
-        args.report.write_text(json.dumps({"llvm": version, "inputs": sorted(inputs), "single": single,
-                                           "leaks": leaks, "sequences": seq}, indent=1))
+        args.report.write_text(
+            json.dumps(
+                {
+                    "llvm": version,
+                    "inputs": sorted(inputs),
+                    "single": single,
+                    "leaks": leaks,
+                    "sequences": seq,
+                },
+                indent=1,
+            )
+        )
         log(f"report written to {args.report}")
 
     # A table row that misbehaves on its own (or leaks nondeterminism into the
     # next pass) means EXCLUDED is out of date: fail.
-    failing = sorted({f for f, probs in single.items() if f in in_table
-                      and any(p["kind"] != "uselist-only" for p in probs)}
-                     | {f for f, found in leaks.items() if f in in_table and found})
+    failing = sorted(
+        {
+            f
+            for f, probs in single.items()
+            if f in in_table and any(p["kind"] != "uselist-only" for p in probs)
+        }
+        | {f for f, found in leaks.items() if f in in_table and found}
+    )
     if failing:
         log(f"error: table actions that crash or are nondeterministic: {failing}")
         return 1
@@ -982,25 +1216,46 @@ def determinism_check(args, passes: Dict[str, PassInfo], rows: List[Row], workdi
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("-o", "--output", type=Path, default=DEFAULT_OUTPUT, help="passes.def to write")
     ap.add_argument("--no-write", action="store_true", help="validate only")
-    ap.add_argument("--print-markdown", action="store_true", help="print the action table as Markdown")
-    ap.add_argument("--check-determinism", action="store_true",
-                    help="run every pass repeatedly and in random sequences, compare output hashes")
-    ap.add_argument("--include-excluded", action="store_true",
-                    help="also test the EXCLUDED passes and EXTRA_CANDIDATES (determinism check)")
+    ap.add_argument(
+        "--print-markdown", action="store_true", help="print the action table as Markdown"
+    )
+    ap.add_argument(
+        "--check-determinism",
+        action="store_true",
+        help="run every pass repeatedly and in random sequences, compare output hashes",
+    )
+    ap.add_argument(
+        "--include-excluded",
+        action="store_true",
+        help="also test the EXCLUDED passes and EXTRA_CANDIDATES (determinism check)",
+    )
     ap.add_argument("--runs", type=int, default=5, help="repetitions per (pass, input) [5]")
     ap.add_argument("--sequences", type=int, default=60, help="random sequences [60]")
     ap.add_argument("--seq-length", type=int, default=30, help="passes per random sequence [30]")
     ap.add_argument("--seq-runs", type=int, default=3, help="repetitions per (sequence, input) [3]")
     ap.add_argument("--seed", type=int, default=0, help="seed of the random sequences [0]")
-    ap.add_argument("--extra-input", type=Path, action="append", default=[],
-                    help="additional .c/.ll/.bc file used by the determinism check")
-    ap.add_argument("--leak-check", nargs="*", default=KNOWN_USELIST_NONDETERMINISM,
-                    help="flags to put through the use-list leak check besides the ones found "
-                         "by the single-pass check [%(default)s]")
-    ap.add_argument("--leak-runs", type=int, default=3, help="repetitions per (pass, next pass, input) [3]")
+    ap.add_argument(
+        "--extra-input",
+        type=Path,
+        action="append",
+        default=[],
+        help="additional .c/.ll/.bc file used by the determinism check",
+    )
+    ap.add_argument(
+        "--leak-check",
+        nargs="*",
+        default=KNOWN_USELIST_NONDETERMINISM,
+        help="flags to put through the use-list leak check besides the ones found "
+        "by the single-pass check [%(default)s]",
+    )
+    ap.add_argument(
+        "--leak-runs", type=int, default=3, help="repetitions per (pass, next pass, input) [3]"
+    )
     ap.add_argument("--report", type=Path, help="write the determinism findings as JSON")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per opt run [120]")

@@ -83,8 +83,11 @@ def parse_actions(text: str, flags: list[str], limit: int) -> list[int]:
     actions = []
     for token in tokens:
         token = token.strip()
-        if token.lstrip("+-").isdigit():
+        try:
             value = int(token)
+        except ValueError:
+            value = None
+        if value is not None:
             if not 0 <= value < len(flags):
                 raise ExplorerError(400, f"action {value} is out of range [0, {len(flags)})")
             actions.append(value)
@@ -229,6 +232,8 @@ class Session:
         values = self._env(lambda: [self.env.observation[s] for s in STATE_SPACES])
         root = self._add(None, None, 0.0, False, values)
         self.env_at = root.id
+        if not actions:
+            return [self._with_ir(root.id) if include_ir else root.payload]
         return [root.payload] + self._step(actions, root.id, include_ir)
 
     def step(self, actions: list[int], from_node: Optional[int], include_ir: bool) -> list[dict]:
@@ -331,6 +336,8 @@ class Sessions:
     def get(self, session_id: str) -> Session:
         """An open session, marked as used now; 404 for an unknown, stopped or expired one."""
         session = self._sessions.get(session_id)
+        if session is not None and time.monotonic() - session.last_used > self.timeout:
+            session = None  # expired: the reaper closes it, whether or not it has run yet
         if session is None or session.closed:
             raise ExplorerError(
                 404, f"no session {session_id!r} (never started, stopped or expired)"
@@ -676,10 +683,16 @@ def create_app(config: ExplorerConfig):
         return JSONResponse(info)
 
     def open_session(reward: str, benchmark: str, actions: list[int], ir: bool):
+        # Only datasets' benchmarks: a file:// URI would let any client read this machine's
+        # files through error messages and the IR.
+        if benchmark.startswith("file:"):
+            raise ExplorerError(400, "file:// benchmarks are not served; name a dataset's")
         try:
             env = compiler_gym.make(config.env, benchmark=benchmark, reward_space=reward)
         except LookupError as e:
             raise ExplorerError(404, str(e).strip("'\"")) from e
+        except (OSError, ValueError) as e:
+            raise ExplorerError(400, f"benchmark {benchmark} cannot be used: {e}") from e
         session = Session(secrets.token_hex(8), env, reward, config.max_nodes, info["features"])
         try:
             states = session.start(actions, ir)

@@ -211,7 +211,7 @@ def check_case(env, index: int, uri: str, actions: list[int], rng, repeats: int 
         result.problems.append(f"fresh env gave {fresh}, stepwise {result.final}")
     result.steps += 3 * len(actions)
 
-    if repeats and actions:
+    if repeats >= 2 and actions:
         point = int(rng.integers(len(actions)))
         env.reset(benchmark=uri)
         _, _, done, _ = env.multistep(actions[:point]) if point else (None, None, False, {})
@@ -301,6 +301,9 @@ def worker(args) -> int:
 
 @dataclass
 class Report:
+    """A campaign's totals: cases, steps, episodes, errors by type, and every problem and
+    process crash with what reproduces it."""
+
     cases: int = 0
     steps: int = 0
     episodes: int = 0
@@ -396,7 +399,9 @@ def campaign(args) -> Report:
     from tqdm import tqdm
 
     report = Report()
-    cases_total = max(1, args.steps // (4 * args.length))
+    # A case's steps: stepwise, replay, fork and fresh env (4 x length), then the repeats
+    # check's prefix (length / 2 on average) and its forks.
+    cases_total = max(1, args.steps // (4 * args.length + args.length // 2 + args.repeats))
     chunk = max(1, -(-cases_total // args.jobs))
     progress = tqdm(total=cases_total, unit="case", disable=args.quiet)
 
@@ -428,7 +433,7 @@ def campaign(args) -> Report:
                 replayed[event["index"]] = event["final"]
 
         for first in range(0, cases_total, args.process_every):
-            run_range(args, first, 1, 0, on_replay)
+            report.process_crashes += run_range(args, first, 1, 0, on_replay)
         for index, final in sorted(replayed.items()):
             report.process_checks += 1
             if index in report.finals and not _same(final, report.finals[index]):

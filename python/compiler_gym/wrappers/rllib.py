@@ -27,6 +27,7 @@ when it registers the env.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from typing import Any, Optional
@@ -176,7 +177,8 @@ def _assigned_cpus() -> int:
         import ray
 
         if ray.is_initialized():
-            return int(ray.get_runtime_context().get_assigned_resources().get("CPU", 0))
+            cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 0)
+            return math.ceil(cpus)  # a share of a CPU is one thread, not 0 (all cores)
     except ImportError:
         pass
     return 0

@@ -200,6 +200,14 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         self._actions: list[int] = []
         self._state_id: Optional[str] = None
 
+    def fork(self) -> SynchronousSqliteLogger:
+        """A logger over a fork of the env, writing through this logger's writer (which it
+        does not close) from a copy of this episode's actions."""
+        new = super().fork()
+        new._actions = list(self._actions)
+        new._owns_writer = False
+        return new
+
     def _record_state(self, done: bool) -> str:
         names = ["IrSha1", "IrInstructionCount", "Autophase", "InstCount"]
         if self.log_ir:
