@@ -8,6 +8,9 @@ Measured in one run on the same benchmarks and random actions:
   * make_vec, async send/recv with batch_size = num_envs / 2;
   * make_vec with isolation="process" (a worker process per env), sync, default threads, and
     its ratio to make_vec in process with all cores (target: within 15%);
+  * the same with one engine thread, and its ratio to one thread in process: the engine starts
+    every worker's step before it waits for any, so the workers run side by side on all cores
+    however few threads wait for them;
   * a Python loop over num_envs single compiler_gym.make envs;
   * gymnasium.vector.AsyncVectorEnv over single envs (one subprocess per env);
 and prints env steps/s, parallel efficiency, and the speedups.
@@ -135,7 +138,7 @@ def main(argv=None) -> int:
     print(
         f"{'num_envs':>8} {'vec 1 thr':>10} {'vec all':>10} {'vec async':>10} "
         f"{'py loop':>10} {'AsyncVecEnv':>12} {'eff':>6} {'vs Async':>9} {'isolated':>9} "
-        f"{'iso/all':>8}"
+        f"{'iso/all':>8} {'iso 1 thr':>10} {'iso1/1':>7}"
     )
     for n in args.num_envs:
         e, k = args.env, args.steps
@@ -147,6 +150,7 @@ def main(argv=None) -> int:
             "subproc": partial(async_vector_env, e, n, k) if n <= 64 else None,
             # num_threads=0: the default, which for isolated envs is two threads per core.
             "iso": partial(vec_sync, e, n, 0, k, isolation="process"),
+            "iso1": partial(vec_sync, e, n, 1, k, isolation="process"),
         }
         # Rounds interleave the configurations, so that a slow spell of a shared machine
         # does not fall on one of them only; each reports its median round.
@@ -154,12 +158,15 @@ def main(argv=None) -> int:
         for _ in range(args.repeats):
             for name, run in runs.items():
                 samples[name].append(run(rng()) if run else nan)
-        one, full, asy, loop, subproc, iso = (float(np.median(samples[name])) for name in runs)
+        one, full, asy, loop, subproc, iso, iso1 = (
+            float(np.median(samples[name])) for name in runs
+        )
         efficiency = full / (one * min(cores, n))
-        rows.append((n, one, full, asy, loop, subproc, iso))
+        rows.append((n, one, full, asy, loop, subproc, iso, iso1))
         print(
             f"{n:>8} {one:>10.0f} {full:>10.0f} {asy:>10.0f} {loop:>10.0f} {subproc:>12.0f} "
-            f"{efficiency:>6.2f} {full / subproc:>8.2f}x {iso:>9.0f} {iso / full:>8.2f}"
+            f"{efficiency:>6.2f} {full / subproc:>8.2f}x {iso:>9.0f} {iso / full:>8.2f} "
+            f"{iso1:>10.0f} {iso1 / one:>7.2f}"
         )
     if args.plot:
         import matplotlib
@@ -175,6 +182,7 @@ def main(argv=None) -> int:
             "Python loop",
             "AsyncVectorEnv",
             "vec, isolated",
+            "vec, isolated, 1 thread",
         ]
         for k, label in enumerate(labels, start=1):
             plt.plot(data[:, 0], data[:, k], marker="o", label=label)

@@ -75,6 +75,11 @@ StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
   return outcome;
 }
 
+void Env::StartStep(std::span<const int> actions) {
+  if (!in_episode_ || episode_over_ || !CheckActions(actions).ok()) return;
+  DoStartStep(actions);
+}
+
 namespace {
 std::atomic<bool> background_threads_allowed{true};
 }  // namespace

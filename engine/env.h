@@ -110,6 +110,13 @@ class Env {
   // kOutOfRange and changes nothing; an error inside the compiler ends the episode (done).
   StatusOr<StepOutcome> Step(std::span<const int> actions);
 
+  // Announces that Step(actions) is the next call, so that an env whose compiler works
+  // elsewhere (a worker process) can set it going now: a vector engine starts every env's
+  // step before it waits for any, and the workers then run side by side instead of one per
+  // waiting thread. Does nothing when the step would be refused. The next call on the env
+  // must be that Step.
+  void StartStep(std::span<const int> actions);
+
   virtual StatusOr<Observation> Observe(int observation_index) = 0;
 
   // Computes the reward since it was last computed in this episode (since reset the first
@@ -158,6 +165,7 @@ class Env {
  protected:
   virtual Status DoReset(const Benchmark& benchmark) = 0;
   virtual StatusOr<StepOutcome> DoStep(std::span<const int> actions) = 0;
+  virtual void DoStartStep(std::span<const int> /*actions*/) {}
   virtual StatusOr<std::unique_ptr<Env>> DoFork() = 0;
   // TryActions' hooks: save the family's state, and return to it (as often as asked), at less
   // cost than a fork. `changed` is false after a candidate that had no effect (so the family

@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -21,7 +23,9 @@ namespace compiler_gym::testing {
 // Benchmark "bad" fails to load; benchmark "throw" makes Step() throw; benchmark "crash" makes
 // Step() report an error that ends the episode. Faults for the process-isolated executor's tests
 // (only ever run in a worker process): on Step(), "segv" segfaults, "abort" aborts, "hang"
-// never returns, and "alloc" allocates without bound.
+// never returns, and "alloc" allocates without bound. Benchmark "rendezvous:MINE:OTHER" makes
+// step k create the file MINE<k> and wait (up to 20 s) for OTHER<k>: two such envs' steps end
+// only if both run at once.
 class CounterEnv final : public Env {
  public:
   const EnvSpec& Spec() const override {
@@ -91,6 +95,21 @@ class CounterEnv final : public Env {
       }
     }
     StepOutcome out;
+    if (mode_.starts_with("rendezvous:")) {
+      const size_t colon = mode_.find(':', 11);
+      const std::string k = std::to_string(trace_.size());
+      std::ofstream(mode_.substr(11, colon - 11) + k).put('1');
+      const std::string other = mode_.substr(colon + 1) + k;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!std::filesystem::exists(other)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          out.done = true;
+          out.error = Aborted("rendezvous: nobody came to " + other);
+          return out;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
     if (mode_ == "crash") {
       out.done = true;
       out.error = Internal("injected crash");

@@ -136,6 +136,17 @@ struct VecEnv::Impl {
     if (!row.error.ok()) slot.needs_reset = true;
   }
 
+  // Lets the env set its step going (see Env::StartStep) before any thread waits for one.
+  void StartSlot(int id, std::span<const int> actions) {
+    Slot& slot = slots[id];
+    if (slot.needs_reset) return;
+    try {
+      slot.env->StartStep(actions);
+    } catch (...) {
+      // StepSlot meets the same trouble again and reports it on the env's row.
+    }
+  }
+
   void StepSlot(int id, std::span<const int> actions) {
     Slot& slot = slots[id];
     Row& row = slot.row;
@@ -381,6 +392,7 @@ StatusOr<BatchPtr> VecEnv::Step(std::span<const int> actions) {
       return FailedPrecondition("step() while async steps are outstanding; recv() them first");
     }
   }
+  for (int i = 0; i < n; ++i) s.StartSlot(i, actions.subspan(i * k, k));
   s.arena->execute([&] {
     oneapi::tbb::parallel_for(0, n, [&](int i) { s.StepSlot(i, actions.subspan(i * k, k)); });
   });
@@ -449,6 +461,7 @@ Status VecEnv::Send(std::span<const int> actions, std::span<const int> env_ids) 
     for (int id : env_ids) s.slots[id].in_flight = true;
     s.in_flight += static_cast<int>(env_ids.size());
   }
+  for (size_t j = 0; j < env_ids.size(); ++j) s.StartSlot(env_ids[j], actions.subspan(j * k, k));
   // One entry into the arena for the whole send; one task per env.
   s.async_arena->execute([&] {
     for (size_t j = 0; j < env_ids.size(); ++j) {

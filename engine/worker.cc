@@ -339,8 +339,11 @@ enum class ReadResult { kOk, kClosed, kTimeout };
 ReadResult ReadAll(int fd, char* data, size_t size,
                    std::optional<std::chrono::steady_clock::time_point> deadline,
                    std::vector<int>* fds) {
+  // With a deadline, a read that would block waits in poll(); what has already arrived (a
+  // started step's reply, often) is taken without it.
+  bool wait = false;
   while (size > 0) {
-    if (deadline) {
+    if (deadline && wait) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           *deadline - std::chrono::steady_clock::now());
       if (left.count() < 0) return ReadResult::kTimeout;
@@ -349,6 +352,7 @@ ReadResult ReadAll(int fd, char* data, size_t size,
       if (ready < 0 && errno != EINTR) return ReadResult::kClosed;
       if (ready <= 0) continue;
     }
+    wait = true;
     iovec iov{data, size};
     char control[CMSG_SPACE(sizeof(int) * 4)];
     msghdr msg{};
@@ -356,9 +360,10 @@ ReadResult ReadAll(int fd, char* data, size_t size,
     msg.msg_iovlen = 1;
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | (deadline ? MSG_DONTWAIT : 0));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
     if (n <= 0) return ReadResult::kClosed;
+    wait = false;
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
       const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -601,15 +606,36 @@ class RemoteEnv final : public Env {
     return status;
   }
 
+  // The request goes out now and its reply is read in DoStep, so that a vector engine's
+  // workers all run while its threads wait. Only for a worker that has greeted: waiting for a
+  // new one is DoStep's business.
+  void DoStartStep(std::span<const int> actions) override {
+    if (pid_ > 0 && greeted_ && !pending_) SendStep(actions);
+  }
+
   StatusOr<StepOutcome> DoStep(std::span<const int> actions) override {
-    if (pid_ < 0) return NoEpisode(Gone());
-    const std::vector<int32_t> prefetch = TakePrefetch();
-    Writer w;
-    w.Pod(Op::kStep);
-    w.Pod<int32_t>(action_space());
-    w.Vec(std::vector<int>(actions.begin(), actions.end()));
-    w.Vec(prefetch);
-    StatusOr<std::string> reply = Request(w.buf());
+    if (pending_ && (pending_->action_space != action_space() ||
+                     !std::equal(actions.begin(), actions.end(), pending_->actions.begin(),
+                                 pending_->actions.end()))) {
+      // The worker is a step ahead of what the env records: it cannot be trusted again.
+      pending_.reset();
+      Retire(/*graceful=*/false);
+      last_error_ = Internal("a step was started with other actions than the one taken");
+      return last_error_;
+    }
+    if (!pending_) {
+      if (pid_ < 0) return NoEpisode(Gone());
+      SendStep(actions);
+    }
+    PendingStep pending = std::move(*pending_);
+    pending_.reset();
+    StatusOr<std::string> reply = pending.sent;
+    if (reply.ok()) {
+      std::string body;
+      const ReadResult result = ReadFrame(sock_.get(), &body, pending.deadline);
+      reply = result == ReadResult::kOk ? StatusOr<std::string>(std::move(body))
+                                        : StatusOr<std::string>(Lost(result));
+    }
     StepOutcome outcome;
     if (!reply.ok()) {
       // The worker is gone: the step ends the episode with the reason. Which of several
@@ -623,7 +649,7 @@ class RemoteEnv final : public Env {
     if (!r.Stat(&status)) return Garbled();
     RETURN_IF_ERROR(status);
     if (!ReadOutcome(r, &outcome) ||
-        !StorePrefetched(r, outcome.done ? std::vector<int32_t>{} : prefetch)) {
+        !StorePrefetched(r, outcome.done ? std::vector<int32_t>{} : pending.prefetch)) {
       return Garbled();
     }
     // An error that ends the episode may have left the worker unreliable (a crash that LLVM
@@ -676,6 +702,34 @@ class RemoteEnv final : public Env {
     Status status;
     if (!r.Stat(&status)) return Garbled();
     return status;
+  }
+
+  // A step whose request has gone out (or failed to: `sent` says why) and whose reply is
+  // still to be read.
+  struct PendingStep {
+    std::vector<int> actions;
+    int action_space = 0;
+    std::vector<int32_t> prefetch;
+    std::chrono::steady_clock::time_point deadline;
+    StatusOr<std::string> sent = std::string();
+  };
+
+  void SendStep(std::span<const int> actions) {
+    PendingStep& p = pending_.emplace();
+    p.actions.assign(actions.begin(), actions.end());
+    p.action_space = action_space();
+    p.prefetch = TakePrefetch();
+    p.deadline = Deadline();
+    if (Status hello = AwaitHello(p.deadline); !hello.ok()) {
+      p.sent = hello;
+      return;
+    }
+    Writer w;
+    w.Pod(Op::kStep);
+    w.Pod<int32_t>(p.action_space);
+    w.Vec(p.actions);
+    w.Vec(p.prefetch);
+    if (!SendFrame(sock_.get(), w.buf())) p.sent = Lost(ReadResult::kClosed);
   }
 
   std::string Gone() const {
@@ -775,6 +829,13 @@ class RemoteEnv final : public Env {
   // past the deadline it is reaped (killed first in the second case), and the error says how
   // it ended.
   StatusOr<std::string> Request(const std::string& request, const std::vector<int>& fds = {}) {
+    if (pending_) {
+      // A started step must be taken before anything else is asked: its reply is next.
+      pending_.reset();
+      Retire(/*graceful=*/false);
+      last_error_ = Internal("a request came between a started step and the step");
+      return last_error_;
+    }
     if (pid_ < 0) return NoEpisode(Gone());
     const auto deadline = Deadline();
     RETURN_IF_ERROR(AwaitHello(deadline));
@@ -854,6 +915,7 @@ class RemoteEnv final : public Env {
   std::vector<std::pair<std::string, std::string>> parameters_;
   std::vector<std::optional<StatusOr<Observation>>> cache_;  // by observation index
   std::vector<int> wanted_;  // deterministic observations asked for since the state changed
+  std::optional<PendingStep> pending_;
 };
 
 // --- the worker's side ----------------------------------------------------------------------

@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <filesystem>
+
 #include "engine/test_envs.h"
 #include "engine/vec_env.h"
 
@@ -234,6 +236,74 @@ TEST(RemoteEnv, VecEnvFaultsStayInTheirRows) {
         << i;
   }
   remote->reset();
+  ExpectNoChildren();
+}
+
+// The engine starts every env's step before any thread waits for one, so isolated envs run side
+// by side however few threads the engine has: each of these two steps ends only once the other
+// has begun, with one thread, in sync steps and in async ones.
+TEST(RemoteEnv, VecEnvRunsWorkersSideBySideOnOneThread) {
+  char dir[] = "/tmp/cg_rendezvous_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string a = std::string(dir) + "/a", b = std::string(dir) + "/b";
+  auto sampler = [&](int env_id, int64_t, std::mt19937_64&) {
+    return Benchmark{.uri = "rendezvous:" + (env_id == 0 ? a + ":" + b : b + ":" + a)};
+  };
+  VecEnvConfig config{.num_envs = 2, .num_threads = 1, .observation_spaces = {"Trace"}};
+  auto vec = VecEnv::Create(
+      []() -> StatusOr<std::unique_ptr<Env>> {
+        return MakeRemoteEnv({.worker_path = CG_TEST_WORKER, .env_id = "counter-v0"},
+                             CounterSpec());
+      },
+      sampler, config);
+  ASSERT_TRUE(vec.ok()) << vec.status().ToString();
+  ASSERT_TRUE((*vec)->Reset().ok());
+  const std::vector<int> actions = {1, 2};
+  auto batch = (*vec)->Step(actions);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  for (int i = 0; i < 2; ++i)
+    EXPECT_TRUE((*batch)->errors[i].ok()) << (*batch)->errors[i].ToString();
+  const std::vector<int> ids = {0, 1};
+  ASSERT_TRUE((*vec)->Send(actions, ids).ok());
+  batch = (*vec)->Recv();
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ASSERT_EQ((*batch)->rows(), 2);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_TRUE((*batch)->errors[i].ok()) << (*batch)->errors[i].ToString();
+  EXPECT_EQ(Trace((*vec)->env(0)), "11");
+  EXPECT_EQ(Trace((*vec)->env(1)), "22");
+  vec->reset();
+  std::filesystem::remove_all(dir);
+  ExpectNoChildren();
+}
+
+TEST(RemoteEnv, AStartedStepMustBeTheNextCall) {
+  auto env = Remote();
+  ASSERT_TRUE(env->Reset(Counter(0)).ok());
+  const int zero[] = {0}, one[] = {1}, out_of_range[] = {3};
+  // A step that would be refused is not started: the step gets the refusal, the env goes on.
+  env->StartStep(out_of_range);
+  EXPECT_EQ(env->Step(out_of_range).status().code(), StatusCode::kOutOfRange);
+  env->StartStep(one);
+  ASSERT_TRUE(env->Step(one).ok());
+  env->StartStep(one);
+  ASSERT_TRUE(env->Step(one).ok());
+  EXPECT_EQ(Trace(*env), "11");
+  EXPECT_EQ(env->actions(), (std::vector<int>{1, 1}));
+  // The worker ran a step the env has not taken: a different step, or any other call, finds it
+  // a step ahead, and it is replaced at the next reset.
+  env->StartStep(zero);
+  auto out = env->Step(one);
+  EXPECT_EQ(out.status().code(), StatusCode::kInternal) << out.status().ToString();
+  EXPECT_EQ(env->Step(one).status().code(), StatusCode::kNoEpisode);
+  ASSERT_TRUE(env->Reset(Counter(0)).ok());
+  env->StartStep(zero);
+  EXPECT_EQ(env->Observe(0).status().code(), StatusCode::kInternal);
+  ASSERT_TRUE(env->Reset(Counter(2)).ok());
+  ASSERT_TRUE(env->Step(zero).ok());
+  EXPECT_EQ(Cost(*env), 11);
+  EXPECT_EQ(env->actions(), (std::vector<int>{0}));
+  env.reset();
   ExpectNoChildren();
 }
 
