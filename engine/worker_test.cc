@@ -243,9 +243,9 @@ TEST(RemoteEnv, VecEnvFaultsStayInTheirRows) {
 // by side however few threads the engine has: each of these two steps ends only once the other
 // has begun, with one thread, in sync steps and in async ones.
 TEST(RemoteEnv, VecEnvRunsWorkersSideBySideOnOneThread) {
-  char dir[] = "/tmp/cg_rendezvous_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
-  const std::string a = std::string(dir) + "/a", b = std::string(dir) + "/b";
+  std::string dir = (std::filesystem::temp_directory_path() / "cg_rendezvous_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string a = dir + "/a", b = dir + "/b";
   auto sampler = [&](int env_id, int64_t, std::mt19937_64&) {
     return Benchmark{.uri = "rendezvous:" + (env_id == 0 ? a + ":" + b : b + ":" + a)};
   };

@@ -5,11 +5,14 @@ JSON error for every kind of bad input while the server goes on serving."""
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 from urllib.parse import quote
 
 import httpx
@@ -27,16 +30,24 @@ FLAGS = ["-mem2reg", "-gvn", "-simplifycfg"]
 
 class ExplorerServer:
     """``python -m compiler_gym.bin.explorer --port 0 ARGS`` in a subprocess, for a ``with``
-    block: ``url`` is where it listens; leaving the block stops it (SIGTERM, then SIGKILL)."""
+    block: ``url`` is where it listens; leaving the block stops it (SIGTERM, then SIGKILL). Its
+    site data is an empty folder (``site_data``), as on a machine where no dataset that installs
+    has been installed."""
 
     def __init__(self, *args: str):
         self.args = [sys.executable, "-m", "compiler_gym.bin.explorer", "--port", "0", *args]
         self.process = None
         self.url = None
+        self.site_data = None
 
     def __enter__(self):
+        self.site_data = Path(tempfile.mkdtemp(prefix="explorer-site-"))
         self.process = subprocess.Popen(
-            self.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            self.args,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "COMPILER_GYM_SITE_DATA": str(self.site_data)},
         )
         deadline = time.monotonic() + 60
         line = ""
@@ -63,6 +74,7 @@ class ExplorerServer:
                 self.process.kill()
                 self.process.wait()
         self.process.stdout.close()
+        shutil.rmtree(self.site_data, ignore_errors=True)
 
 
 def episode(flags, benchmark=CRC32, reward=REWARD):
@@ -125,7 +137,7 @@ def client(server):
         yield c
 
 
-def test_describe_lists_the_env(client, logged_db):
+def test_describe_lists_the_env(client, logged_db, server):
     body = client.get("/api/v4/describe").json()
     assert body["database"] == str(logged_db)
     with compiler_gym.make("llvm-v0") as env:
@@ -138,6 +150,13 @@ def test_describe_lists_the_env(client, logged_db):
     assert datasets["benchmark://builtin-v0"]["truncated"] is False
     assert datasets["generator://csmith-v0"]["size"] is None
     assert datasets["generator://csmith-v0"]["truncated"] is True
+    # Datasets that install (an extraction, downloads) are listed, not installed, so that the
+    # server answers at once on a fresh machine.
+    torture = datasets["benchmark://gcc-torture-v0"]
+    assert torture["installed"] is False and torture["benchmarks"] == []
+    assert torture["size"] is None and torture["truncated"] is True
+    assert datasets["benchmark://builtin-v0"]["installed"] is True
+    assert list(server.site_data.iterdir()) == []
     assert len(body["features"]["autophase"]) == 56 and len(body["features"]["instcount"]) == 70
 
 

@@ -495,20 +495,26 @@ class ExploredDatabase:
 
 def describe_env(env_id: str, max_benchmarks: int) -> dict:
     """What ``/api/v4/describe`` answers: actions (flag: index), observation and reward spaces,
-    datasets with (up to ``max_benchmarks`` of) their benchmarks, feature names."""
+    datasets with (up to ``max_benchmarks`` of) their benchmarks, feature names. A dataset that
+    is not installed is listed without benchmarks: listing them would install it (a download or
+    an extraction of minutes) before the server could answer; its benchmarks still start by URI."""
     with compiler_gym.make(env_id) as env:
         env.reset()
         datasets = []
         for dataset in env.datasets:
-            infinite = not dataset.size
-            uris = [str(u) for u in islice(dataset.benchmark_uris(), max_benchmarks)]
+            installed = dataset.installed
+            uris = []
+            if installed:
+                uris = [str(u) for u in islice(dataset.benchmark_uris(), max_benchmarks)]
+            unknown_size = dataset.infinite or not installed
             datasets.append(
                 {
                     "name": str(dataset.name),
                     "description": dataset.description,
-                    "size": None if infinite else dataset.size,
+                    "installed": installed,
+                    "size": None if unknown_size else dataset.size,
                     "benchmarks": uris,
-                    "truncated": infinite or dataset.size > len(uris),
+                    "truncated": unknown_size or dataset.size > len(uris),
                 }
             )
         return {
