@@ -149,9 +149,18 @@ TEST(LoopIr, ReferenceOutput) {
   EXPECT_NEAR(out[1], 0.75, 1e-6);
 }
 
-// The CPU backend computes every program right under schedules reached by random actions
-// (tails, splits, threaded loops over reduced variables, which accumulate atomically).
-TEST(CpuBackend, MatchesTheReferenceUnderRandomSchedules) {
+// Each backend computes every program right under schedules reached by random actions (tails,
+// splits, threaded loops over reduced variables, which accumulate atomically). The CUDA case
+// runs where a GPU is present (scripts/gpu_check.sh) and is skipped elsewhere.
+class Backend : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+    const Status available = DeviceAvailable(GetParam());
+    if (!available.ok()) GTEST_SKIP() << available.message();
+  }
+};
+
+TEST_P(Backend, MatchesTheReferenceUnderRandomSchedules) {
   std::mt19937 gen(3);
   for (const char* path : {"add/1000", "matmul/17x9x13", "reduce/7x45", "softmax/6x33"}) {
     std::shared_ptr<ProgramData> data = GetProgramData(path).value();
@@ -178,15 +187,37 @@ TEST(CpuBackend, MatchesTheReferenceUnderRandomSchedules) {
             break;
         }
       }
-      std::shared_ptr<Kernel> kernel = GetKernel(Device::kCpu, data->program, s.loops).value();
+      StatusOr<std::shared_ptr<Kernel>> kernel = GetKernel(GetParam(), data->program, s.loops);
+      ASSERT_TRUE(kernel.ok()) << path << ": " << kernel.status().ToString() << "\n"
+                               << DumpLoopTree(data->program, s);
       std::vector<float> output;
-      ASSERT_TRUE(kernel->RunOnce(*data, output).ok());
+      const Status run = (*kernel)->RunOnce(*data, output);
+      ASSERT_TRUE(run.ok()) << path << ": " << run.ToString();
       const Status check = CheckOutput(data->program, reference, output.data());
       EXPECT_TRUE(check.ok()) << path << ": " << check.message() << "\n"
                               << DumpLoopTree(data->program, s);
     }
   }
 }
+
+// A measurement checks the kernel once, then times it; the copy peak is a positive bandwidth.
+TEST_P(Backend, MeasuresCheckedKernelsAndTheCopyPeak) {
+  std::shared_ptr<ProgramData> data = GetProgramData("add/65536").value();
+  const Schedule s = InitialSchedule(data->program);
+  std::shared_ptr<Kernel> kernel = GetKernel(GetParam(), data->program, s.loops).value();
+  const TimingOptions options{.warmup = 1, .repetitions = 3};
+  StatusOr<double> seconds = Measure(GetParam(), *kernel, *data, options);
+  ASSERT_TRUE(seconds.ok()) << seconds.status().ToString();
+  EXPECT_GT(*seconds, 0);
+  EXPECT_TRUE(kernel->checked);
+  EXPECT_TRUE(kernel->check.ok()) << kernel->check.ToString();
+  StatusOr<double> peak = CopyBandwidth(GetParam(), 1 << 20, options);
+  ASSERT_TRUE(peak.ok()) << peak.status().ToString();
+  EXPECT_GT(*peak, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, Backend, ::testing::Values(Device::kCpu, Device::kCuda),
+                         [](const auto& info) { return std::string(DeviceName(info.param)); });
 
 TEST(CpuBackend, WrongOutputIsCaught) {
   std::shared_ptr<ProgramData> data = GetProgramData("reduce/4x8").value();
