@@ -41,7 +41,9 @@ elif [ -f .gpu_bundle/bundle.tar.xz ]; then
   # The lent machines have no LLVM 19 and no network: the tests and the package come packed
   # by scripts/gpu_bundle.sh, with the libraries they need, and run on the machine's Python.
   BUNDLE=$(mktemp -d)
-  step unpack tar -C "$BUNDLE" -xJf .gpu_bundle/bundle.tar.xz
+  # Python's tarfile: the image may lack xz.
+  step unpack $PY -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2], filter='data')" \
+    .gpu_bundle/bundle.tar.xz "$BUNDLE"
   export LD_LIBRARY_PATH="$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PYTHONPATH="$BUNDLE/site${PYTHONPATH:+:$PYTHONPATH}"
   step kernels_test "$BUNDLE/bin/kernels_test"
