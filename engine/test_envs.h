@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -95,10 +96,12 @@ class CounterEnv final : public Env {
       }
     }
     StepOutcome out;
-    if (mode_.starts_with("rendezvous:")) {
-      const size_t colon = mode_.find(':', 11);
+    constexpr std::string_view kRendezvous = "rendezvous:";
+    if (mode_.starts_with(kRendezvous)) {
+      const size_t mine = kRendezvous.size();
+      const size_t colon = mode_.find(':', mine);
       const std::string k = std::to_string(trace_.size());
-      std::ofstream(mode_.substr(11, colon - 11) + k).put('1');
+      std::ofstream(mode_.substr(mine, colon - mine) + k).put('1');
       const std::string other = mode_.substr(colon + 1) + k;
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
       while (!std::filesystem::exists(other)) {

@@ -617,11 +617,7 @@ class RemoteEnv final : public Env {
     if (pending_ && (pending_->action_space != action_space() ||
                      !std::equal(actions.begin(), actions.end(), pending_->actions.begin(),
                                  pending_->actions.end()))) {
-      // The worker is a step ahead of what the env records: it cannot be trusted again.
-      pending_.reset();
-      Retire(/*graceful=*/false);
-      last_error_ = Internal("a step was started with other actions than the one taken");
-      return last_error_;
+      return AbandonStartedStep("a step was started with other actions than the one taken");
     }
     if (!pending_) {
       if (pid_ < 0) return NoEpisode(Gone());
@@ -629,13 +625,8 @@ class RemoteEnv final : public Env {
     }
     PendingStep pending = std::move(*pending_);
     pending_.reset();
-    StatusOr<std::string> reply = pending.sent;
-    if (reply.ok()) {
-      std::string body;
-      const ReadResult result = ReadFrame(sock_.get(), &body, pending.deadline);
-      reply = result == ReadResult::kOk ? StatusOr<std::string>(std::move(body))
-                                        : StatusOr<std::string>(Lost(result));
-    }
+    StatusOr<std::string> reply =
+        pending.sent.ok() ? ReadReply(pending.deadline) : StatusOr<std::string>(pending.sent);
     StepOutcome outcome;
     if (!reply.ok()) {
       // The worker is gone: the step ends the episode with the reason. Which of several
@@ -711,7 +702,7 @@ class RemoteEnv final : public Env {
     int action_space = 0;
     std::vector<int32_t> prefetch;
     std::chrono::steady_clock::time_point deadline;
-    StatusOr<std::string> sent = std::string();
+    Status sent;
   };
 
   void SendStep(std::span<const int> actions) {
@@ -720,16 +711,21 @@ class RemoteEnv final : public Env {
     p.action_space = action_space();
     p.prefetch = TakePrefetch();
     p.deadline = Deadline();
-    if (Status hello = AwaitHello(p.deadline); !hello.ok()) {
-      p.sent = hello;
-      return;
-    }
     Writer w;
     w.Pod(Op::kStep);
     w.Pod<int32_t>(p.action_space);
     w.Vec(p.actions);
     w.Vec(p.prefetch);
-    if (!SendFrame(sock_.get(), w.buf())) p.sent = Lost(ReadResult::kClosed);
+    p.sent = SendRequest(w.buf(), p.deadline);
+  }
+
+  // The worker ran (or is running) a step that the env has not taken: it is a step ahead of
+  // what the env records, so it cannot be trusted again.
+  Status AbandonStartedStep(const std::string& why) {
+    pending_.reset();
+    Retire(/*graceful=*/false);
+    last_error_ = Internal(why);
+    return last_error_;
   }
 
   std::string Gone() const {
@@ -829,19 +825,27 @@ class RemoteEnv final : public Env {
   // past the deadline it is reaped (killed first in the second case), and the error says how
   // it ended.
   StatusOr<std::string> Request(const std::string& request, const std::vector<int>& fds = {}) {
-    if (pending_) {
-      // A started step must be taken before anything else is asked: its reply is next.
-      pending_.reset();
-      Retire(/*graceful=*/false);
-      last_error_ = Internal("a request came between a started step and the step");
-      return last_error_;
-    }
+    // A started step must be taken before anything else is asked: its reply is next.
+    if (pending_) return AbandonStartedStep("a request came between a started step and the step");
     if (pid_ < 0) return NoEpisode(Gone());
     const auto deadline = Deadline();
+    RETURN_IF_ERROR(SendRequest(request, deadline, fds));
+    return ReadReply(deadline);
+  }
+
+  // Request's halves, which a started step takes apart: the request goes out once the worker
+  // has greeted, ...
+  Status SendRequest(const std::string& request, std::chrono::steady_clock::time_point deadline,
+                     const std::vector<int>& fds = {}) {
     RETURN_IF_ERROR(AwaitHello(deadline));
-    std::string reply;
     if (!SendFrame(sock_.get(), request, fds)) return Lost(ReadResult::kClosed);
-    ReadResult result = ReadFrame(sock_.get(), &reply, deadline);
+    return Status::Ok();
+  }
+
+  // ... and its reply comes back by the deadline.
+  StatusOr<std::string> ReadReply(std::chrono::steady_clock::time_point deadline) {
+    std::string reply;
+    const ReadResult result = ReadFrame(sock_.get(), &reply, deadline);
     if (result != ReadResult::kOk) return Lost(result);
     return reply;
   }

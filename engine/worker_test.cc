@@ -27,6 +27,11 @@ std::unique_ptr<Env> Remote(double timeout_seconds = 30, int64_t memory_mb = 0) 
   return std::move(env).value();
 }
 
+// Makes counter envs in worker processes, as a vector engine's factory.
+EnvFactory RemoteFactory(WorkerOptions options) {
+  return [options]() { return MakeRemoteEnv(options, CounterSpec()); };
+}
+
 Benchmark Counter(int n) { return Benchmark{.uri = "benchmark://counter/" + std::to_string(n)}; }
 
 int64_t Cost(Env& env) { return std::get<int64_t>(env.Observe(0).value()); }
@@ -190,15 +195,11 @@ TEST(RemoteEnv, VecEnvFaultsStayInTheirRows) {
                       .num_threads = 3,
                       .observation_spaces = {"Cost", "Trace"},
                       .reward_spaces = {"Delta"}};
-  auto remote = VecEnv::Create(
-      []() -> StatusOr<std::unique_ptr<Env>> {
-        return MakeRemoteEnv({.worker_path = CG_TEST_WORKER,
-                              .env_id = "counter-v0",
-                              .step_timeout_seconds = 5,
-                              .memory_limit_mb = 256},
-                             CounterSpec());
-      },
-      sampler, config);
+  auto remote = VecEnv::Create(RemoteFactory({.worker_path = CG_TEST_WORKER,
+                                              .env_id = "counter-v0",
+                                              .step_timeout_seconds = 5,
+                                              .memory_limit_mb = 256}),
+                               sampler, config);
   auto local = VecEnv::Create(
       []() -> StatusOr<std::unique_ptr<Env>> {
         return std::unique_ptr<Env>(std::make_unique<testing::CounterEnv>());
@@ -250,12 +251,8 @@ TEST(RemoteEnv, VecEnvRunsWorkersSideBySideOnOneThread) {
     return Benchmark{.uri = "rendezvous:" + (env_id == 0 ? a + ":" + b : b + ":" + a)};
   };
   VecEnvConfig config{.num_envs = 2, .num_threads = 1, .observation_spaces = {"Trace"}};
-  auto vec = VecEnv::Create(
-      []() -> StatusOr<std::unique_ptr<Env>> {
-        return MakeRemoteEnv({.worker_path = CG_TEST_WORKER, .env_id = "counter-v0"},
-                             CounterSpec());
-      },
-      sampler, config);
+  auto vec = VecEnv::Create(RemoteFactory({.worker_path = CG_TEST_WORKER, .env_id = "counter-v0"}),
+                            sampler, config);
   ASSERT_TRUE(vec.ok()) << vec.status().ToString();
   ASSERT_TRUE((*vec)->Reset().ok());
   const std::vector<int> actions = {1, 2};
