@@ -170,6 +170,19 @@ def test_ptx_assembles(env, program, tmp_path):
         assert "atom." in ptx or "red." in ptx
 
 
+def test_ptx_vectorizes_a_threads_consecutive_elements(env):
+    """A thread that adds 4 consecutive elements loads and stores them 128 bits at a time (the
+    buffers come from cuMemAlloc, 256-byte aligned); one element per thread stays scalar."""
+    env.reset(benchmark="loop_tool-cpu-v0/add/4096", action_space="simple")
+    ptx = env.ptx("sm_90")
+    assert "ld.global.nc.f32" in ptx and ".v4." not in ptx
+    env.multistep([TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP, UP])
+    assert order(env) == [(1024, 0), (4, 0), (1, 0)]
+    ptx = env.ptx("sm_90")
+    assert ptx.count("ld.global.nc.v4.f32") == 2 and ptx.count("st.global.v4.f32") == 1
+    assert "ld.global.nc.f32" not in ptx
+
+
 @pytest.mark.skipif(not HAS_GPU, reason=f"no CUDA GPU here: {devices()['cuda']}")
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_cuda_kernels_match_cpu(program):
