@@ -14,7 +14,7 @@ program the env is reset (an empty observation cache) and one observation is com
 Batched: --batch-envs envs of the built-in programs reset with observation_space="Programl"
 versus "IrInstructionCount"; the difference is the graphs' cost inside the engine (built in
 parallel on the workers) plus the handoff (collation into one PyG batch and DLPack export),
-which the engine reports separately as info["handoff_seconds"].
+which the engine reports separately as vec.handoff_seconds.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def batched(num_envs: int, trials: int) -> dict:
             obs, info = vec.reset()
             samples.append(time.perf_counter() - start)
             if space == "Programl":
-                handoff.append(info["handoff_seconds"])
+                handoff.append(vec.handoff_seconds)
                 nodes, edges = obs.num_nodes, obs.edge_index.shape[1]
         times[space] = statistics.median(samples)
         vec.close()

@@ -72,7 +72,7 @@ def vec_async(env_id, n, threads, steps, rng):
     start = time.perf_counter()
     while done < n * steps:
         _, _, _, _, info = vec.recv()
-        ids = info["env_id"].numpy()
+        ids = info["env_id"]
         done += len(ids)
         vec.send(rng.integers(k, size=len(ids)), ids)
     elapsed = time.perf_counter() - start

@@ -15,9 +15,10 @@ namespace compiler_gym {
 
 namespace {
 
-// SplitMix64: decorrelates the per-env seeds derived from (seed, env index).
-uint64_t MixSeed(uint64_t seed, uint64_t env_id) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (env_id + 1);
+// SplitMix64: an env's seed to its generator's state, so that neighbouring seeds (s and s + 1,
+// as gymnasium numbers a batch's envs) give unrelated streams.
+uint64_t MixSeed(uint64_t seed) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
@@ -317,7 +318,7 @@ StatusOr<std::unique_ptr<VecEnv>> VecEnv::Create(EnvFactory factory, BenchmarkSa
   impl->slots.resize(config.num_envs);
   for (int i = 0; i < config.num_envs; ++i) {
     ASSIGN_OR_RETURN(impl->slots[i].env, factory());
-    impl->slots[i].rng.seed(MixSeed(config.seed, static_cast<uint64_t>(i)));
+    impl->slots[i].rng.seed(MixSeed(config.seed + static_cast<uint64_t>(i)));
   }
   impl->spec = &impl->slots[0].env->Spec();
   for (const std::string& name : config.observation_spaces) {
@@ -351,12 +352,17 @@ const VecEnvConfig& VecEnv::config() const { return impl_->config; }
 const EnvSpec& VecEnv::spec() const { return *impl_->spec; }
 Env& VecEnv::env(int env_id) { return *impl_->slots.at(env_id).env; }
 
-StatusOr<BatchPtr> VecEnv::Reset(std::span<const uint8_t> mask) {
+StatusOr<BatchPtr> VecEnv::Reset(std::span<const uint8_t> mask,
+                                 std::span<const std::optional<uint64_t>> seeds) {
   Impl& s = *impl_;
   const int n = s.config.num_envs;
   if (!mask.empty() && static_cast<int>(mask.size()) != n) {
     return InvalidArgument("reset mask has " + std::to_string(mask.size()) + " entries, expected " +
                            std::to_string(n));
+  }
+  if (!seeds.empty() && static_cast<int>(seeds.size()) != n) {
+    return InvalidArgument("reset has " + std::to_string(seeds.size()) + " seeds, expected " +
+                           std::to_string(n) + " (one per env)");
   }
   {
     std::lock_guard<std::mutex> lock(s.mu);
@@ -366,7 +372,18 @@ StatusOr<BatchPtr> VecEnv::Reset(std::span<const uint8_t> mask) {
   }
   std::vector<int> ids;
   for (int i = 0; i < n; ++i) {
-    if (mask.empty() || mask[i]) ids.push_back(i);
+    if (mask.empty() || mask[i]) {
+      ids.push_back(i);
+      if (!seeds.empty() && seeds[i]) s.slots[i].rng.seed(MixSeed(*seeds[i]));
+    } else {
+      // Its last row, as an observation only: nothing happened to it in this call.
+      Row& row = s.slots[i].row;
+      row.rewards.assign(s.reward_indices.size(), 0.0);
+      row.terminated = row.truncated = row.is_reset = row.has_final = false;
+      row.no_effect = true;
+      row.error = Status::Ok();
+      row.final_observations.clear();
+    }
   }
   s.arena->execute([&] {
     oneapi::tbb::parallel_for(size_t{0}, ids.size(), [&](size_t j) {
@@ -375,7 +392,9 @@ StatusOr<BatchPtr> VecEnv::Reset(std::span<const uint8_t> mask) {
       s.StepSlot(ids[j], {});
     });
   });
-  return s.MakeBatch(ids);
+  std::vector<int> all(n);
+  for (int i = 0; i < n; ++i) all[i] = i;
+  return s.MakeBatch(all);
 }
 
 StatusOr<BatchPtr> VecEnv::Step(std::span<const int> actions) {

@@ -40,7 +40,7 @@ struct VecEnvConfig {
   int max_episode_steps = 0;  // truncation; 0 = none
   int actions_per_step = 1;   // k passes per step
   AutoReset autoreset = AutoReset::kNextStep;
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // env i's generator starts from seed + i (see VecEnv::Reset)
   std::vector<std::string> observation_spaces;
   std::vector<std::string> reward_spaces;
   SlabAllocator slab_allocator;  // fixed slabs' memory; empty = the heap
@@ -78,8 +78,13 @@ class VecEnv {
   const VecEnvConfig& config() const;
   const EnvSpec& spec() const;
 
-  // Resets the envs where mask[i] (all when empty), in parallel. Returns rows for those envs.
-  StatusOr<BatchPtr> Reset(std::span<const uint8_t> mask = {});
+  // Resets the envs where mask[i] (all when empty), in parallel. Returns a row for every env,
+  // in env order (gymnasium's partial reset): an env left out keeps the observations of its last
+  // row, with is_reset false, zero rewards and no flags. seeds (empty, or one per env) reseeds
+  // each reset env's benchmark generator first (std::nullopt: left as it is); VecEnvConfig::seed
+  // s stands for the seeds s, s + 1, ..., s + num_envs - 1.
+  StatusOr<BatchPtr> Reset(std::span<const uint8_t> mask = {},
+                           std::span<const std::optional<uint64_t>> seeds = {});
 
   // Sync: num_envs * actions_per_step actions, env-major. Rows in env order.
   StatusOr<BatchPtr> Step(std::span<const int> actions);

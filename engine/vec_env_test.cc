@@ -157,12 +157,59 @@ TEST(VecEnv, PartialResetByMask) {
   const std::vector<uint8_t> mask = {0, 1, 0};
   auto reset = (*vec)->Reset(mask);
   ASSERT_TRUE(reset.ok());
-  ASSERT_EQ((*reset)->rows(), 1);
-  EXPECT_EQ((*reset)->env_ids[0], 1);
+  // Every env's row: the ones left out keep their last observation, with nothing else.
+  ASSERT_EQ((*reset)->rows(), 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ((*reset)->env_ids[i], i);
+    EXPECT_EQ((*reset)->is_reset[i], i == 1);
+    EXPECT_EQ((*reset)->rewards[i * 2], 0.0);
+    EXPECT_EQ((*reset)->elapsed_steps[i], i == 1 ? 0 : 1);
+  }
+  EXPECT_EQ(CostOf(**reset, 0), 9);
+  EXPECT_EQ(CostOf(**reset, 1), 11);
+  EXPECT_EQ(CostOf(**reset, 2), 11);
   auto batch = (*vec)->Step(std::vector<int>{0, 0, 0});
   EXPECT_EQ(CostOf(**batch, 0), 8);
   EXPECT_EQ(CostOf(**batch, 1), 10);
+  EXPECT_EQ(CostOf(**batch, 2), 10);
   EXPECT_EQ((*vec)->Reset(std::vector<uint8_t>{1}).status().code(), StatusCode::kInvalidArgument);
+}
+
+// Seeds given to a reset decide each env's benchmarks from then on; config.seed s is the seeds
+// s, s + 1, ... (gymnasium's numbering).
+TEST(VecEnv, ResetSeedsEachEnvsBenchmarkGenerator) {
+  auto draws = [](uint64_t config_seed, std::vector<std::optional<uint64_t>> seeds) {
+    VecEnvConfig config = Config(3, 2);
+    config.seed = config_seed;
+    auto sampler = [](int, int64_t, std::mt19937_64& rng) {
+      return Benchmark{.uri = "benchmark://counter/" + std::to_string(rng() % 1000)};
+    };
+    auto vec = VecEnv::Create(CounterFactory(), sampler, config);
+    EXPECT_TRUE(vec.ok());
+    std::vector<int64_t> costs;
+    for (int episode = 0; episode < 2; ++episode) {
+      auto batch = (*vec)->Reset({}, seeds);
+      EXPECT_TRUE(batch.ok());
+      for (int i = 0; i < 3; ++i) costs.push_back(CostOf(**batch, i));
+    }
+    return costs;
+  };
+  const auto seeded = draws(0, {7, 7, 8});
+  EXPECT_EQ(seeded[0], seeded[1]);  // the same seed, the same benchmark
+  EXPECT_NE(seeded[0], seeded[2]);
+  EXPECT_EQ(seeded, draws(5, {7, 7, 8}));  // whatever the engine was made with
+  // Config seed 7 = seeds {7, 8, 9}; a std::nullopt leaves that env's generator running on.
+  const auto from_config = draws(7, {});
+  const auto partly = draws(7, {std::nullopt, 8, std::nullopt});
+  EXPECT_EQ(from_config[0], seeded[0]);
+  EXPECT_EQ(from_config[1], seeded[2]);
+  EXPECT_EQ(partly[0], from_config[0]);
+  EXPECT_EQ(partly[3], from_config[3]);
+  EXPECT_EQ(partly[4], from_config[1]);  // env 1 reseeded with 8 before its second episode too
+  auto vec = VecEnv::Create(CounterFactory(), Sampler(), Config(3, 2));
+  ASSERT_TRUE(vec.ok());
+  EXPECT_EQ((*vec)->Reset({}, std::vector<std::optional<uint64_t>>{1, 2}).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(VecEnv, MultistepActions) {

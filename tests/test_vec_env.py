@@ -111,8 +111,104 @@ def test_gymnasium_make_vec_uses_the_engine():
     )
     assert isinstance(vec, compiler_gym.CompilerVecEnv)
     obs, _ = vec.reset()
-    assert tuple(obs.shape) == (3, 56)
+    assert isinstance(obs, np.ndarray) and obs.shape == (3, 56)  # NumPy, as gymnasium's are
     assert vec.single_observation_space.shape == (56,)
     _, rewards, terminated, truncated, _ = vec.step(vec.action_space.sample())
-    assert rewards.shape == (3,) and not terminated.any() and not truncated.any()
+    assert isinstance(rewards, np.ndarray) and rewards.shape == (3,)
+    assert not terminated.any() and not truncated.any()
     vec.close()
+
+
+def test_gymnasium_vector_wrappers_work_on_numpy_outputs():
+    """RecordEpisodeStatistics (which writes info["episode"]), NormalizeReward and DictInfoToList
+    over gymnasium.make_vec; an id without a default reward gets the gymnasium one."""
+    import gymnasium
+    from gymnasium.wrappers.vector import DictInfoToList, NormalizeReward, RecordEpisodeStatistics
+
+    vec = gymnasium.make_vec(
+        "compiler_gym/llvm-v0",
+        num_envs=2,
+        vectorization_mode="vector_entry_point",
+        benchmarks=URIS[:2],
+        max_episode_steps=3,
+    )
+    wrapped = DictInfoToList(NormalizeReward(RecordEpisodeStatistics(vec)))
+    wrapped.reset(seed=0)
+    mem2reg = vec.env_action_space.names.index("mem2reg")
+    for t in range(3):
+        _, _, _, truncated, infos = wrapped.step(np.array([mem2reg, mem2reg]))
+        assert len(infos) == 2 and infos[0]["elapsed_steps"] == t + 1
+    assert truncated.all()
+    assert infos[0]["episode"]["l"] == 3 and infos[1]["episode"]["l"] == 3
+    # IrInstructionCountOz (llvm-v0 has no reward of its own): mem2reg shrinks both programs.
+    assert infos[0]["episode"]["r"] > 0 and infos[1]["episode"]["r"] > 0
+    wrapped.close()
+
+
+def test_reset_seeds_decide_the_benchmarks_and_a_partial_reset_returns_every_row():
+    def draw(vec, seed):
+        obs, info = vec.reset(seed=seed)
+        return obs.numpy().tolist(), vec.np_random_seed
+
+    with compiler_gym.make_vec(
+        "llvm-autophase-ic-v0", num_envs=4, benchmarks=URIS, random_benchmarks=True, seed=11
+    ) as vec:
+        first, np_seed = draw(vec, 3)
+        assert np_seed == 3
+        assert draw(vec, 3)[0] == first  # the same seed, the same programs
+        assert draw(vec, [3, 4, 5, 6])[0] == first  # an int s stands for s, s + 1, ...
+        assert draw(vec, None)[0] != first or draw(vec, None)[0] != first
+        same, _ = draw(vec, [9, 9, 9, 9])
+        assert same[0] == same[1] == same[2] == same[3]
+        with pytest.raises(ValueError, match="seeds"):
+            vec.reset(seed=[1, 2])
+        with pytest.raises(ValueError, match="non-negative"):
+            vec.reset(seed=-1)
+        # make_vec(seed=3) starts where reset(seed=3) does.
+        with compiler_gym.make_vec(
+            "llvm-autophase-ic-v0", num_envs=4, benchmarks=URIS, random_benchmarks=True, seed=3
+        ) as other:
+            assert other.reset()[0].numpy().tolist() == first
+
+        vec.reset(seed=3)
+        stepped = vec.step(np.array([40, 40, 40, 40]))[0].numpy().copy()
+        obs, info = vec.reset(options={"reset_mask": np.array([False, True, False, False])})
+        assert obs.shape == (4, 56)
+        assert info["is_reset"].tolist() == [False, True, False, False]
+        assert obs[0].tolist() == stepped[0].tolist() and obs[2].tolist() == stepped[2].tolist()
+        assert info["elapsed_steps"].tolist() == [1, 0, 1, 1]
+
+
+def test_several_actions_per_step_have_a_space_of_that_shape():
+    with compiler_gym.make_vec("llvm-ic-v0", num_envs=2, actions_per_step=3) as vec:
+        assert vec.action_space.shape == (2, 3)
+        assert vec.env_action_space.n == vec.single_action_space.nvec[0]
+        vec.reset()
+        _, _, terminated, _, info = vec.step(vec.action_space.sample())
+        assert not terminated.any() and info["elapsed_steps"].tolist() == [1, 1]
+
+
+def test_a_closed_vector_env_says_so():
+    from compiler_gym.errors import ServiceIsClosed
+
+    vec = compiler_gym.make_vec("llvm-ic-v0", num_envs=2)
+    vec.close()
+    vec.close()
+    with pytest.raises(ServiceIsClosed):
+        vec.reset()
+    with pytest.raises(ServiceIsClosed):
+        vec.step(np.array([0, 0]))
+
+
+def test_same_step_autoreset_gives_the_ended_episodes_info_as_final_info():
+    with compiler_gym.make_vec(
+        "llvm-ic-v0", num_envs=2, max_episode_steps=2, autoreset="same_step", benchmarks=URIS[:2]
+    ) as vec:
+        vec.reset()
+        vec.step(np.array([40, 40]))
+        obs, _, _, truncated, info = vec.step(np.array([40, 40]))
+        assert truncated.all() and info["_final_info"].all() and info["_final_obs"].all()
+        assert info["final_info"]["elapsed_steps"].tolist() == [2, 2]
+        assert info["final_info"]["episode_index"].tolist() == [0, 0]
+        assert info["elapsed_steps"].tolist() == [0, 0]
+        assert info["episode_index"].tolist() == [1, 1]

@@ -40,7 +40,8 @@ class TorchVecEnv {
                                                        std::vector<Benchmark> benchmarks,
                                                        VecEnvConfig config);
 
-  // Resets every env, or those where `mask` (bool [num_envs]) is true.
+  // Resets every env, or those where `mask` (bool [num_envs]) is true; a row for every env (see
+  // VecEnv::Reset).
   StatusOr<TorchBatch> Reset(const torch::Tensor& mask = {});
   // One step of every env: integer actions [num_envs] (or [num_envs, actions_per_step]).
   StatusOr<TorchBatch> Step(const torch::Tensor& actions);

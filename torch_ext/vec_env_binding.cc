@@ -358,11 +358,13 @@ class PyVecEnv {
     vec_ = ValueOrThrow(VecEnv::Create(factory, sampler, std::move(config)));
   }
 
-  py::dict Reset(std::optional<std::vector<uint8_t>> mask) {
+  py::dict Reset(std::optional<std::vector<uint8_t>> mask,
+                 std::optional<std::vector<std::optional<uint64_t>>> seeds) {
     std::vector<uint8_t> m = mask.value_or(std::vector<uint8_t>{});
+    std::vector<std::optional<uint64_t>> s = seeds.value_or(std::vector<std::optional<uint64_t>>{});
     BatchPtr batch = ValueOrThrow(WithoutGil([&] {
       kernels::NvtxRange range("VecEnv.reset");  // engine phases, for Nsight Systems
-      return vec_->Reset(m);
+      return vec_->Reset(m, s);
     }));
     return BatchToDict(batch, num_rewards_, outputs_);
   }
@@ -477,7 +479,7 @@ void BindVecEnv(py::module_& m) {
            py::arg("seed"), py::arg("observation_spaces"), py::arg("reward_spaces"),
            py::arg("device") = "cpu", py::arg("isolation") = "none",
            py::arg("parameters") = std::vector<std::pair<std::string, std::string>>{})
-      .def("reset", &PyVecEnv::Reset, py::arg("mask") = py::none())
+      .def("reset", &PyVecEnv::Reset, py::arg("mask") = py::none(), py::arg("seeds") = py::none())
       .def("step", &PyVecEnv::Step, py::arg("actions"))
       .def("send", &PyVecEnv::Send, py::arg("actions"), py::arg("env_ids"))
       .def("try_actions", &PyVecEnv::TryActions, py::arg("candidates"), py::arg("reward_space"),

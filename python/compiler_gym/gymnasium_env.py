@@ -95,8 +95,10 @@ def register_all() -> None:
 
 def _make_vector_env(env_id: str, num_envs: int = 1, **kwargs):
     """gymnasium.make_vec(..., vectorization_mode="vector_entry_point") lands here: the C++
-    vector engine instead of one Python env per slot."""
+    vector engine instead of one Python env per slot, with NumPy outputs as gymnasium's vector
+    wrappers expect (``array_type="torch"`` for zero-copy tensors)."""
     from compiler_gym.vector import make_vec
 
     kwargs.pop("render_mode", None)
+    kwargs.setdefault("array_type", "numpy")
     return make_vec(env_id, num_envs=num_envs, **kwargs)

@@ -10,6 +10,7 @@ Async (EnvPool semantics): ``vec.send(actions, env_ids)`` then ``vec.recv()`` re
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any, Optional, Union
 
@@ -18,11 +19,13 @@ import numpy as np
 
 from compiler_gym import _C
 from compiler_gym.datasets import Benchmark
-from compiler_gym.envs.compiler_env import default_isolation
+from compiler_gym.envs.compiler_env import _Closed, default_isolation
 from compiler_gym.registration import make
 
 
 def _to_torch(value: Any, device: str) -> Any:
+    if device == "numpy":
+        return value
     import torch
 
     if isinstance(value, np.ndarray):
@@ -40,8 +43,18 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
     """A batch of environments of one id, stepped in parallel on a oneTBB arena.
 
     Observations and rewards come back as ``torch.Tensor``s that share memory with the engine's
-    output slabs (no copy). Errors stay in their row: ``terminated[i]`` with
-    ``info["error_type"][i]``, while the other envs go on.
+    output slabs (no copy); with ``array_type="numpy"`` (``device="cpu"`` only) as NumPy arrays
+    over the same memory, for gymnasium's NumPy wrappers (``RecordEpisodeStatistics``,
+    ``NormalizeReward``, ...); variable-size observations stay the batches of
+    :mod:`compiler_gym.batches`. Errors stay in their row: ``terminated[i]`` with
+    ``info["error_type"][i]``, while the other envs go on. Info values are arrays over the rows
+    (``env_id``, ``episode_index``, ``elapsed_steps``, ...); ``handoff_seconds`` holds the last
+    batch's handoff time.
+
+    ``reset(seed=s)`` reseeds env i's benchmark generator with ``s + i`` (a list: one seed per
+    env, None leaves that env's alone), as ``seed=`` does when the vector is made;
+    ``reset(options={"reset_mask": mask})`` resets the envs where ``mask`` is true and returns
+    every env's row, the others with their last observation (gymnasium's partial reset).
 
     ``isolation="process"`` runs each env in a worker process of its own (see
     :class:`~compiler_gym.envs.CompilerEnv`): a crashing, hanging or memory-hungry compiler
@@ -73,7 +86,12 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         parameters: Optional[dict[str, Any]] = None,
         action_space: Optional[str] = None,
         extra_observation_spaces: Sequence[str] = (),
+        array_type: str = "torch",
     ):
+        if array_type not in ("torch", "numpy"):
+            raise ValueError(f"array_type must be 'torch' or 'numpy', not {array_type!r}")
+        if array_type == "numpy" and device != "cpu":
+            raise ValueError("array_type='numpy' needs device='cpu'")
         if device.startswith("cuda"):
             import torch
 
@@ -94,7 +112,9 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
                 spec = probe.observation_space_spec
                 observation_space = spec.id if spec else probe.gymnasium_observation
             if reward_space == "default":
-                reward_space = probe.reward_space.name if probe.reward_space else None
+                reward_space = (
+                    probe.reward_space.name if probe.reward_space else probe.gymnasium_reward
+                )
             # An empty list is the caller's mistake, which the engine reports; None is the
             # default benchmark.
             uris = benchmarks if benchmarks is not None else [str(probe.benchmark.uri)]
@@ -102,11 +122,15 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
                 b if isinstance(b, Benchmark) else probe.datasets.benchmark(str(b)) for b in uris
             ]
             self.single_action_space = probe.action_space
+            # One action's space (with its names), also when a step takes several.
+            self.env_action_space = probe.action_space
             self._observation_spec = (
                 probe.observation.spaces[observation_space] if observation_space else None
             )
         self.num_envs = num_envs
         self.device = device
+        self._array_type = array_type
+        self.handoff_seconds = 0.0
         self.benchmark_uris = [str(b.uri) for b in resolved]
         # The caller's space first, then the extra ones it does not already name; each extra
         # space's position in the engine's outputs.
@@ -137,6 +161,10 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             [(str(k), str(v)) for k, v in (parameters or {}).items()],
         )
         self.batch_size = self._engine.batch_size
+        if actions_per_step > 1:  # k actions per env and step: [num_envs, k]
+            self.single_action_space = gymnasium.spaces.MultiDiscrete(
+                [self.single_action_space.n] * actions_per_step
+            )
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
         if self._observation_spec is not None:
             self.single_observation_space = self._observation_spec.space
@@ -149,39 +177,76 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         self._has_reward = reward_space is not None
         self._reward_space = reward_space
 
-    def _unpack(self, batch: dict):
+    def _observation(self, value: Any) -> Any:
         from compiler_gym import batches  # torch: imported by the first batch, not by the package
 
+        if self._array_type == "numpy" and isinstance(value, np.ndarray):
+            return value
+        return batches.from_engine(value)
+
+    def _unpack(self, batch: dict):
         observations = batch["observations"]
-        obs = batches.from_engine(observations[0]) if self._own_spaces else None
+        obs = self._observation(observations[0]) if self._own_spaces else None
+        device = "numpy" if self._array_type == "numpy" else self.device
         rewards = _to_torch(
             batch["rewards"][:, 0] if self._has_reward else np.zeros(len(batch["env_ids"])),
-            self.device,
+            device,
         )
-        terminated = _to_torch(batch["terminated"], self.device)
-        truncated = _to_torch(batch["truncated"], self.device)
+        terminated = _to_torch(batch["terminated"], device)
+        truncated = _to_torch(batch["truncated"], device)
         errors = np.array([bool(t) for t in batch["error_type"]])
+        self.handoff_seconds = batch["handoff_seconds"]
+        # Arrays over the rows, as gymnasium's vector infos are; "episode" is left to
+        # RecordEpisodeStatistics, which writes its statistics there.
         info = {
-            "env_id": _to_torch(batch["env_ids"], "cpu"),
+            "env_id": np.asarray(batch["env_ids"]),
             "action_had_no_effect": batch["action_had_no_effect"],
             "elapsed_steps": batch["elapsed_steps"],
-            "episode": batch["episode"],
+            "episode_index": batch["episode"],
             "is_reset": batch["is_reset"],
-            "handoff_seconds": batch["handoff_seconds"],
             "error_type": np.array(batch["error_type"], dtype=object),
             "error_details": np.array(batch["error_details"], dtype=object),
             "_error_type": errors,
             "_error_details": errors,
         }
         if "final_observations" in batch and self._own_spaces:
-            info["final_obs"] = batches.from_engine(batch["final_observations"][0])
-            info["_final_obs"] = batch["terminated"] | batch["truncated"]
+            ended = batch["terminated"] | batch["truncated"]
+            info["final_obs"] = self._observation(batch["final_observations"][0])
+            info["_final_obs"] = ended
+            # SAME_STEP: the row's info is its new episode's; the ended step's goes here.
+            info["final_info"] = {
+                key: info[key]
+                for key in ("elapsed_steps", "episode_index", "error_type", "error_details")
+            }
+            info["_final_info"] = ended
+            restarted = ended & batch["is_reset"].astype(bool)
+            info["elapsed_steps"] = np.where(restarted, 0, info["elapsed_steps"])
+            info["episode_index"] = info["episode_index"] + restarted
         return obs, rewards, terminated, truncated, info
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Resets every env (or those where ``options["reset_mask"]`` is true)."""
+    def reset(
+        self,
+        *,
+        seed: Optional[Union[int, Sequence[Optional[int]]]] = None,
+        options: Optional[dict] = None,
+    ):
+        """Resets every env, or those where ``options["reset_mask"]`` is true (a row for every
+        env all the same); ``seed``: an int s reseeds env i's benchmark choice with s + i, a
+        list gives each env's seed (None: unchanged)."""
         mask = None if not options or "reset_mask" not in options else options["reset_mask"]
-        batch = self._engine.reset(None if mask is None else np.asarray(mask, np.uint8).tolist())
+        seeds = None
+        if seed is not None:
+            if isinstance(seed, (int, np.integer)):
+                seeds = [int(seed) + i for i in range(self.num_envs)]
+            else:
+                seeds = [None if s is None else operator.index(s) for s in seed]
+            if any(s is not None and s < 0 for s in seeds):
+                raise ValueError(f"seeds must be non-negative integers, got {seed!r}")
+            if isinstance(seed, (int, np.integer)):
+                super().reset(seed=int(seed))  # np_random_seed, as gymnasium keeps it
+        batch = self._engine.reset(
+            None if mask is None else np.asarray(mask, np.uint8).tolist(), seeds
+        )
         self._on_batch("reset", batch, None)
         obs, _, _, _, info = self._unpack(batch)
         return obs, info
@@ -241,7 +306,7 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         return out
 
     def close_extras(self, **kwargs) -> None:
-        self._engine = None
+        self._engine = _Closed("vector env")
 
     def __enter__(self) -> CompilerVecEnv:
         return self

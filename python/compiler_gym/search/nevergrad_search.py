@@ -82,7 +82,7 @@ def nevergrad_search(
         actions_per_step=episode_length,
     )
     with vec:
-        space = vec.single_action_space
+        space = vec.env_action_space
         first = np.random.default_rng(seed).integers(space.n, size=episode_length)
         vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)
         opt = vector.optimizer(optimizer, budget, num_workers=num_envs)

@@ -67,7 +67,7 @@ class RandomEpisodes:
             raise ValueError(f"{len(self.slots)} slots for an engine of {vec.num_envs} envs")
         self.num_envs = num_envs
         self.patience = patience
-        self.num_actions = vec.single_action_space.n
+        self.num_actions = vec.env_action_space.n
         # The given episode belongs to slot 0, wherever that slot runs.
         self.given = [int(a) for a in first_episode] if 0 in self.slots else []
         self.actions: list[list[int]] = [[] for _ in self.slots]  # each slot's episode so far
@@ -129,8 +129,8 @@ class RandomEpisodes:
             self.actions[i], self.total[i], self.best[i], self.best_length[i] = [], 0.0, 0.0, 0
         if ended.any():
             obs, _ = self.vec.reset(options={"reset_mask": ended})
-            if self.observations is not None:  # the rows of the envs reset, in order
-                self.observations[ended] = obs.numpy()
+            if self.observations is not None:
+                self.observations[ended] = obs.numpy()[ended]
         return finished
 
 
@@ -235,7 +235,7 @@ def random_search(
                     best_actions = prefix
                 if callback:
                     callback(progress)
-        action_space = vec.single_action_space
+        action_space = vec.env_action_space
     state = CompilerEnvState(
         benchmark=str(benchmark.uri),
         commandline=action_space.to_string(best_actions),

@@ -77,11 +77,9 @@ class CompilerTorchRLEnv(EnvBase):
             mask = tensordict.get("_reset").reshape(-1).bool()
         if mask is None or self._observation is None or bool(mask.all()):
             obs, _ = self.venv.reset()
-            self._observation = obs.clone()
-        else:
-            # The engine answers a partial reset with the reset rows only.
-            obs, info = self.venv.reset(options={"reset_mask": mask.numpy()})
-            self._observation[info["env_id"].long()] = obs
+        else:  # every row comes back, the others with their last observation
+            obs, _ = self.venv.reset(options={"reset_mask": mask.numpy()})
+        self._observation = obs.clone()
         zeros = torch.zeros(self.batch_size[0], dtype=torch.bool)
         return TensorDict(
             {"observation": self._observation.clone(), **self._done(zeros, zeros)},
@@ -102,9 +100,11 @@ class CompilerTorchRLEnv(EnvBase):
         )
 
     def _set_seed(self, seed: Optional[int]) -> None:
-        # Seeds are given to the engine when the vector is made (make_vec(seed=...)); the
-        # LLVM environments are deterministic, so there is nothing to reseed.
-        return None
+        # As TorchRL's gym envs do: a reset with the seed (env i's benchmark choice from
+        # seed + i); the environments themselves are deterministic.
+        if seed is not None:
+            obs, _ = self.venv.reset(seed=seed)
+            self._observation = obs.clone()
 
     def close(self, *, raise_if_closed: bool = True) -> None:
         """Closes the vector of envs; closing again does nothing."""
