@@ -187,14 +187,15 @@ def _assigned_cpus() -> int:
 def make_rllib_env(config: dict) -> CompilerRLlibVecEnv:
     """RLlib's env creator: ``config`` is the env config (RLlib's ``EnvContext``) with ``id``,
     ``num_envs`` (RLlib adds it), ``max_episode_steps`` and any other argument of
-    :class:`CompilerRLlibVecEnv`. Each env runner seeds its engine with ``seed`` plus its
-    worker index, so runners drawing random benchmarks draw different ones; the engine's
-    threads default to the CPUs Ray gave the runner."""
+    :class:`CompilerRLlibVecEnv`. Env i of the runner with worker index w has the seed
+    ``seed + w * num_envs + i`` (an engine's envs are seeded s, s + 1, ...), so no two envs of
+    any runners draw the same random benchmarks; the engine's threads default to the CPUs Ray
+    gave the runner."""
     kwargs = dict(config)
     id = kwargs.pop("id")
     num_envs = int(kwargs.pop("num_envs", 1))
     max_episode_steps = kwargs.pop("max_episode_steps", None)
-    kwargs["seed"] = int(kwargs.get("seed", 0)) + int(getattr(config, "worker_index", 0))
+    kwargs["seed"] = int(kwargs.get("seed", 0)) + int(getattr(config, "worker_index", 0)) * num_envs
     kwargs.setdefault("num_threads", _assigned_cpus())
     return CompilerRLlibVecEnv(id, num_envs, max_episode_steps, **kwargs)
 
