@@ -345,6 +345,41 @@ def test_a_reward_space_set_mid_episode_counts_from_there():
         assert env.episode_reward == 0.0
         _, reward, _, _ = env.step(env.action_space.flags.index("-instcombine"))
         assert env.episode_reward == reward != 0
+        env.reward_space = "IrInstructionCountOz"  # another one: counted from here again
+        assert env.episode_reward == 0.0
+
+
+def test_compiler_gym_api_details(env, capsys):
+    """Spaces equal their names; render; a fork copies added Python rewards; the datasets'
+    benchmarks; a benchmark that is neither a URI nor a Benchmark."""
+    from compiler_gym.spaces import DefaultRewardFromObservation
+
+    env.observation_space = "Autophase"
+    env.reward_space = "IrInstructionCount"
+    assert env.reward_space == "IrInstructionCount" and env.reward_space != "IrInstructionCountOz"
+    assert env.observation_space_spec == "Autophase"
+    assert env.reward.spaces["IrInstructionCountOz"] != env.reward_space
+    env.reward.add_space(DefaultRewardFromObservation("IrInstructionCount", name="shrink"))
+    env.reset()
+    assert env.render("ansi") == env.observation["Ir"]
+    assert env.render() is None and capsys.readouterr().out.strip() == env.observation["Ir"].strip()
+    with pytest.raises(ValueError, match="render mode"):
+        env.render("rgb_array")
+
+    fork = env.fork()
+    try:
+        mem2reg = env.action_space["-mem2reg"]
+        _, parent, _, _ = env.step(mem2reg, reward_spaces=["shrink"])
+        _, forked, _, _ = fork.step(mem2reg, reward_spaces=["shrink"])
+        assert parent == forked and parent[0] != 0
+        assert fork.reward.spaces["shrink"] is not env.reward.spaces["shrink"]
+    finally:
+        fork.close()
+
+    first = next(env.datasets.benchmarks())
+    assert str(first.uri) == next(env.datasets.benchmark_uris())
+    with pytest.raises(TypeError, match="URI or a Benchmark"):
+        env.benchmark = 123
 
 
 def test_split_benchmark_by_function_and_merge_benchmarks():

@@ -164,6 +164,15 @@ def test_validate_command_line(tmp_path, capsys):
     assert out.count("✅") == 1 and out.count("❌") == 1
     assert "Expected reward" in out and "1 of 2 states validated" in out
 
+    # A benchmark that cannot be found fails its row; the rows after it are still checked.
+    missing = tmp_path / "missing.csv"
+    missing.write_text(
+        _states_csv([replace(states[0], benchmark="benchmark://builtin-v0/nope"), states[1]])
+    )
+    assert validate_cli.main([str(missing)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("✅") == 1 and out.count("❌") == 1 and "nope" in out
+
     broken = tmp_path / "broken.csv"
     broken.write_text("benchmark,reward\nx,1\n")
     assert validate_cli.main([str(broken)]) == 2

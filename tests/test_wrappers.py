@@ -171,6 +171,28 @@ def test_constrained_commandline_maps_its_actions_to_the_envs():
                 env.step(bad)
     with pytest.raises(LookupError, match="did you mean '-gvn'"):
         ConstrainedCommandline(bare(), flags=["-gvnn"])
+    # A flag listed twice is two actions (CompilerGym's llvm_rl example lists one twice).
+    with ConstrainedCommandline(bare(), flags=["-mem2reg", "-sroa", "-mem2reg"]) as env:
+        assert env.action_space.n == 3
+        env.reset()
+        env.step(2)
+        assert env.actions == [0] and env.state.commandline.split()[1] == "-mem2reg"
+
+
+def test_a_user_wrapper_with_compiler_gyms_multistep_signature():
+    """CompilerGym's wrappers call multistep by keyword, so ``multistep(self, actions,
+    **kwargs)`` (how its wrappers and examples write it) receives step's arguments."""
+
+    class Doubling(CompilerEnvWrapper):
+        def multistep(self, actions, **kwargs):
+            return self.env.multistep([a for a in actions for _ in range(2)], **kwargs)
+
+    with TimeLimit(Doubling(bare()), max_episode_steps=10) as env:
+        env.reset()
+        mem2reg = env.action_space["-mem2reg"]
+        _, reward, _, _ = env.step(mem2reg, reward_spaces=["IrInstructionCountOz"])
+        assert reward == [pytest.approx(sum(rewards_of(["-mem2reg", "-mem2reg"])))]
+        assert env.actions == [mem2reg, mem2reg]
 
 
 def test_the_terminal_action_ends_the_episode_without_changing_the_program():

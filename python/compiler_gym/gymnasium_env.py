@@ -65,7 +65,7 @@ class CompilerGymnasiumEnv(gymnasium.Env):
     def render(self) -> Optional[str]:
         """``"ansi"``: the family's text observation (LLVM's IR) in full. ``"human"``:
         prints the benchmark, the number of actions and the first 20 lines of that text."""
-        text = self.env.observation[self.env.render_observation]
+        text = self.env.render("ansi")
         if self.render_mode == "human":
             lines = text.count("\n") + 1
             head = truncate(text, max_line_len=120, max_lines=20)

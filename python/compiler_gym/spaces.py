@@ -143,7 +143,9 @@ class NamedDiscrete(gymnasium.spaces.Discrete):
         self.names: list[str] = [str(item) for item in items]
         super().__init__(len(self.names))
         self.name = name
-        self._name_index = {n: i for i, n in enumerate(self.names)}
+        self._name_index: dict[str, int] = {}
+        for i, n in enumerate(self.names):
+            self._name_index.setdefault(n, i)  # a name listed twice is known by its first index
 
     def __getitem__(self, name: str) -> int:
         if name not in self._name_index:
@@ -183,7 +185,9 @@ class Commandline(NamedDiscrete):
         self.flags: list[str] = list(flags)
         self._prefix = prefix
         self._suffix = suffix
-        self._index = {f: i for i, f in enumerate(self.flags)}
+        self._index: dict[str, int] = {}
+        for i, f in enumerate(self.flags):
+            self._index.setdefault(f, i)
 
     def __getitem__(self, flag: str) -> int:
         """The index of an action by its flag or name: ``space["-mem2reg"]``,
@@ -347,8 +351,21 @@ def graph_to_networkx(graph: dict) -> networkx.MultiDiGraph:
     return g
 
 
-@dataclass
-class ObservationSpaceSpec:
+class _NamedSpace:
+    """Observation and reward spaces are known by name: one equals its name, as in CompilerGym
+    (``env.reward_space == "IrInstructionCount"``), and any space of the same name."""
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, str):
+            return self.name == other
+        return isinstance(other, _NamedSpace) and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+@dataclass(eq=False)
+class ObservationSpaceSpec(_NamedSpace):
     """An observation space: its name (``id``), gymnasium ``space`` and properties."""
 
     id: str
@@ -406,8 +423,8 @@ class ObservationSpaceSpec:
         return f"ObservationSpaceSpec({self.id})"
 
 
-@dataclass
-class EngineReward:
+@dataclass(eq=False)
+class EngineReward(_NamedSpace):
     """A reward space: name, range, and the costs it is computed from (in C++)."""
 
     name: str
@@ -446,7 +463,7 @@ class EngineReward:
         return f"EngineReward({self.name})"
 
 
-class Reward:
+class Reward(_NamedSpace):
     """A reward computed in Python from observations: CompilerGym's ``Reward``, which user
     rewards subclass.
 

@@ -202,6 +202,10 @@ class Datasets:
         the others."""
         yield from round_robin_iterables(d.benchmark_uris() for d in self.datasets(with_deprecated))
 
+    def benchmarks(self, with_deprecated: bool = False) -> Iterator[Benchmark]:
+        """All benchmarks, in :meth:`benchmark_uris` order (each loaded as it is reached)."""
+        yield from round_robin_iterables(d.benchmarks() for d in self.datasets(with_deprecated))
+
     def random_benchmark(
         self, random_state: Optional[np.random.Generator] = None, weighted: bool = False
     ) -> Benchmark:

@@ -14,7 +14,7 @@ import numpy as np
 
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
-from compiler_gym.datasets import Benchmark, Datasets
+from compiler_gym.datasets import Benchmark, BenchmarkUri, Datasets
 from compiler_gym.errors import ServiceError, ServiceIsClosed
 from compiler_gym.spaces import Commandline, EngineReward, ObservationSpaceSpec, Reward
 from compiler_gym.util.names import did_you_mean
@@ -198,8 +198,8 @@ class CompilerEnv:
         self.reward_range = (
             self._reward_space.reward_range if self._reward_space else (-math.inf, math.inf)
         )
-        if self._reward_space is not None and self.episode_reward is None and self.in_episode:
-            self.episode_reward = 0.0  # counted from here, in an episode begun without one
+        if self.in_episode:  # as CompilerGym: the episode's reward counts from here
+            self.episode_reward = 0.0 if self._reward_space is not None else None
 
     @property
     def benchmark(self) -> Benchmark:
@@ -208,6 +208,8 @@ class CompilerEnv:
 
     @benchmark.setter
     def benchmark(self, benchmark: Union[str, Benchmark]) -> None:
+        if not isinstance(benchmark, (str, Benchmark, BenchmarkUri)):
+            raise TypeError(f"a benchmark is a URI or a Benchmark, not {benchmark!r}")
         if not isinstance(benchmark, Benchmark):
             current = self._next_benchmark or self._benchmark_in_use
             if current is not None and str(current.uri) == str(benchmark):
@@ -458,11 +460,17 @@ class CompilerEnv:
         new.__dict__.update(self.__dict__)
         new._env = self._env.fork()
         new.observation = ObservationView(new, self.observation.spaces)
-        new.reward = RewardView(new, dict(self.reward.spaces))
+        # Python rewards (the reward space and any added ones) keep per-episode state: the fork
+        # continues from copies of them.
+        spaces = {
+            name: copy.deepcopy(space) if isinstance(space, Reward) else space
+            for name, space in self.reward.spaces.items()
+        }
+        new.reward = RewardView(new, spaces)
         if isinstance(self._reward_space, Reward):
-            # Python rewards keep per-episode state: the fork continues from a copy.
-            new._reward_space = copy.deepcopy(self._reward_space)
-            new.reward.spaces[new._reward_space.name] = new._reward_space
+            new._reward_space = spaces.get(self._reward_space.name) or copy.deepcopy(
+                self._reward_space
+            )
         return new
 
     def apply(self, state: CompilerEnvState) -> None:
@@ -494,19 +502,22 @@ class CompilerEnv:
         start = time.time()
         errors: list[str] = []
         replay_failed = reward_failed = semantics_failed = False
-        replay = type(self)(
-            self.env_id,
-            datasets=self.datasets,
-            isolation=self.isolation,
-            parameters=self.parameters,
-            # The Benchmark itself when it is this env's: a user benchmark (from files or
-            # source) is in no dataset, so its URI alone cannot be resolved.
-            benchmark=self.benchmark if str(self.benchmark) == state.benchmark else state.benchmark,
-            # A Python reward keeps per-episode state: the replay gets its own.
-            reward_space=copy.deepcopy(self.reward_space),
-            action_space=self.action_space.name,
-        )
-        try:
+        replay = None
+        try:  # a benchmark that cannot be found or loaded fails this state, not the caller
+            replay = type(self)(
+                self.env_id,
+                datasets=self.datasets,
+                isolation=self.isolation,
+                parameters=self.parameters,
+                # The Benchmark itself when it is this env's: a user benchmark (from files or
+                # source) is in no dataset, so its URI alone cannot be resolved.
+                benchmark=self.benchmark
+                if str(self.benchmark) == state.benchmark
+                else state.benchmark,
+                # A Python reward keeps per-episode state: the replay gets its own.
+                reward_space=copy.deepcopy(self.reward_space),
+                action_space=self.action_space.name,
+            )
             replay.apply(state)
             replayed = replay.state
             # A measured reward (Runtime) differs from run to run: only deterministic ones
@@ -528,12 +539,13 @@ class CompilerEnv:
             semantics_validated = semantic_errors is not None
             semantics_failed = bool(semantic_errors)
             errors += semantic_errors or []
-        except (ValueError, OSError, ServiceError) as e:
+        except (ValueError, LookupError, OSError, ServiceError) as e:
             errors.append(str(e))
             replay_failed = True
             reward_validated = semantics_validated = False
         finally:
-            replay.close()
+            if replay is not None:
+                replay.close()
         return ValidationResult(
             state=state,
             walltime=time.time() - start,
@@ -553,6 +565,24 @@ class CompilerEnv:
     def _semantic_validation_errors(self, sanitizers: set[str]) -> Optional[list[str]]:
         """Problems with the program's behaviour; None when it cannot be checked."""
         return None
+
+    def render(self, mode: str = "human") -> Optional[str]:
+        """The family's text observation (LLVM's IR), else the current observation space's:
+        printed for ``"human"``, returned for ``"ansi"``."""
+        if mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render mode must be one of {self.metadata['render_modes']}: {mode!r}"
+            )
+        name = self.render_observation or (
+            self.observation_space_spec.id if self.observation_space_spec else None
+        )
+        if name is None:
+            raise ValueError("render() needs an observation space: this env has none")
+        text = str(self.observation[name])
+        if mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         """Releases the environment's resources. Safe to call twice; any other call on a

@@ -41,9 +41,16 @@ class CompilerEnvWrapper:
         observations=None,
         rewards=None,
     ):
-        """One action (or a sequence of them), through :meth:`multistep`."""
+        """One action (or a sequence of them), through :meth:`multistep`, by keyword as
+        CompilerGym calls it (so a wrapper's ``multistep(self, actions, **kwargs)`` works)."""
         actions = list(action) if _is_sequence(action) else [action]
-        return self.multistep(actions, observation_spaces, reward_spaces, observations, rewards)
+        return self.multistep(
+            actions=actions,
+            observation_spaces=observation_spaces,
+            reward_spaces=reward_spaces,
+            observations=observations,
+            rewards=rewards,
+        )
 
     def multistep(
         self,
@@ -56,7 +63,11 @@ class CompilerEnvWrapper:
         """Applies actions (the env's ``multistep``); wrappers that change actions override
         this, which ``step`` calls."""
         return self.env.multistep(
-            list(actions), observation_spaces, reward_spaces, observations, rewards
+            list(actions),
+            observation_spaces=observation_spaces,
+            reward_spaces=reward_spaces,
+            observations=observations,
+            rewards=rewards,
         )
 
     def fork(self) -> CompilerEnvWrapper:
@@ -279,9 +290,11 @@ class ConstrainedCommandline(ActionWrapper):
             raise ValueError("ConstrainedCommandline needs at least one flag")
         inner: Commandline = env.action_space
         self._forward = [inner[flag] for flag in flags]  # LookupError for an unknown flag
-        if len(set(self._forward)) != len(self._forward):
-            raise ValueError(f"Duplicate flags in {list(flags)}")
-        self._reverse = {a: i for i, a in enumerate(self._forward)}
+        # A flag listed twice (CompilerGym's examples do) is two actions; the env's action
+        # maps back to the first.
+        self._reverse: dict[int, int] = {}
+        for i, a in enumerate(self._forward):
+            self._reverse.setdefault(a, i)
         subset = [inner.flags[a] for a in self._forward]
         self._space = inner.derived(name or f"{inner.name}/subset", subset)
 
