@@ -105,12 +105,24 @@ def test_the_compile_cache_hits(env):
     assert _compiles(env) == after_one
 
 
+def test_actions_are_named_by_their_flags_as_in_compiler_gym(env):
+    assert env.action_space.names[0] == "-O0"
+    env.step(env.action_space.names.index("-O3"))
+    assert env.command_line == "gcc -O3 -w -c src.c -o obj.o"
+
+
 def test_choices_set_the_whole_state(env):
     choices = [-1] * len(env.gcc_spec.options)
     choices[0] = 6
+    size = env.observation["obj_size"]
     env.choices = choices
     assert env.choices == choices
     assert env.command_line == "gcc -Os -w -c src.c -o obj.o"
+    # The change counts as an action's would: the state stays valid.
+    assert env.episode_reward == size - env.observation["obj_size"] != 0
+    assert env.validate().okay()
+    with pytest.raises(TypeError):
+        env.choices = [1.7] + choices[1:]
     with pytest.raises(ValueError, match="expected"):
         env.choices = [1, 2]
     choices[0] = 8  # -O has 8 values

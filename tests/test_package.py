@@ -224,7 +224,9 @@ def test_user_rewards_as_compiler_gym_writes_them():
         assert isinstance(env.action_space, NamedDiscrete) and isinstance(
             env.action_space, Commandline
         )
-        assert env.action_space.names[env.action_space["-gvn"]] == "gvn"
+        assert (
+            env.action_space.names[env.action_space["gvn"]] == "-gvn"
+        )  # as CompilerGym names them
     space = NamedDiscrete(["a", "b", "c"], name="letters")
     assert space["c"] == 2 and space.to_string([2, 0]) == "c a" and space.from_string("b") == [1]
     with pytest.raises(LookupError, match="did you mean 'b'"):

@@ -10,8 +10,18 @@ from compiler_gym.util.minimize_trajectory import (
     random_minimization,
 )
 from compiler_gym.util.runfiles import package_data_path, runfiles_path, transient_cache_path
+from compiler_gym.util.statistics import geometric_mean
 from compiler_gym.util.timer import Timer, humanize_duration, humanize_duration_hms
 from compiler_gym.util.truncate import truncate, truncate_lines
+
+
+def test_geometric_mean_is_compiler_gyms_score():
+    assert geometric_mean([1.0, 4.0]) == pytest.approx(2.0)
+    assert geometric_mean([0.5, 0.5, 2.0]) == pytest.approx(0.5 ** (1 / 3))
+    # A result that made a program worse (or no better) is not left out: the score is 0.
+    assert geometric_mean([2.0, 0.0]) == 0.0
+    assert geometric_mean([2.0, -0.1]) == 0.0
+    assert geometric_mean([]) == 0.0
 
 
 def test_humanize_durations():

@@ -134,7 +134,7 @@ def test_gymnasium_vector_wrappers_work_on_numpy_outputs():
     )
     wrapped = DictInfoToList(NormalizeReward(RecordEpisodeStatistics(vec)))
     wrapped.reset(seed=0)
-    mem2reg = vec.env_action_space.names.index("mem2reg")
+    mem2reg = vec.env_action_space.names.index("-mem2reg")
     for t in range(3):
         _, _, _, truncated, infos = wrapped.step(np.array([mem2reg, mem2reg]))
         assert len(infos) == 2 and infos[0]["elapsed_steps"] == t + 1

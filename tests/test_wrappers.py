@@ -104,14 +104,27 @@ def test_benchmark_iterators():
             env.reset()
         with pytest.raises(TypeError, match="chooses the benchmark"):
             env.reset(benchmark=CRC32)
-        with pytest.raises(TypeError, match="fork_shares_iterator"):
-            env.fork()
     with CycleOverBenchmarks(bare(), [CRC32, QSORT]) as env:
         seen = []
         for _ in range(5):
             env.reset()
             seen.append(str(env.benchmark.uri))
         assert seen == [CRC32, QSORT, CRC32, QSORT, CRC32]
+        # A fork goes on from the same point through its own copy of the iterator; with
+        # fork_shares_iterator both draw from one.
+        fork = TimeLimit(env, max_episode_steps=3).fork()
+        try:
+            fork.reset()
+            env.reset()
+            assert str(fork.benchmark.uri) == str(env.benchmark.uri) == QSORT
+        finally:
+            fork.close()
+    with CycleOverBenchmarks(bare(), [CRC32, QSORT], fork_shares_iterator=True) as env:
+        env.reset()
+        with env.fork() as fork:
+            fork.reset()
+            env.reset()
+            assert [str(fork.benchmark.uri), str(env.benchmark.uri)] == [QSORT, CRC32]
     made = []
 
     def make_iterator():
@@ -177,6 +190,35 @@ def test_constrained_commandline_maps_its_actions_to_the_envs():
         env.reset()
         env.step(2)
         assert env.actions == [0] and env.state.commandline.split()[1] == "-mem2reg"
+
+
+def test_wrappers_try_their_own_actions_or_refuse():
+    """try_actions through a wrapper answers for the wrapper's actions, as greedy_search needs."""
+    from compiler_gym.search import greedy_search
+
+    with ConstrainedCommandline(bare(), flags=FLAGS[:3]) as env:
+        env.reset()
+        assert env.try_actions([0, 1, [2, 0]]).tolist() == pytest.approx(
+            [rewards_of(FLAGS[:1])[0], rewards_of(FLAGS[1:2])[0], sum(rewards_of(FLAGS[2::-2]))]
+        )
+        state = greedy_search(env, max_steps=3)
+        assert state.commandline.split()[1] in FLAGS[:3]
+    with CommandlineWithTerminalAction(bare()) as env:
+        env.reset()
+        end = env.action_space.n - 1
+        mem2reg = env.action_space["-mem2reg"]
+        assert env.try_actions([end, [mem2reg, end, mem2reg]]).tolist() == pytest.approx(
+            [0.0, rewards_of(["-mem2reg"])[0]]
+        )
+
+    class Doubled(RewardWrapper):
+        def convert_reward(self, reward):
+            return 2 * reward
+
+    with Doubled(bare()) as env:
+        env.reset()
+        with pytest.raises(NotImplementedError, match="converts rewards"):
+            env.try_actions([0])
 
 
 def test_a_user_wrapper_with_compiler_gyms_multistep_signature():

@@ -174,25 +174,26 @@ class NamedDiscrete(gymnasium.spaces.Discrete):
 class Commandline(NamedDiscrete):
     """A discrete action space whose actions are command-line flags (e.g. LLVM passes), with
     the family's command around them (LLVM's: ``opt`` ... ``input.bc -o output.bc``). Its
-    ``names`` are the flags without their leading dashes.
+    ``names`` are the flags, as CompilerGym's are (``names.index("-O3")``); ``space["mem2reg"]``
+    also finds a flag without its dashes.
 
     >>> space.to_string([0, 3])
     'opt -add-discriminators -alignment-from-assumptions input.bc -o output.bc'
     """
 
     def __init__(self, name: str, flags: SequenceOf[str], prefix: str = "", suffix: str = ""):
-        super().__init__([f.lstrip("-") for f in flags], name)
+        super().__init__(flags, name)
         self.flags: list[str] = list(flags)
         self._prefix = prefix
         self._suffix = suffix
-        self._index: dict[str, int] = {}
+        self._bare_index: dict[str, int] = {}  # flags without their dashes
         for i, f in enumerate(self.flags):
-            self._index.setdefault(f, i)
+            self._bare_index.setdefault(f.lstrip("-"), i)
 
     def __getitem__(self, flag: str) -> int:
         """The index of an action by its flag or name: ``space["-mem2reg"]``,
         ``space["mem2reg"]``. An unknown one raises ``LookupError`` naming the closest."""
-        index = self._index.get(flag, self._name_index.get(flag))
+        index = self._name_index.get(flag, self._bare_index.get(flag))
         if index is None:
             hint = did_you_mean(flag, self.flags)
             raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")
@@ -222,9 +223,9 @@ class Commandline(NamedDiscrete):
             tokens = tokens[: -len(suffix)]
         actions = []
         for token in tokens:
-            if token not in self._index:
+            if token not in self._name_index:
                 raise ValueError(f"Unknown flag in command line: {token!r}")
-            actions.append(self._index[token])
+            actions.append(self._name_index[token])
         return actions
 
     def __repr__(self) -> str:

@@ -234,7 +234,7 @@ def main(argv=None) -> int:
             out.close()
     if args.plot:
         _plot(args.plot, histories, f"{args.search} search on {args.env}")
-    rewards = [h[-1][1] for h in histories.values() if h and h[-1][1] > 0]
+    rewards = [h[-1][1] for h in histories.values() if h]
     if args.output and rewards:
         geomean = geometric_mean(rewards)
         print(f"geomean reward {geomean:.4f} over {len(rewards)} benchmarks; wrote {args.output}")

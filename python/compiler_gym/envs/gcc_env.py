@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -141,8 +142,11 @@ class GccEnv(CompilerEnv):
     @choices.setter
     def choices(self, choices: list[int]) -> None:
         """Sets the whole state at once; ValueError for a wrong length or a value out of
-        range. The reward then counts from the previous state, as for an action."""
-        self._env.call("set_choices", json.dumps([int(c) for c in choices]))
+        range, TypeError for a value that is not an integer. The change counts towards
+        ``episode_reward`` as an action's would, so the state stays valid."""
+        self._env.call("set_choices", json.dumps([operator.index(c) for c in choices]))
+        if isinstance(self.reward_space, EngineReward) and self.episode_reward is not None:
+            self.episode_reward += self._env.reward(self.reward_space.index)
 
     def commandline(self) -> str:
         """The compile of the current state: ``gcc OPTIONS -w -c src.c -o obj.o``, which is
@@ -158,8 +162,6 @@ class GccEnv(CompilerEnv):
         """Resets to the state's benchmark and sets the choices of its command line."""
         self.reset(benchmark=state.benchmark)
         self.choices = self.commandline_to_choices(state.commandline)
-        if isinstance(self.reward_space, EngineReward):
-            self.episode_reward += self._env.reward(self.reward_space.index)
 
     # CompilerGym's GccEnv properties: the observations of the current state.
     @property

@@ -3,9 +3,10 @@
 A policy takes an ``llvm-ic-v0`` env, reset to a benchmark, and steps it to maximize the
 episode's ``IrInstructionCountOz`` reward (instructions removed, over what -Oz removes). The
 score is the geomean of the episode rewards over the test suite (builtin-v0 unless
-``--test_dataset`` names another), beside the mean wall time per benchmark. Results are a CSV
-of states that ``compiler_gym.bin.validate --env llvm-ic-v0`` replays, and are replayed at
-the end unless ``--novalidate``.
+``--test_dataset`` names another; 0 when any reward is 0 or less, as CompilerGym scores),
+beside the mean wall time per benchmark. Results are a CSV of states that
+``compiler_gym.bin.validate --env llvm-ic-v0`` replays, and are replayed at the end unless
+``--novalidate``.
 
     # my_policy.py
     from compiler_gym.leaderboard.llvm_instcount import eval_llvm_instcount_policy

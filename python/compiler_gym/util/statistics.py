@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 
 def geometric_mean(values: Iterable[float]) -> float:
-    """The geomean of the positive values (a reward of 0 or less has no logarithm); 0 when
-    there are none."""
-    positive = [v for v in values if v > 0]
-    if not positive:
+    """The geomean, as CompilerGym scores it: 0 when any value is 0 or less (or there are none),
+    so a result that made a program worse, or no better, is not left out of the score."""
+    values = list(values)
+    if not values or any(v <= 0 for v in values):
         return 0.0
-    return math.exp(sum(math.log(v) for v in positive) / len(positive))
+    return math.exp(sum(math.log(v) for v in values) / len(values))

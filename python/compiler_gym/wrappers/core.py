@@ -70,6 +70,16 @@ class CompilerEnvWrapper:
             rewards=rewards,
         )
 
+    def try_actions(self, actions, reward_space=None, observation_space=None):
+        """The env's :meth:`~compiler_gym.envs.CompilerEnv.try_actions`, for wrappers that
+        change neither actions, rewards nor observations; the others convert the candidates
+        (action wrappers) or refuse (``NotImplementedError``), never answer for other actions."""
+        return self.env.try_actions(actions, reward_space, observation_space)
+
+    def _candidates(self, actions, convert) -> list[list[Any]]:
+        """Each candidate (an action or a sequence of them) as a list of env actions."""
+        return [[convert(a) for a in (c if _is_sequence(c) else [c])] for c in actions]
+
     def fork(self) -> CompilerEnvWrapper:
         """A copy of this wrapper over a fork of the env."""
         new = copy.copy(self)
@@ -147,6 +157,12 @@ class ActionWrapper(CompilerEnvWrapper):
         """The env's action for the wrapper's ``action``."""
         raise NotImplementedError
 
+    def try_actions(self, actions, reward_space=None, observation_space=None):
+        """The env's ``try_actions`` on the candidates mapped through :meth:`action`."""
+        return self.env.try_actions(
+            self._candidates(actions, self.action), reward_space, observation_space
+        )
+
     def reverse_action(self, action: Any) -> Any:
         """The wrapper's action for the env's ``action``."""
         raise NotImplementedError
@@ -166,6 +182,14 @@ class ObservationWrapper(CompilerEnvWrapper):
         """The wrapper's observation for the env's ``observation``."""
         raise NotImplementedError
 
+    def try_actions(self, actions, reward_space=None, observation_space=None):
+        """Refused: the candidates' observations would bypass :meth:`convert_observation`."""
+        if observation_space is None:
+            return self.env.try_actions(actions, reward_space)
+        raise NotImplementedError(
+            f"{type(self).__name__} converts observations: try_actions() cannot; use fork()"
+        )
+
 
 class RewardWrapper(CompilerEnvWrapper):
     """Maps the reward of ``step`` through :meth:`convert_reward`."""
@@ -173,6 +197,12 @@ class RewardWrapper(CompilerEnvWrapper):
     def multistep(self, actions, *args, **kwargs):
         observation, reward, done, info = self.env.multistep(list(actions), *args, **kwargs)
         return observation, self.convert_reward(reward), done, info
+
+    def try_actions(self, actions, reward_space=None, observation_space=None):
+        """Refused: the candidates' rewards would bypass :meth:`convert_reward`."""
+        raise NotImplementedError(
+            f"{type(self).__name__} converts rewards: try_actions() cannot; use fork()"
+        )
 
     def convert_reward(self, reward: Any) -> Any:
         """The wrapper's reward for the env's ``reward``."""
@@ -222,6 +252,15 @@ class ConversionWrapperEnv(CompilerEnvWrapper):
     def convert_action(self, action: Any) -> Any:
         """The env's action for the wrapper's ``action``; the default returns it as is."""
         return action
+
+    def try_actions(self, actions, reward_space=None, observation_space=None):
+        """The env's ``try_actions`` on the candidates mapped through :meth:`convert_action`;
+        refused with an observation space (it would bypass :meth:`convert_observation`)."""
+        if observation_space is not None:
+            raise NotImplementedError(
+                f"{type(self).__name__} converts observations: try_actions() cannot; use fork()"
+            )
+        return self.env.try_actions(self._candidates(actions, self.convert_action), reward_space)
 
     def convert_observation(self, observation: Any) -> Any:
         """The wrapper's observation for the env's ``observation``; the default returns it as is."""
@@ -279,6 +318,25 @@ class CommandlineWithTerminalAction(CompilerEnvWrapper):
             info["terminal_action"] = True
         return observation, reward, done or ends, info
 
+    def try_actions(self, actions, reward_space=None, observation_space=None):
+        """The env's ``try_actions``; a candidate stops at the terminal action, which changes
+        nothing (alone, it is worth 0)."""
+
+        def until_terminal(candidate: list[Any]) -> list[Any]:
+            return (
+                candidate[: candidate.index(self._terminal)]
+                if self._terminal in candidate
+                else candidate
+            )
+
+        candidates = [
+            until_terminal(c)
+            for c in self._candidates(
+                actions, lambda a: self._space[a] if isinstance(a, str) else a
+            )
+        ]
+        return self.env.try_actions(candidates, reward_space, observation_space)
+
 
 class ConstrainedCommandline(ActionWrapper):
     """Restricts the command line action space to ``flags`` (in that order): action ``i`` of
@@ -322,7 +380,8 @@ class ConstrainedCommandline(ActionWrapper):
 
 class IterateOverBenchmarks(CompilerEnvWrapper):
     """Each ``reset()`` takes the next benchmark of ``benchmarks``; ``StopIteration`` when
-    they run out. A fork shares the iterator only with ``fork_shares_iterator=True``."""
+    they run out. A fork shares the iterator with ``fork_shares_iterator=True``; otherwise
+    it goes on through a copy of it, from where the original is (as CompilerGym's does)."""
 
     def __init__(self, env: Any, benchmarks: Iterable[Any], fork_shares_iterator: bool = False):
         super().__init__(env)
@@ -338,12 +397,10 @@ class IterateOverBenchmarks(CompilerEnvWrapper):
         return next(self.benchmarks)
 
     def fork(self) -> IterateOverBenchmarks:
+        new = super().fork()
         if not self.fork_shares_iterator:
-            raise TypeError(
-                f"{type(self).__name__} cannot fork unless fork_shares_iterator=True "
-                "(two envs would draw from one iterator)"
-            )
-        return super().fork()
+            self.benchmarks, new.benchmarks = itertools.tee(self.benchmarks)
+        return new
 
 
 class CycleOverBenchmarks(IterateOverBenchmarks):
