@@ -163,3 +163,45 @@ def test_compiler_gyms_tool_names_run_the_search_tool(tmp_path):
         env.reset()
         assert by_greedy == greedy_search(env, reward_space="IrInstructionCount")
     assert by_random.reward > 0 and by_random.commandline != by_greedy.commandline
+
+
+def test_random_search_cut_short_by_its_runtime_keeps_the_best_step_so_far():
+    """However short the budget, every env takes one step, and the best of those unfinished
+    episodes is the result (a first episode may end long after a short budget)."""
+    import numpy as np
+
+    from compiler_gym.search import random_search
+
+    state, progress = random_search(
+        "llvm-v0",
+        "builtin-v0/crc32",
+        reward_space="IrInstructionCount",
+        episodes=None,
+        runtime=1e-9,
+        patience=0,  # as many steps as there are actions: no episode ends in one
+        num_envs=8,
+        seed=5,
+    )
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        env.reset()
+        first = np.random.default_rng(5).integers(env.action_space.n, size=8)
+        rewards = env.try_actions(first, reward_space="IrInstructionCount")
+        best = int(np.argmax(rewards))
+        assert progress.episodes == 0
+        assert state.reward == max(rewards[best], 0.0) > 0
+        assert state.commandline.split()[1:-3] == [env.action_space.flags[first[best]]]
+
+
+def test_the_search_tools_report_user_mistakes_in_one_line(capsys):
+    from compiler_gym.bin import datasets, greedy, random_search, validate
+
+    for main, argv in (
+        (random_search.main, ["--reward", "Nope"]),
+        (greedy.main, ["--benchmark", "builtin-v0/crc32", "--reward", "Nope"]),
+        (random_search.main, ["--patience", "-1", "--benchmark", "builtin-v0/crc32"]),
+        (datasets.main, ["--env", "nope", "list"]),
+        (validate.main, ["--env", "nope-v0", "/nonexistent.csv"]),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "Traceback" not in err, (argv, err)

@@ -61,6 +61,23 @@ def test_tables_after_a_known_episode(tmp_path):
     assert {(a, b, c): r for a, b, c, r in transitions} == pytest.approx(expected)
 
 
+def test_a_logger_over_an_env_already_in_an_episode_starts_from_its_state(tmp_path):
+    db = tmp_path / "mid.db"
+    inner = compiler_gym.make("llvm-ic-v0", benchmark="benchmark://builtin-v0/crc32")
+    inner.reset()
+    mem2reg, gvn = inner.action_space["-mem2reg"], inner.action_space["-gvn"]
+    inner.step(mem2reg)
+    env = SynchronousSqliteLogger(inner, db_path=db)
+    assert env.step([]) is not None  # no actions: the env's answer, nothing logged
+    env.step(gvn)
+    env.close()
+    assert sorted(r[0] for r in rows(db, "SELECT actions FROM States")) == [
+        f"{mem2reg}",
+        f"{mem2reg} {gvn}",
+    ]
+    assert [r[1] for r in rows(db, "SELECT * FROM StateTransitions")] == [gvn]
+
+
 def test_a_fork_logs_its_own_actions_and_leaves_the_writer_open(tmp_path):
     db = tmp_path / "fork.db"
     env = SynchronousSqliteLogger(compiler_gym.make("llvm-ic-v0"), db_path=db)

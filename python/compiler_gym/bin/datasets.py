@@ -14,9 +14,11 @@ from tabulate import tabulate
 
 import compiler_gym
 from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.cli import user_errors
 from compiler_gym.util.runfiles import cache_path, site_data_path
 
 
+@user_errors
 def main(argv=None) -> int:
     """Runs the tool on ``argv`` (default: the command line); returns the exit status: 1 when a
     dataset is unknown or fails to install, else 0."""

@@ -14,8 +14,10 @@ import time
 import numpy as np
 
 import compiler_gym
+from compiler_gym.util.cli import user_errors
 
 
+@user_errors
 def main(argv=None) -> int:
     """Runs the demo on ``argv`` (default: the command line), printing a line per episode and the
     overall steps per second; returns 0."""

@@ -20,6 +20,7 @@ from typing import Optional
 import numpy as np
 
 import compiler_gym
+from compiler_gym.util.cli import user_errors
 from compiler_gym.util.timer import Timer
 from compiler_gym.util.truncate import truncate
 
@@ -229,6 +230,7 @@ def _history_file() -> Path:
     return Path(os.environ.get("COMPILER_GYM_HISTORY") or Path.home() / ".compiler_gym_history")
 
 
+@user_errors
 def main(argv: Optional[list[str]] = None) -> int:
     """Runs the shell on ``argv`` (default: the command line), with the history loaded and saved
     again at the end; returns 0, or 2 when the env cannot be made."""

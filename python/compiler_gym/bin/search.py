@@ -36,6 +36,7 @@ from tqdm import tqdm
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvState, CompilerEnvStateWriter
 from compiler_gym.search import SearchProgress, greedy_search, nevergrad_search, random_search
+from compiler_gym.util.cli import user_errors
 from compiler_gym.util.statistics import geometric_mean
 
 
@@ -155,6 +156,7 @@ def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str
     plt.close(fig)
 
 
+@user_errors
 def main(argv=None) -> int:
     """Runs the tool on ``argv`` (default: the command line): searches each benchmark, writes the
     best states as CSV and, with ``--plot``, the progress plot; returns 0, or 2 on bad arguments."""

@@ -13,6 +13,7 @@ import sys
 from tabulate import tabulate
 
 import compiler_gym
+from compiler_gym.util.cli import user_errors
 from compiler_gym.util.truncate import truncate
 
 
@@ -53,6 +54,7 @@ def describe(env, actions: bool = False) -> str:
     return "\n\n".join(f"{title}\n{'=' * len(title)}\n{table}" for title, table in sections)
 
 
+@user_errors
 def main(argv=None) -> int:
     """Runs the tool on ``argv`` (default: the command line): prints the environment ids or one
     environment's tables; returns 0, or 2 for an unknown environment."""

@@ -5,9 +5,9 @@
 
 Each state (a CSV row: benchmark, reward, walltime, commandline) is replayed in a fresh
 environment, which must reproduce the recorded reward; a runnable benchmark's program must
-also behave like the unoptimized one (``--sanitizers address undefined`` adds sanitizer
-builds). Prints one ✅/❌ line per state and a summary; the exit status is 1 when any state
-fails, 2 on bad input.
+also behave like the unoptimized one (``--sanitizer address --sanitizer undefined`` adds
+sanitizer builds). Prints one ✅/❌ line per state and a summary; the exit status is 1 when
+any state fails, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ import sys
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvStateReader
+from compiler_gym.util.cli import user_errors
 from compiler_gym.util.statistics import geometric_mean
 
 
+@user_errors
 def main(argv=None) -> int:
     """Runs the tool on ``argv`` (default: the command line); returns 0 when every state
     validates, 1 when any fails, and 2 on bad input."""
@@ -29,11 +31,13 @@ def main(argv=None) -> int:
     parser.add_argument("csv", nargs="*", help="state CSV files (standard input when none)")
     parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
     parser.add_argument(
+        "--sanitizer",
         "--sanitizers",
-        nargs="*",
+        dest="sanitizers",
+        action="append",
         default=[],
         choices=["address", "undefined"],
-        help="also run sanitizer builds of runnable programs",
+        help="also run this sanitizer's build of runnable programs (repeat for both)",
     )
     parser.add_argument("--nproc", type=int, help="states validated at once (default: cores)")
     args = parser.parse_args(argv)

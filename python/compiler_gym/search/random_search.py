@@ -32,10 +32,11 @@ class SearchProgress:
     best_reward: float = -np.inf
     history: list[tuple[float, int, float]] = field(default_factory=list)
 
-    def add_episode(self, reward: float, seconds: float) -> bool:
-        """Counts a finished episode whose best prefix earned ``reward``; returns whether it
-        is a new best (strictly: among equals the first finished stays the best)."""
-        self.episodes += 1
+    def add_episode(self, reward: float, seconds: float, finished: bool = True) -> bool:
+        """Counts a finished episode whose best prefix earned ``reward`` (one the budget cut
+        short, with ``finished=False``, is not counted but can still be the best); returns
+        whether it is a new best (strictly: among equals the first finished stays the best)."""
+        self.episodes += int(finished)
         if not reward > self.best_reward:
             return False
         self.best_reward = float(reward)
@@ -66,8 +67,8 @@ class RandomEpisodes:
         if len(self.slots) != vec.num_envs:
             raise ValueError(f"{len(self.slots)} slots for an engine of {vec.num_envs} envs")
         self.num_envs = num_envs
-        self.patience = patience
         self.num_actions = vec.env_action_space.n
+        self.patience = patience or self.num_actions  # 0: as many as there are actions
         # The given episode belongs to slot 0, wherever that slot runs.
         self.given = [int(a) for a in first_episode] if 0 in self.slots else []
         self.actions: list[list[int]] = [[] for _ in self.slots]  # each slot's episode so far
@@ -188,12 +189,14 @@ def random_search(
     """Runs random episodes on ``benchmark`` and returns the best state found, with the
     search's progress.
 
-    Each episode takes uniformly random actions until ``patience`` steps pass without a new
-    best cumulative reward in that episode (or the compiler fails, which ends it); its best
-    prefix is its result. ``num_envs`` episodes run at once in one vector engine. The search
-    stops after ``episodes`` episodes or ``runtime`` seconds, whichever comes first (at least
-    one must be given). With a fixed seed and an ``episodes`` budget the result is exactly
-    reproducible; ``callback`` sees the progress after each episode.
+    Each episode takes uniformly random actions until ``patience`` steps (0: as many as there
+    are actions) pass without a new best cumulative reward in that episode (or the compiler
+    fails, which ends it); its best prefix is its result. ``num_envs`` episodes run at once in
+    one vector engine. The search stops after ``episodes`` episodes or ``runtime`` seconds,
+    whichever comes first (at least one must be given), after at least one step of every env;
+    when time runs out, the best prefix of the episodes under way counts too. With a fixed seed
+    and an ``episodes`` budget the result is exactly reproducible; ``callback`` sees the
+    progress after each episode.
 
     A ``guide`` replaces the uniform choice (a policy guiding the search):
     ``guide(observations, episodes)`` gets each env's ``observation_space`` observation (a
@@ -203,6 +206,15 @@ def random_search(
     """
     if episodes is None and runtime is None:
         raise ValueError("random_search() needs an episodes or a runtime budget")
+    if (
+        patience < 0
+        or (episodes is not None and episodes < 1)
+        or (runtime is not None and runtime <= 0)
+    ):
+        raise ValueError(
+            f"random_search() needs patience >= 0 (0: the number of actions), episodes >= 1 "
+            f"and runtime > 0, got {patience}, {episodes}, {runtime}"
+        )
     rng = np.random.default_rng(seed)
     progress = SearchProgress()
     best_actions: list[int] = []
@@ -227,14 +239,22 @@ def random_search(
                 runtime is not None and progress.seconds >= runtime
             )
 
-        while not done():
+        while True:  # at least one step, however short the budget
             for _, reward, prefix in slots.step(rng, guide):
-                if done():
+                if episodes is not None and progress.episodes >= episodes:
                     break
                 if progress.add_episode(reward, time.perf_counter() - start):
                     best_actions = prefix
                 if callback:
                     callback(progress)
+            if done():
+                break
+        if runtime is not None and progress.seconds >= runtime:
+            # Time ran out mid-episode: the best prefixes of the episodes under way count too
+            # (a short budget may end before the first episode does).
+            i = int(np.argmax(slots.best))
+            if progress.add_episode(slots.best[i], progress.seconds, finished=False):
+                best_actions = slots.actions[i][: slots.best_length[i]]
         action_space = vec.env_action_space
     state = CompilerEnvState(
         benchmark=str(benchmark.uri),

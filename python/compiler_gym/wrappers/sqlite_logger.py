@@ -251,8 +251,17 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         asked = reward_spaces if reward_spaces is not None else rewards
         names = None if asked is None else [r if isinstance(r, str) else r.name for r in asked]
         request = None if names is None else names + ([default] if default not in names else [])
+        actions = list(actions)
+        if not actions:
+            return self.env.multistep(
+                [], observation_spaces=observation_spaces or observations, reward_spaces=names
+            )
+        if self._state_id is None and self.env.in_episode:
+            # Wrapped mid-episode: the state it is in starts what this logger records.
+            self._actions = list(self.env.actions)
+            self._state_id = self._record_state(done=False)
         result, total = None, None
-        for action in list(actions):
+        for action in actions:
             observation, reward, done, info = self.env.step(
                 action,
                 observation_spaces=observation_spaces or observations,
