@@ -235,6 +235,23 @@ def test_fork_state_and_validate(env):
     with compiler_gym.make("loop_tool-v0", action_space="split") as other:
         other.apply(state)
         assert other.observation["loop_tree"] == env.observation["loop_tree"]
+    # A fresh env in the simple space reads the split state in the split space.
+    with compiler_gym.make("loop_tool-v0") as fresh:
+        assert fresh.validate(state).okay()
+        fresh.apply(state)
+        assert fresh.action_space.name == "split"
+        assert fresh.observation["loop_tree"] == env.observation["loop_tree"]
+
+
+def test_no_reward_space_measures_nothing_and_names_are_checked():
+    """make(reward_space=None) means none, as in CompilerGym (the id's default is left out);
+    an unknown PTX architecture is a ValueError; devices() by attribute."""
+    with compiler_gym.make("loop_tool-v0", reward_space=None) as env:
+        assert env.reward_space is None
+        env.reset()
+        with pytest.raises(ValueError, match="unknown NVPTX architecture"):
+            env.ptx("garbage")
+    assert compiler_gym.envs.loop_tool.devices()["cpu"] == ""
 
 
 def test_make_vec_rows_equal_single_envs():

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -270,6 +271,11 @@ StatusOr<std::string> EmitPtxForPlan(const Program& program, const std::vector<L
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target) return Internal("no NVPTX target in this LLVM: " + error);
+  // Asked before the target machine is made, which would only warn on stderr and go on.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(target->createMCSubtargetInfo(triple, "", ""));
+  if (!subtarget || !subtarget->isCPUStringValid(arch)) {
+    return InvalidArgument("unknown NVPTX architecture '" + arch + "' (e.g. sm_80, sm_90)");
+  }
   std::unique_ptr<llvm::TargetMachine> tm(
       target->createTargetMachine(triple, arch, "", llvm::TargetOptions(), std::nullopt,
                                   std::nullopt, llvm::CodeGenOptLevel::Aggressive));

@@ -44,7 +44,9 @@ def _greedy(
     args, benchmark: str, try_actions=None
 ) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
     """The greedy search, and its progress as (seconds, reward so far) after each step."""
-    with compiler_gym.make(args.env, benchmark=benchmark, reward_space=args.reward) as env:
+    with compiler_gym.make(
+        args.env, benchmark=benchmark, reward_space=args.reward or "default"
+    ) as env:
         env.reset()
         start = time.perf_counter()
         history = [(0.0, 0.0)]

@@ -6,4 +6,17 @@ from compiler_gym.envs.llvm_env import LlvmEnv
 from compiler_gym.envs.llvm_rewards import RuntimePointEstimateReward
 from compiler_gym.envs.loop_tool_env import LoopToolEnv
 
-__all__ = ["CompilerEnv", "GccEnv", "LlvmEnv", "LoopToolEnv", "RuntimePointEstimateReward"]
+# CompilerGym's module names, reachable as attributes (compiler_gym.envs.loop_tool.devices())
+# without an import of their own; they hold nothing heavier than the modules above.
+from compiler_gym.envs import gcc, llvm, loop_tool  # noqa: E402  isort: skip
+
+__all__ = [
+    "CompilerEnv",
+    "GccEnv",
+    "LlvmEnv",
+    "LoopToolEnv",
+    "RuntimePointEstimateReward",
+    "gcc",
+    "llvm",
+    "loop_tool",
+]

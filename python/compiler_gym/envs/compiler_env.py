@@ -40,6 +40,11 @@ def default_isolation() -> str:
     return os.environ.get("COMPILER_GYM_ISOLATION", "none")
 
 
+def _is_default(space: Any) -> bool:
+    """Whether a space argument asks for the id's default (a space object is never that)."""
+    return isinstance(space, str) and space == "default"
+
+
 class _Closed:
     """What a closed env holds instead of its engine env: any use says it is closed."""
 
@@ -78,8 +83,8 @@ class CompilerEnv:
         env_id: str,
         datasets: Datasets,
         benchmark: Optional[Union[str, Benchmark]] = None,
-        observation_space: ObservationSpaceArg = None,
-        reward_space: RewardSpaceArg = None,
+        observation_space: ObservationSpaceArg = "default",
+        reward_space: RewardSpaceArg = "default",
         action_space: Optional[str] = None,
         isolation: Optional[str] = None,
         parameters: Optional[dict[str, Any]] = None,
@@ -92,7 +97,8 @@ class CompilerEnv:
         in this process: faster, with crashes contained but no bound on a step's time.
 
         ``parameters`` are the family's settings (as :meth:`send_param`), applied when the env
-        is made; some decide its spaces (GCC's ``gcc_bin``).
+        is made; some decide its spaces (GCC's ``gcc_bin``). ``observation_space`` and
+        ``reward_space`` default to the id's; None gives none (no reward is computed).
         """
         entry = next((e for e in _C.env_ids() if e["id"] == env_id), None)
         if entry is None:
@@ -129,12 +135,12 @@ class CompilerEnv:
         self.episode_reward: Optional[float] = None
         self._reward_space: Optional[EngineReward] = None
         self.observation_space = (
-            observation_space
-            if observation_space is not None
-            else entry["default_observation"] or None
+            entry["default_observation"] or None
+            if _is_default(observation_space)
+            else observation_space
         )
         self.reward_space = (
-            reward_space if reward_space is not None else entry["default_reward"] or None
+            entry["default_reward"] or None if _is_default(reward_space) else reward_space
         )
         self.episode_walltime: float = 0.0
         self._episode_start = time.time()
@@ -474,9 +480,22 @@ class CompilerEnv:
         return new
 
     def apply(self, state: CompilerEnvState) -> None:
-        """Resets to the state's benchmark and replays its command line."""
+        """Resets to the state's benchmark and replays its command line, in the first of the
+        family's action spaces that reads it when the current one does not (a state recorded
+        in loop_tool's ``split`` space names a split, which ``simple`` lacks)."""
         self.reset(benchmark=state.benchmark)
-        actions = self.commandline_to_actions(state.commandline)
+        try:
+            actions = self.commandline_to_actions(state.commandline)
+        except ValueError:
+            for space in self.action_spaces:
+                try:
+                    actions = space.from_string(state.commandline)
+                except ValueError:
+                    continue
+                self.reset(benchmark=state.benchmark, action_space=space.name)
+                break
+            else:
+                raise
         if actions:
             _, _, done, info = self.multistep(actions)
             if done:
