@@ -3,6 +3,7 @@
 import os
 import sys
 
+import numpy as np
 import pytest
 
 import compiler_gym
@@ -59,3 +60,42 @@ def test_the_shell_takes_actions_completes_undoes_and_keeps_history(tmp_path):
         shell.close()
     assert shell.exitstatus == 0
     assert "stack" in history.read_text().split("\n")
+
+
+def test_compiler_gyms_shell_commands():
+    """greedy, simplify_stack, back, hill_climb, the default spaces and the space lists, on the
+    shell object (the pseudo-terminal test covers the terminal)."""
+    import io
+
+    from compiler_gym.bin.manual_env import CompilerGymShell
+
+    with compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/crc32") as env:
+        env.reset()
+        best = env.action_space.flags[int(np.nanargmax(env.try_actions(range(env.action_space.n))))]
+    out = io.StringIO()
+    shell = CompilerGymShell(compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/crc32"), out)
+
+    def run(line: str) -> str:
+        out.seek(0)
+        out.truncate()
+        shell.onecmd(line)
+        return out.getvalue()
+
+    try:
+        assert f"Action {best} reward" in run("greedy")
+        assert "-mem2reg" in run("list_actions") and "Autophase" in run("list_observations")
+        assert "IrInstructionCountOz" in run("list_rewards")
+        # -mem2reg again has no effect: simplify_stack drops it.
+        run("action -mem2reg")
+        assert run("simplify_stack") == "Kept 1 of 2 actions\n"
+        assert shell.env.actions == [shell.env.action_space[best]]
+        assert run("back").startswith("Undid; 0 actions now")
+        assert float(run("reward")) == 0.0  # the default reward space, nothing done since
+        assert "Error: no default observation space" in run("observation")
+        assert "Error: Unknown observation space: 'Foo'" in run("observation Foo")
+        assert "Error: greedy takes a number" in run("greedy x")
+        shell.rng = np.random.default_rng(0)
+        kept = int(run("hill_climb 5").rsplit("Kept ", 1)[1].split()[0])
+        assert len(shell.env.actions) == kept and shell.env.episode_reward >= 0
+    finally:
+        shell.close()

@@ -38,6 +38,7 @@ class CompilerGymShell(cmd.Cmd):
         super().__init__(stdout=stdout)
         self.env = env
         self.stack: list = []  # forks before each action, for undo
+        self.rng = np.random.default_rng()
         self._set_prompt()
 
     # The shell's own plumbing.
@@ -60,7 +61,8 @@ class CompilerGymShell(cmd.Cmd):
         try:
             return super().onecmd(line)
         except (LookupError, ValueError, TypeError, OSError, compiler_gym.ServiceError) as e:
-            self._say(f"Error: {e}")
+            message = e.args[0] if isinstance(e, KeyError) and e.args else e  # not its repr
+            self._say(f"Error: {message}")
             return False
 
     def postcmd(self, stop: bool, line: str) -> bool:
@@ -116,22 +118,91 @@ class CompilerGymShell(cmd.Cmd):
         self._say(" ".join(self.env.action_space.flags))
 
     def do_action(self, arg: str) -> None:
-        """action <flag> [<flag> ...]: take actions (flags, or indices), in order."""
-        actions = [int(a) if a.isdigit() else self.env.action_space[a] for a in arg.split()]
+        """action <flag> [<flag> ...]: take actions (flags, or indices), in order; ``action -``
+        takes a random one."""
+        actions = [self._action_of(a) for a in arg.split()]
         if not actions:
             raise ValueError("action needs at least one action")
         self._ensure_episode()
         for action in actions:
-            self.stack.append(self.env.fork())
-            with Timer() as timer:
-                _, reward, done, info = self.env.step(action)
-            flag = self.env.action_space.flags[action]
-            reward_text = "" if reward is None else f" reward {reward:.6g}"
-            effect = " (no effect)" if info.get("action_had_no_effect") else ""
-            self._say(f"Action {flag}{reward_text}{effect} in {timer}")
-            if done:
-                self._say(f"The episode ended: {info.get('error_details', '')}")
+            if not self._take(action):
                 break
+
+    def _action_of(self, token: str) -> int:
+        if token == "-":
+            return int(self.rng.integers(self.env.action_space.n))
+        return int(token) if token.isdigit() else self.env.action_space[token]
+
+    def _take(self, action: int) -> bool:
+        """Takes one action (kept for undo) and says what it did; False when the episode
+        ended."""
+        self.stack.append(self.env.fork())
+        with Timer() as timer:
+            observation, reward, done, info = self.env.step(action)
+        flag = self.env.action_space.flags[action]
+        reward_text = "" if reward is None else f" reward {reward:.6g}"
+        effect = " (no effect)" if info.get("action_had_no_effect") else ""
+        self._say(f"Action {flag}{reward_text}{effect} in {timer}")
+        if observation is not None:
+            self._say(truncate(str(observation), max_line_len=120, max_lines=10))
+        if done:
+            self._say(f"The episode ended: {info.get('error_details', '')}")
+        return not done
+
+    def do_greedy(self, arg: str) -> None:
+        """greedy [n]: take the action of the highest reward, n times (default 1), while one
+        gains anything."""
+        self._ensure_episode()
+        if self.env.reward_space is None:
+            raise ValueError("greedy needs a reward space (set_default_reward)")
+        for _ in range(self._count(arg, "greedy")):
+            rewards = np.nan_to_num(
+                self.env.try_actions(range(self.env.action_space.n)), nan=-np.inf
+            )
+            best = int(np.argmax(rewards))
+            if not rewards[best] > 0:
+                self._say("No action gains anything: stopped")
+                return
+            if not self._take(best):
+                return
+
+    def do_hill_climb(self, arg: str) -> None:
+        """hill_climb [n]: n random actions (default 10), each kept only if its reward is
+        positive."""
+        self._ensure_episode()
+        if self.env.reward_space is None:
+            raise ValueError("hill_climb needs a reward space (set_default_reward)")
+        kept = 0
+        for _ in range(self._count(arg, "hill_climb", 10)):
+            action = int(self.rng.integers(self.env.action_space.n))
+            fork = self.env.fork()
+            _, reward, done, _ = self.env.step(action)
+            if done or not reward > 0:
+                self.env.close()
+                self.env = fork
+                continue
+            self.stack.append(fork)
+            kept += 1
+            self._say(f"Action {self.env.action_space.flags[action]} reward {reward:.6g}")
+        self._say(f"Kept {kept} actions")
+
+    def do_simplify_stack(self, arg: str) -> None:
+        """simplify_stack: replay the episode without the actions that had no effect."""
+        self._ensure_episode()
+        actions = list(self.env.actions)
+        self.env.reset()
+        self._close_stack()
+        for action in actions:
+            fork = self.env.fork()
+            _, _, done, info = self.env.step(action)
+            if info.get("action_had_no_effect") and not done:
+                self.env.close()
+                self.env = fork
+                continue
+            self.stack.append(fork)
+            if done:
+                break
+        self._say(f"Kept {len(self.env.actions)} of {len(actions)} actions")
 
     def complete_action(self, text, line, begidx, endidx) -> list[str]:
         """Completes an action's flag."""
@@ -143,9 +214,10 @@ class CompilerGymShell(cmd.Cmd):
         self._ensure_episode()
         if self.env.reward_space is None:
             raise ValueError("try_all_actions needs a reward space (set_default_reward)")
+        n = self._count(arg, "try_all_actions", 10)
         rewards = self.env.try_actions(range(self.env.action_space.n))
         order = np.argsort(-np.nan_to_num(rewards, nan=-np.inf), kind="stable")
-        for i in order[: int(arg) if arg.strip() else 10]:
+        for i in order[:n]:
             self._say(f"{self.env.action_space.flags[i]}  {rewards[i]:.6g}")
 
     def do_stack(self, arg: str) -> None:
@@ -155,6 +227,10 @@ class CompilerGymShell(cmd.Cmd):
             self._say(f"{depth:3d}  {flag}")
         if self.env.reward_space is not None:
             self._say(f"episode reward {self.env.episode_reward:.6g}")
+
+    def do_back(self, arg: str) -> None:
+        """back: go back one action (the same as undo)."""
+        self.do_undo(arg)
 
     def do_undo(self, arg: str) -> None:
         """undo: go back one action."""
@@ -170,11 +246,21 @@ class CompilerGymShell(cmd.Cmd):
         self._say(self.env.commandline())
 
     # Observations and rewards.
+    def do_list_observations(self, arg: str) -> None:
+        """list_observations: the observation spaces."""
+        self._say(" ".join(self.env.observation.spaces))
+
+    def do_list_rewards(self, arg: str) -> None:
+        """list_rewards: the reward spaces."""
+        self._say(" ".join(self.env.reward.spaces))
+
     def do_observation(self, arg: str) -> None:
-        """observation <space>: compute an observation of the current state."""
+        """observation [space]: compute an observation of the current state (default: the
+        default observation space's)."""
         self._ensure_episode()
+        name = arg.strip() or self._default(self.env.observation_space_spec, "observation")
         with Timer() as timer:
-            value = self.env.observation[arg.strip()]
+            value = self.env.observation[name]
         self._say(f"{truncate(str(value), max_line_len=120, max_lines=20)}\n(in {timer})")
 
     def complete_observation(self, text, line, begidx, endidx) -> list[str]:
@@ -182,9 +268,11 @@ class CompilerGymShell(cmd.Cmd):
         return _complete(text, self.env.observation.spaces)
 
     def do_reward(self, arg: str) -> None:
-        """reward <space>: compute a reward (since it was last computed)."""
+        """reward [space]: compute a reward since it was last computed (default: the default
+        reward space's)."""
         self._ensure_episode()
-        self._say(f"{self.env.reward[arg.strip()]:.6g}")
+        name = arg.strip() or self._default(self.env.reward_space, "reward")
+        self._say(f"{self.env.reward[name]:.6g}")
 
     def complete_reward(self, text, line, begidx, endidx) -> list[str]:
         """Completes a reward space's name."""
@@ -202,6 +290,14 @@ class CompilerGymShell(cmd.Cmd):
 
     complete_set_default_reward = complete_reward
 
+    def do_require_dataset(self, arg: str) -> None:
+        """require_dataset <name>: install a dataset (if it needs installing)."""
+        dataset = self.env.datasets[arg.strip()]
+        dataset.install()
+        self._say(f"{dataset.name} installed")
+
+    complete_require_dataset = complete_list_benchmarks
+
     def do_exit(self, arg: str) -> bool:
         """exit: leave the shell (also Ctrl-D)."""
         return True
@@ -210,6 +306,20 @@ class CompilerGymShell(cmd.Cmd):
         """Ctrl-D: leave the shell."""
         self._say("")
         return True
+
+    @staticmethod
+    def _count(arg: str, command: str, default: int = 1) -> int:
+        if not arg.strip():
+            return default
+        if not arg.strip().isdigit():
+            raise ValueError(f"{command} takes a number of times, not {arg.strip()!r}")
+        return int(arg)
+
+    @staticmethod
+    def _default(space, kind: str) -> str:
+        if space is None:
+            raise ValueError(f"no default {kind} space: name one (list_{kind}s)")
+        return space.name
 
     def _ensure_episode(self) -> None:
         if not self.env.in_episode:
@@ -239,9 +349,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     )
     parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
     parser.add_argument("--benchmark", help="the benchmark to start on")
+    parser.add_argument("--observation", help="default observation space (each action shows it)")
+    parser.add_argument("--reward", help="default reward space")
     args = parser.parse_args(argv)
     try:
         env = compiler_gym.make(args.env, benchmark=args.benchmark)
+        if args.observation:
+            env.observation_space = args.observation
+        if args.reward:
+            env.reward_space = args.reward
         env.reset()
     except (LookupError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
