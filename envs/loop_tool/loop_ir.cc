@@ -1,5 +1,7 @@
 #include "envs/loop_tool/loop_ir.h"
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -89,6 +91,24 @@ void ForEachPoint(const Program& p, const std::vector<int>& vars, std::vector<in
     index[v] = i;
     ForEachPoint(p, vars, index, fn, level + 1);
   }
+}
+
+// ForEachPoint in parallel over the values of vars[0] (each task with an index of its own):
+// the points of one value of vars[0] run in the sequential order, so a reduction whose slot is
+// fixed by vars[0] sums in the same order, and to the same bits, on any number of threads.
+void ForEachPointParallel(const Program& p, const std::vector<int>& vars,
+                          const std::function<void(std::vector<int64_t>&)>& fn) {
+  std::vector<int64_t> index(p.vars.size(), 0);
+  if (vars.empty()) {
+    fn(index);
+    return;
+  }
+  const std::vector<int> rest(vars.begin() + 1, vars.end());
+  oneapi::tbb::parallel_for(int64_t{0}, p.vars[vars[0]].extent, [&](int64_t i) {
+    std::vector<int64_t> mine(p.vars.size(), 0);
+    mine[vars[0]] = i;
+    ForEachPoint(p, rest, mine, [&] { fn(mine); });
+  });
 }
 
 int64_t Offset(const Program& p, const std::vector<int>& vars, const std::vector<int64_t>& index) {
@@ -387,21 +407,21 @@ std::vector<float> ReferenceOutput(const Program& program,
     if (program.tensors[t].input) input_of_tensor[t] = i++;
   }
   std::vector<std::vector<double>> reduced(num_nodes);  // materialized reductions
-  std::vector<int64_t> index(program.vars.size(), 0);
-  std::function<double(int)> eval = [&](int id) -> double {
+  std::function<double(int, const std::vector<int64_t>&)> eval =
+      [&](int id, const std::vector<int64_t>& index) -> double {
     const Node& n = program.nodes[id];
     if (program.IsReduction(id)) return reduced[id][Offset(program, n.vars, index)];
     switch (n.op) {
       case Op::kRead:
         return inputs[input_of_tensor[n.tensor]][Offset(program, n.vars, index)];
       case Op::kExp:
-        return std::exp(eval(n.inputs[0]));
+        return std::exp(eval(n.inputs[0], index));
       case Op::kWrite:
-        return eval(n.inputs[0]);
+        return eval(n.inputs[0], index);
       default:
         break;
     }
-    const double a = eval(n.inputs[0]), b = eval(n.inputs[1]);
+    const double a = eval(n.inputs[0], index), b = eval(n.inputs[1], index);
     switch (n.op) {
       case Op::kAdd:
         return a + b;
@@ -423,16 +443,28 @@ std::vector<float> ReferenceOutput(const Program& program,
     if (program.IsReduction(id)) {
       const bool is_max = n.op == Op::kMax;
       std::vector<double> acc(program.Elements(n.vars), is_max ? -INFINITY : 0.0);
-      ForEachPoint(program, program.Domain(id), index, [&] {
+      // Split over a kept variable (each task then owns its slots), when there is one.
+      std::vector<int> domain = program.Domain(id);
+      if (!n.vars.empty()) {
+        std::stable_partition(domain.begin(), domain.end(), [&](int v) { return v == n.vars[0]; });
+      }
+      auto accumulate = [&](std::vector<int64_t>& index) {
         double& slot = acc[Offset(program, n.vars, index)];
-        const double v = eval(n.inputs[0]);
+        const double v = eval(n.inputs[0], index);
         slot = is_max ? std::max(slot, v) : slot + v;
-      });
+      };
+      if (n.vars.empty()) {
+        std::vector<int64_t> index(program.vars.size(), 0);
+        ForEachPoint(program, domain, index, [&] { accumulate(index); });
+      } else {
+        ForEachPointParallel(program, domain, accumulate);
+      }
       reduced[id] = std::move(acc);
     } else if (n.op == Op::kWrite) {
       output.assign(program.Elements(n.vars), 0.0f);
-      ForEachPoint(program, n.vars, index,
-                   [&] { output[Offset(program, n.vars, index)] = static_cast<float>(eval(id)); });
+      ForEachPointParallel(program, n.vars, [&](std::vector<int64_t>& index) {
+        output[Offset(program, n.vars, index)] = static_cast<float>(eval(id, index));
+      });
     }
   }
   return output;
