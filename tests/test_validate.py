@@ -2,6 +2,7 @@
 with sanitizer builds; and the validate command line."""
 
 import io
+import json
 from dataclasses import replace
 
 import pytest
@@ -156,6 +157,15 @@ def test_validate_command_line(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("✅") == 2 and "❌" not in out
     assert "2 of 2 states validated" in out and "geomean reward: " in out
+    # CompilerGym's flags: the summary alone, the arithmetic mean, a JSON log.
+    log = tmp_path / "log.json"
+    argv = ["--summary_only", "--reward_aggregation=mean", f"--validation_logfile={log}"]
+    assert validate_cli.main([*argv, "--inorder", str(good)]) == 0
+    out = capsys.readouterr().out
+    assert "✅" not in out and "2 of 2 states validated" in out
+    assert f"mean reward: {(states[0].reward + states[1].reward) / 2:.4f}" in out
+    logged = json.loads(log.read_text())
+    assert [r["state"]["benchmark"] for r in logged] == [s.benchmark for s in states]
 
     bad = tmp_path / "bad.csv"
     bad.write_text(_states_csv([states[0], replace(states[1], reward=states[1].reward + 1)]))

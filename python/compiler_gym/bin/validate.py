@@ -13,7 +13,9 @@ any state fails, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from statistics import mean
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvStateReader
@@ -40,6 +42,20 @@ def main(argv=None) -> int:
         help="also run this sanitizer's build of runnable programs (repeat for both)",
     )
     parser.add_argument("--nproc", type=int, help="states validated at once (default: cores)")
+    # CompilerGym's flags.
+    parser.add_argument(
+        "--inorder", action="store_true", help="print in the CSV's order (default: as they end)"
+    )
+    parser.add_argument(
+        "--summary_only", action="store_true", help="print only the summary, no line per state"
+    )
+    parser.add_argument(
+        "--reward_aggregation",
+        choices=["geomean", "mean"],
+        default="geomean",
+        help="how the summary aggregates the states' rewards (default geomean)",
+    )
+    parser.add_argument("--validation_logfile", help="also write every result to this JSON file")
     args = parser.parse_args(argv)
 
     try:
@@ -55,31 +71,35 @@ def main(argv=None) -> int:
         print("error: no states to validate", file=sys.stderr)
         return 2
 
+    compiler_gym.make(args.env).close()  # an unknown id is a clear error before any work
     width = max(len(s.benchmark) for s in states)
     results = []
-    for state, result in zip(
+    for result in compiler_gym.validate_states(
+        lambda: compiler_gym.make(args.env),
         states,
-        compiler_gym.validate_states(
-            lambda: compiler_gym.make(args.env),
-            states,
-            nproc=args.nproc,
-            inorder=True,
-            sanitizers=args.sanitizers,
-        ),
-        strict=True,
+        nproc=args.nproc,
+        inorder=args.inorder,
+        sanitizers=args.sanitizers,
     ):
         results.append(result)
+        if args.summary_only:
+            continue
+        state = result.state
         reward = "" if state.reward is None else f"{state.reward:9.4f}"
         line = f"{'✅' if result.okay() else '❌'}  {state.benchmark:<{width}}  {reward}"
         if not result.okay():
             line += "  " + "; ".join(result.errors)
         print(line.rstrip(), flush=True)
+    if args.validation_logfile:
+        with open(args.validation_logfile, "w") as f:
+            json.dump([r.dict() for r in results], f, indent=2)
 
     passed = sum(r.okay() for r in results)
     print(f"\n{passed} of {len(results)} states validated")
     rewards = [s.reward for s in states if s.reward is not None]
-    if rewards:  # CompilerGym's summary: 0 when any state's reward is 0 or less
-        print(f"geomean reward: {geometric_mean(rewards):.4f} (over {len(rewards)} states)")
+    if rewards:  # CompilerGym's geomean: 0 when any state's reward is 0 or less
+        value = geometric_mean(rewards) if args.reward_aggregation == "geomean" else mean(rewards)
+        print(f"{args.reward_aggregation} reward: {value:.4f} (over {len(rewards)} states)")
     walltimes = [r.walltime for r in results]
     print(f"mean validation time: {sum(walltimes) / len(walltimes):.3f} s per state")
     return 0 if passed == len(results) else 1
