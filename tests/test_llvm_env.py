@@ -1,5 +1,7 @@
 """The CompilerGym API of the LLVM environment: steps, observations, rewards, fork, errors."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -376,6 +378,10 @@ def test_compiler_gym_api_details(env, capsys):
     finally:
         fork.close()
 
+    assert env.reward_space.range == env.reward_space.reward_range == env.reward_range
+    walltime = env.episode_walltime
+    time.sleep(0.01)
+    assert 0 < walltime < env.episode_walltime  # read when asked, not at the last step
     first = next(env.datasets.benchmarks())
     assert str(first.uri) == next(env.datasets.benchmark_uris())
     with pytest.raises(TypeError, match="URI or a Benchmark"):

@@ -250,6 +250,8 @@ def test_the_terminal_action_ends_the_episode_without_changing_the_program():
         _, reward, done, _ = env.multistep([env.action_space["-mem2reg"], terminal, 0])
         assert done and env.actions == [env.env.action_space["-mem2reg"]]
         assert reward == rewards_of(["-mem2reg"])[0]
+        with pytest.raises(ValueError, match=rf"out of range \[0, {terminal + 1}\)"):
+            env.step(terminal + 1)
 
 
 def test_validate_after_every_step_passes_a_sound_episode():

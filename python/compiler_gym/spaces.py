@@ -460,6 +460,11 @@ class EngineReward(_NamedSpace):
         """The same as ``name``, so that reward and observation spaces both have an ``id``."""
         return self.name
 
+    @property
+    def range(self) -> tuple:
+        """(min, max), as CompilerGym names it."""
+        return self.reward_range
+
     def __repr__(self) -> str:
         return f"EngineReward({self.name})"
 

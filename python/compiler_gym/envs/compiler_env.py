@@ -142,8 +142,7 @@ class CompilerEnv:
         self.reward_space = (
             entry["default_reward"] or None if _is_default(reward_space) else reward_space
         )
-        self.episode_walltime: float = 0.0
-        self._episode_start = time.time()
+        self._episode_start: Optional[float] = None
         self.reward_range: tuple[float, float] = (-math.inf, math.inf)
 
     # ---------------------------------------------------------------------------------------
@@ -226,6 +225,11 @@ class CompilerEnv:
         self._next_benchmark = benchmark
 
     @property
+    def episode_walltime(self) -> float:
+        """Seconds since the episode began (0 before the first reset), read when asked."""
+        return 0.0 if self._episode_start is None else time.time() - self._episode_start
+
+    @property
     def in_episode(self) -> bool:
         """Whether ``reset()`` has started an episode (one that an error ended still counts)."""
         return self._env.in_episode
@@ -260,7 +264,6 @@ class CompilerEnv:
         self._next_benchmark = None
         self.episode_reward = 0.0 if self._reward_space else None
         self._episode_start = time.time()
-        self.episode_walltime = 0.0
         # Every user reward starts its episode here, whichever of them a step asks for.
         python_rewards = [s for s in self.reward.spaces.values() if isinstance(s, Reward)]
         if isinstance(self._reward_space, Reward) and self._reward_space not in python_rewards:
@@ -334,7 +337,6 @@ class CompilerEnv:
                 [s.index for s in obs_specs], [r.index for r in engine_rewards]
             )
             done = bool(error_type)
-        self.episode_walltime = time.time() - self._episode_start
         info: dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}
         if done:
             info["error_type"] = error_type
@@ -437,7 +439,7 @@ class CompilerEnv:
         return CompilerEnvState(
             benchmark=str(self.benchmark.uri),
             commandline=self.commandline(),
-            walltime=time.time() - self._episode_start,
+            walltime=self.episode_walltime,
             reward=self.episode_reward,
         )
 

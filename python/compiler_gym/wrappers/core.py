@@ -310,6 +310,13 @@ class CommandlineWithTerminalAction(CompilerEnvWrapper):
 
     def multistep(self, actions, *args, **kwargs):
         actions = [self._space[a] if isinstance(a, str) else a for a in actions]
+        for a in actions:  # checked against this space: the env's is one action shorter
+            if (
+                isinstance(a, (int, np.integer))
+                and not isinstance(a, bool)
+                and not 0 <= a < self._space.n
+            ):
+                raise ValueError(f"action {a} is out of range [0, {self._space.n})")
         ends = self._terminal in actions
         if ends:
             actions = actions[: actions.index(self._terminal)]
