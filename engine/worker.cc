@@ -852,6 +852,12 @@ class RemoteEnv final : public Env {
 
   Status Lost(ReadResult how) {
     const pid_t pid = pid_;
+    if (pid <= 0) {
+      // Already retired (by a call from another thread): kill(-1) and waitpid(-1) would reach
+      // every process of this user and reap the caller's other children.
+      last_error_ = Crash("lost the worker (it was already stopped)");
+      return last_error_;
+    }
     if (how == ReadResult::kTimeout) {
       Retire(/*graceful=*/false);
       last_error_ = DeadlineExceeded("the worker took longer than " +

@@ -1,6 +1,7 @@
 """Bad input gets a typed error and loses nothing; the fuzzer finds no disagreement."""
 
 import random
+import subprocess
 import sys
 import time
 
@@ -480,3 +481,41 @@ def test_fuzz_kills_a_hung_worker_and_goes_on(monkeypatch):
     crashes = fuzz.run_range(argparse.Namespace(case_timeout=1.0), 3, 1, 0, lambda e: None)
     assert crashes == [{"case": 3, "exit_code": -9, "hung": True}]
     assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize("isolation", ["none", "process"])
+def test_two_threads_on_one_env_take_turns(isolation):
+    """Using one env (or one make_vec) from two Python threads is a mistake, but it must not
+    crash the process (LLVM's state is not thread-safe) nor, with workers, make one thread act
+    on a worker another has retired (which once sent kill(-1)): the calls take turns. Run in a
+    subprocess so that a crash fails this test and nothing else."""
+    code = f"""
+import threading, compiler_gym, numpy as np
+env = compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/sha256", isolation="{isolation}")
+env.reset()
+vec = compiler_gym.make_vec("llvm-ic-v0", num_envs=2, isolation="{isolation}")
+vec.reset()
+errors = []
+def work(seed):
+    rng = np.random.default_rng(seed)
+    for i in range(60):
+        try:
+            if i % 3 == 0:
+                env.observation["IrSha1"]
+            else:
+                env.step(int(rng.integers(env.action_space.n)))
+            vec.step(rng.integers(vec.env_action_space.n, size=2))
+        except compiler_gym.SessionNotFound:
+            env.reset()
+        except Exception as e:
+            errors.append(repr(e))
+threads = [threading.Thread(target=work, args=(s,)) for s in range(2)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print("errors", errors)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "errors []" in result.stdout, result.stdout

@@ -3,6 +3,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <mutex>
+
 #include "engine/status.h"
 
 namespace compiler_gym::python {
@@ -24,6 +26,16 @@ T ValueOrThrow(StatusOr<T> s) {
 template <typename F>
 auto WithoutGil(F&& fn) {
   pybind11::gil_scoped_release release;
+  return fn();
+}
+
+// WithoutGil, holding `mu` (taken with the GIL released, so a thread waiting for it holds up no
+// other): an env is not safe to use from two threads at once, and two Python threads calling
+// one env must not crash the process, so its calls take turns.
+template <typename F>
+auto WithoutGilLocked(std::mutex& mu, F&& fn) {
+  pybind11::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(mu);
   return fn();
 }
 

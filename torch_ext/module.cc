@@ -131,7 +131,7 @@ class PyEnv {
   explicit PyEnv(std::unique_ptr<Env> env) : env_(std::move(env)) {}
 
   void Reset(const Benchmark& benchmark) {
-    ThrowIfError(WithoutGil([&] { return env_->Reset(benchmark); }));
+    ThrowIfError(WithoutGilLocked(*mu_, [&] { return env_->Reset(benchmark); }));
   }
 
   // Returns (action_had_no_effect, done, error_type, error_details, compute_seconds,
@@ -141,12 +141,12 @@ class PyEnv {
   py::tuple Step(py::handle values) {
     // Every action is checked before the first is applied: a bad one loses nothing.
     const std::vector<int> actions = ActionsFromPython(values);
-    ThrowIfError(env_->CheckActions(actions));
+    ThrowIfError(WithoutGilLocked(*mu_, [&] { return env_->CheckActions(actions); }));
     StepOutcome out;
     for (size_t i = 0; i < actions.size() && !out.done; ++i) {
       if (i > 0 && PyErr_CheckSignals() != 0) throw py::error_already_set();
       const StepOutcome one = ValueOrThrow(
-          WithoutGil([&] { return env_->Step(std::span<const int>(&actions[i], 1)); }));
+          WithoutGilLocked(*mu_, [&] { return env_->Step(std::span<const int>(&actions[i], 1)); }));
       out.action_had_no_effect &= one.action_had_no_effect;
       out.done = one.done;
       out.error = one.error;
@@ -167,7 +167,7 @@ class PyEnv {
     py::list values, reward_values;
     Status error;
     for (int index : observations) {
-      StatusOr<Observation> value = WithoutGil([&] { return env_->Observe(index); });
+      StatusOr<Observation> value = WithoutGilLocked(*mu_, [&] { return env_->Observe(index); });
       if (!value.ok()) {
         error = value.status();
         break;
@@ -175,7 +175,7 @@ class PyEnv {
       values.append(ToPython(std::move(*value)));
     }
     for (size_t i = 0; i < rewards.size() && error.ok(); ++i) {
-      StatusOr<double> reward = WithoutGil([&] { return env_->Reward(rewards[i]); });
+      StatusOr<double> reward = WithoutGilLocked(*mu_, [&] { return env_->Reward(rewards[i]); });
       if (!reward.ok()) {
         error = reward.status();
         break;
@@ -184,7 +184,7 @@ class PyEnv {
     }
     if (!error.ok()) {
       if (!EndsEpisode(error.code())) RaiseStatus(error);
-      env_->EndEpisode();
+      WithoutGilLocked(*mu_, [&] { env_->EndEpisode(); });
       return py::make_tuple(py::list(), py::list(), std::string(StatusCodeName(error.code())),
                             LenientStr(error.message()));
     }
@@ -192,7 +192,7 @@ class PyEnv {
   }
 
   py::object Observe(int index) {
-    return ToPython(ValueOrThrow(WithoutGil([&] { return env_->Observe(index); })));
+    return ToPython(ValueOrThrow(WithoutGilLocked(*mu_, [&] { return env_->Observe(index); })));
   }
 
   // Env::TryActions: (rewards, error types, error details, observations), one entry per
@@ -208,41 +208,52 @@ class PyEnv {
       candidates.push_back(sequence ? ActionsFromPython(value)
                                     : std::vector<int>{ActionFromPython(value)});
     }
-    std::vector<TryOutcome> tried = ValueOrThrow(
-        WithoutGil([&] { return env_->TryActions(candidates, reward_index, observation_index); }));
+    std::vector<TryOutcome> tried = ValueOrThrow(WithoutGilLocked(
+        *mu_, [&] { return env_->TryActions(candidates, reward_index, observation_index); }));
     return TryOutcomesToPython(tried, observation_index >= 0);
   }
 
   double Reward(int index) {
-    return ValueOrThrow(WithoutGil([&] { return env_->Reward(index); }));
+    return ValueOrThrow(WithoutGilLocked(*mu_, [&] { return env_->Reward(index); }));
   }
 
   void SetParameter(const std::string& name, const std::string& value) {
-    ThrowIfError(env_->SetParameter(name, value));
+    ThrowIfError(WithoutGilLocked(*mu_, [&] { return env_->SetParameter(name, value); }));
   }
 
   std::string GetParameter(const std::string& name) const {
-    return ValueOrThrow(env_->GetParameter(name));
+    return ValueOrThrow(WithoutGilLocked(*mu_, [&] { return env_->GetParameter(name); }));
   }
 
   // A family's own operation (Env::Call), e.g. LLVM's "check_semantics".
   std::string Call(const std::string& method, const std::string& argument) {
-    return ValueOrThrow(WithoutGil([&] { return env_->Call(method, argument); }));
+    return ValueOrThrow(WithoutGilLocked(*mu_, [&] { return env_->Call(method, argument); }));
   }
 
   PyEnv Fork() {
-    return PyEnv(ValueOrThrow(WithoutGil([&] { return env_->Fork(); })));
+    return PyEnv(ValueOrThrow(WithoutGilLocked(*mu_, [&] { return env_->Fork(); })));
   }
 
-  void SetActionSpace(int index) { ThrowIfError(env_->SetActionSpace(index)); }
-  int action_space() const { return env_->action_space(); }
-  bool in_episode() const { return env_->in_episode(); }
-  bool episode_over() const { return env_->episode_over(); }
-  std::vector<int> actions() const { return env_->actions(); }
+  void SetActionSpace(int index) {
+    ThrowIfError(WithoutGilLocked(*mu_, [&] { return env_->SetActionSpace(index); }));
+  }
+  int action_space() const {
+    return WithoutGilLocked(*mu_, [&] { return env_->action_space(); });
+  }
+  bool in_episode() const {
+    return WithoutGilLocked(*mu_, [&] { return env_->in_episode(); });
+  }
+  bool episode_over() const {
+    return WithoutGilLocked(*mu_, [&] { return env_->episode_over(); });
+  }
+  std::vector<int> actions() const {
+    return WithoutGilLocked(*mu_, [&] { return env_->actions(); });
+  }
   const EnvSpec& spec() const { return env_->Spec(); }
 
  private:
   std::unique_ptr<Env> env_;
+  std::unique_ptr<std::mutex> mu_ = std::make_unique<std::mutex>();  // see WithoutGilLocked
 };
 
 }  // namespace

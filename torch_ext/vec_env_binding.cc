@@ -362,7 +362,7 @@ class PyVecEnv {
                  std::optional<std::vector<std::optional<uint64_t>>> seeds) {
     std::vector<uint8_t> m = mask.value_or(std::vector<uint8_t>{});
     std::vector<std::optional<uint64_t>> s = seeds.value_or(std::vector<std::optional<uint64_t>>{});
-    BatchPtr batch = ValueOrThrow(WithoutGil([&] {
+    BatchPtr batch = ValueOrThrow(WithoutGilLocked(mu_, [&] {
       kernels::NvtxRange range("VecEnv.reset");  // engine phases, for Nsight Systems
       return vec_->Reset(m, s);
     }));
@@ -372,7 +372,7 @@ class PyVecEnv {
   py::dict Step(const py::array& actions) {
     const VecEnvConfig& config = vec_->config();
     std::vector<int> a = IntegerRows(actions, "actions", config.num_envs, config.actions_per_step);
-    BatchPtr batch = ValueOrThrow(WithoutGil([&] {
+    BatchPtr batch = ValueOrThrow(WithoutGilLocked(mu_, [&] {
       kernels::NvtxRange range("VecEnv.step");  // engine phases, for Nsight Systems
       return vec_->Step(a);
     }));
@@ -393,8 +393,8 @@ class PyVecEnv {
         RaiseStatus(InvalidArgument("unknown observation space " + observation_space));
       }
     }
-    auto tried =
-        ValueOrThrow(WithoutGil([&] { return vec_->TryActions(candidates, reward, observation); }));
+    auto tried = ValueOrThrow(
+        WithoutGilLocked(mu_, [&] { return vec_->TryActions(candidates, reward, observation); }));
     py::list out;
     for (size_t i = 0; i < tried.size(); ++i) {
       out.append(candidates[i].empty() ? py::object(py::none())
@@ -408,7 +408,7 @@ class PyVecEnv {
     std::vector<int> ids = IntegerRows(env_ids, "env_ids", env_ids.shape(0), 1);
     std::vector<int> a =
         IntegerRows(actions, "actions", env_ids.shape(0), vec_->config().actions_per_step);
-    ThrowIfError(WithoutGil([&] { return vec_->Send(a, ids); }));
+    ThrowIfError(WithoutGilLocked(mu_, [&] { return vec_->Send(a, ids); }));
   }
 
   py::dict Recv(std::optional<double> timeout_seconds) {
@@ -428,7 +428,8 @@ class PyVecEnv {
     if (env_id < 0 || env_id >= num_envs()) {
       RaiseStatus(OutOfRange("env id " + std::to_string(env_id) + " is out of range"));
     }
-    ThrowIfError(WithoutGil([&] { return vec_->env(env_id).SetParameter(name, value); }));
+    ThrowIfError(
+        WithoutGilLocked(mu_, [&] { return vec_->env(env_id).SetParameter(name, value); }));
   }
 
   int num_envs() const { return vec_->config().num_envs; }
@@ -437,6 +438,9 @@ class PyVecEnv {
 
  private:
   std::unique_ptr<VecEnv> vec_;
+  // The synchronous calls and send() take turns (WithoutGilLocked); recv() does not, so that
+  // one thread can wait in recv() while another sends.
+  std::mutex mu_;
   size_t num_rewards_ = 0;
   Outputs outputs_;
 };
