@@ -519,3 +519,22 @@ print("errors", errors)
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "errors []" in result.stdout, result.stdout
+
+
+def test_a_full_disk_while_writing_bitcode_is_a_typed_error(tmp_path):
+    """LLVM's output stream ends the process when an error it saw is never read; the bitcode
+    file of a full disk (here /dev/full in its place) is a ServiceError and the env goes on."""
+    import os
+
+    from compiler_gym.errors import ServiceError
+
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        env.reset()
+        path = env.observation["BitcodeFile"]
+        os.remove(path)
+        os.symlink("/dev/full", path)
+        with pytest.raises(ServiceError, match="No space left on device"):
+            env.observation["BitcodeFile"]
+        os.remove(path)
+        assert env.observation["BitcodeFile"] == path
+        assert env.observation["IrInstructionCount"] > 0

@@ -505,7 +505,11 @@ const std::vector<ObservationRow>& ObservationTable() {
          if (ec) return Internal("cannot write " + std::string(path.str()) + ": " + ec.message());
          os << ModuleToBitcode(*s.module);
          os.close();
-         if (os.has_error()) return ResourceExhausted("cannot write " + std::string(path.str()));
+         if (os.has_error()) {
+           const std::string why = os.error().message();
+           os.clear_error();  // else the stream's destructor ends the process (a full disk)
+           return ResourceExhausted("cannot write " + std::string(path.str()) + ": " + why);
+         }
          return Observation(Text{std::string(path.str())});
        },
        false},
