@@ -41,9 +41,12 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
+
+from compiler_gym.util.cli import user_errors
 
 DEFAULT_PROGRAMS = ["llvm-stress-v0", "csmith-v0", "builtin-v0"]
 
@@ -447,6 +450,7 @@ def campaign(args) -> Report:
     return report
 
 
+@user_errors
 def main(argv=None) -> int:
     """Runs the fuzzer on ``argv`` (default: the command line), or one worker with ``--worker``;
     prints a summary and returns 1 when it found problems or process crashes, else 0."""
@@ -479,6 +483,17 @@ def main(argv=None) -> int:
     parser.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    for name in ("steps", "length", "jobs", "batch", "process_every"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.repeats < 0 or args.case_timeout <= 0:
+        parser.error("--repeats must be >= 0 and --case-timeout > 0")
+    if args.out and not Path(args.out).resolve().parent.is_dir():
+        parser.error(f"--out: no directory {Path(args.out).resolve().parent}")
+    if not args.worker:
+        import compiler_gym
+
+        compiler_gym.make(args.env).close()  # an unknown id before any worker starts
     if args.isolation:
         # Every env of the campaign, in its worker processes too, which inherit the setting.
         os.environ["COMPILER_GYM_ISOLATION"] = args.isolation
