@@ -551,6 +551,10 @@ class RemoteEnv final : public Env {
         options_.step_timeout_seconds = number;
         return Status::Ok();
       }
+      // Past 2^40 MB (a petabyte of address space) the cast to int64_t bytes would overflow.
+      if (number > 1099511627776.0) {
+        return InvalidArgument(name + " must be at most 2^40 (MB), got " + value);
+      }
       options_.memory_limit_mb = static_cast<int64_t>(number);
       if (pid_ > 0) {
         // After the worker has set its own limit, or it would overwrite this one.

@@ -208,6 +208,8 @@ def test_huge_program_past_the_memory_limit_is_a_typed_error(tmp_path):
         compiler_gym.make("llvm-v0", isolation="process") as bystander,
     ):
         bystander.reset()
+        with pytest.raises(ValueError, match="at most"):  # would overflow into no limit
+            env.send_param("worker.memory_limit_mb", "1e30")
         env.send_param("worker.memory_limit_mb", 400)
         with pytest.raises(ServiceError, match="out of memory"):
             env.reset(benchmark=f"file://{path}")
