@@ -51,3 +51,21 @@ def test_datasets_cli_lists_every_dataset(capsys):
     assert "benchmark://builtin-v0" in out and "generator://llvm-stress-v0" in out
     assert "infinite" in out
     assert cli.main(["install", "benchmark://nope-v0"]) == 1
+
+
+def test_datasets_random_benchmark_weights():
+    """weighted=True never picks an infinite dataset (size 0), as in CompilerGym; weights name
+    the datasets to draw from."""
+    import compiler_gym
+
+    with compiler_gym.make("llvm-v0") as env:
+        rng = np.random.default_rng(0)
+        for _ in range(20):
+            uri = env.datasets.random_benchmark(rng, weighted=True).uri
+            assert not str(uri).startswith("generator://")
+        weights = {"generator://llvm-stress-v0": 1.0}
+        for _ in range(5):
+            uri = env.datasets.random_benchmark(rng, weights=weights).uri
+            assert str(uri).startswith("generator://llvm-stress-v0/")
+        with pytest.raises(LookupError, match="nope"):
+            env.datasets.random_benchmark(rng, weights={"nope": 1.0})

@@ -207,17 +207,24 @@ class Datasets:
         yield from round_robin_iterables(d.benchmarks() for d in self.datasets(with_deprecated))
 
     def random_benchmark(
-        self, random_state: Optional[np.random.Generator] = None, weighted: bool = False
+        self,
+        random_state: Optional[np.random.Generator] = None,
+        weighted: bool = False,
+        weights: Optional[dict[str, float]] = None,
     ) -> Benchmark:
-        """A random benchmark: a random dataset, then a random benchmark of it (or, with
-        ``weighted``, datasets weighted by their size)."""
+        """A random benchmark: a random dataset, then a random benchmark of it. With
+        ``weighted``, datasets are weighted by their size (an infinite one, size 0, is never
+        chosen, as in CompilerGym); ``weights`` maps dataset names to weights instead."""
         rng = random_state or np.random.default_rng()
         datasets: list[Dataset] = list(self.datasets())
-        if weighted:
-            sizes = np.array([d.size for d in datasets], dtype=float)
-            if (sizes == 0).any():
-                raise ValueError("Cannot weight by size with infinite datasets")
-            dataset = datasets[int(rng.choice(len(datasets), p=sizes / sizes.sum()))]
+        if weights is not None:
+            by_name = {self.dataset(name).name: float(w) for name, w in weights.items()}
+            p = np.array([by_name.get(d.name, 0.0) for d in datasets])
+        elif weighted:
+            p = np.array([d.size for d in datasets], dtype=float)
         else:
-            dataset = datasets[int(rng.integers(len(datasets)))]
+            return datasets[int(rng.integers(len(datasets)))].random_benchmark(rng)
+        if (p < 0).any() or not p.sum() > 0:
+            raise ValueError("dataset weights must be >= 0 with a positive sum")
+        dataset = datasets[int(rng.choice(len(datasets), p=p / p.sum()))]
         return dataset.random_benchmark(rng)
