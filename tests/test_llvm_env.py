@@ -288,6 +288,20 @@ def test_make_benchmark_from_source_and_files(tmp_path):
         assert env.observation["IrInstructionCount"] == count
 
 
+def test_a_runnable_cxx_benchmark_links_with_the_cxx_library():
+    src = (
+        "#include <vector>\n#include <cstdio>\n"
+        "int main() { std::vector<int> v(10, 2); int s = 0; for (int x : v) s += x;"
+        ' std::printf("%d\\n", s); return s == 20 ? 0 : 1; }\n'
+    )
+    b = compiler_gym.make_benchmark_from_source(src, lang="c++", runnable=True)
+    with compiler_gym.make("llvm-ic-v0", benchmark=b) as env:
+        env.reset()
+        assert env.observation["TextSizeBytes"] > 0
+        env.step(env.action_space["-mem2reg"])
+        assert env.validate().okay()
+
+
 def test_benchmark_setter_applies_on_reset(env):
     env.benchmark = "benchmark://builtin-v0/crc32"
     assert str(env.benchmark.uri) == "benchmark://builtin-v0/qsort"  # still in use

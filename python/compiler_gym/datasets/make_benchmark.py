@@ -12,6 +12,7 @@ from compiler_gym.datasets.benchmark import Benchmark
 from compiler_gym.util.runfiles import cache_path, write_atomically
 
 _SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".C", ".i", ".ii"}
+_CXX_SUFFIXES = {".cc", ".cpp", ".cxx", ".C", ".ii"}
 
 
 def make_benchmark(
@@ -25,7 +26,9 @@ def make_benchmark(
     ``.ll`` text IR, or ``.bc`` bitcode. Several files are linked into one module.
 
     The URI defaults to ``benchmark://user-v0/<hash>`` of the file contents and flags, so the
-    same inputs give the same benchmark. Compilation happens on the next ``reset()``.
+    same inputs give the same benchmark. Compilation happens on the next ``reset()``. A C++
+    source links with ``-lstdc++ -lm`` unless ``link_args`` says otherwise (the link is
+    clang's, which does not add C++'s libraries itself).
     """
     paths = [Path(inputs)] if isinstance(inputs, (str, Path)) else [Path(p) for p in inputs]
     if not paths:
@@ -38,6 +41,8 @@ def make_benchmark(
     for flag in copt or []:
         digest.update(flag.encode())
     has_sources = any(p.suffix in _SOURCE_SUFFIXES for p in paths)
+    if link_args is None and any(p.suffix in _CXX_SUFFIXES for p in paths):
+        link_args = ["-lstdc++", "-lm"]
     return Benchmark(
         uri or f"benchmark://user-v0/{digest.hexdigest()[:16]}",
         files=[str(p.resolve()) for p in paths],
