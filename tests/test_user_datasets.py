@@ -180,3 +180,18 @@ def test_benchmark_from_command_line(tmp_path):
         make_benchmark_from_command_line("cc -O2 -o prog")
     with pytest.raises(ValueError, match="not a source file"):
         make_benchmark_from_command_line("cc main.c notes.txt", cwd=tmp_path)
+
+
+def test_a_dataset_named_without_a_scheme_is_found_by_either_name(tmp_path):
+    from compiler_gym.datasets.user import FilesDataset
+
+    (tmp_path / "p.c").write_text("int main(void) { return 0; }\n")
+    with compiler_gym.make("llvm-v0") as env:
+        env.datasets["mine-v0"] = FilesDataset("mine-v0", tmp_path)
+        assert "mine-v0" in env.datasets and "benchmark://mine-v0" in env.datasets
+        env.reset(benchmark="mine-v0/p")
+        assert env.observation["IrInstructionCount"] > 0
+        del env.datasets["mine-v0"]
+        assert "mine-v0" not in env.datasets
+        with pytest.raises(LookupError):
+            del env.datasets["mine-v0"]

@@ -154,7 +154,13 @@ class Datasets:
     def __init__(self, datasets: Iterable[Dataset]):
         self._datasets: dict[str, Dataset] = {}
         for d in datasets:
-            self._datasets[d.name] = d
+            self.add(d)
+
+    @staticmethod
+    def _key(name: str) -> str:
+        """A dataset's key: its URI with the scheme (``builtin-v0`` is ``benchmark://...``)."""
+        key = name if "://" in name else f"benchmark://{name}"
+        return BenchmarkUri.from_string(key).dataset_uri
 
     def datasets(self, with_deprecated: bool = False) -> Iterator[Dataset]:
         """The datasets in (sort order, name) order, deprecated ones only when asked."""
@@ -179,13 +185,24 @@ class Datasets:
         return self.dataset(name)
 
     def add(self, dataset: Dataset) -> None:
-        """Adds (or replaces, by name) a dataset."""
-        self._datasets[dataset.name] = dataset
+        """Adds (or replaces, by name) a dataset; a name without a scheme is a
+        ``benchmark://`` one."""
+        self._datasets[self._key(dataset.name)] = dataset
+
+    def __setitem__(self, name: str, dataset: Dataset) -> None:
+        """``datasets[name] = dataset``, as CompilerGym adds one (``name`` is its own)."""
+        if self._key(name) != self._key(dataset.name):
+            raise ValueError(f"dataset {dataset.name!r} set under another name, {name!r}")
+        self.add(dataset)
+
+    def __delitem__(self, name: str) -> None:
+        """Removes a dataset by name (LookupError when there is none)."""
+        self.dataset(name)  # LookupError with the closest names
+        del self._datasets[self._key(name)]
 
     def dataset(self, name: str) -> Dataset:
         """A dataset by name (``benchmark://builtin-v0`` or ``builtin-v0``)."""
-        key = name if "://" in name else f"benchmark://{name}"
-        key = BenchmarkUri.from_string(key).dataset_uri
+        key = self._key(name)
         if key not in self._datasets:
             raise LookupError(f"Dataset not found: {name}{did_you_mean(key, self._datasets)}")
         return self._datasets[key]
