@@ -24,8 +24,6 @@ from compiler_gym.registration import make
 
 
 def _to_torch(value: Any, device: str) -> Any:
-    if device == "numpy":
-        return value
     import torch
 
     if isinstance(value, np.ndarray):
@@ -184,16 +182,18 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             return value
         return batches.from_engine(value)
 
+    def _array(self, value: np.ndarray) -> Any:
+        """A fixed-size output as the caller asked for it: NumPy, or a tensor on the device."""
+        return value if self._array_type == "numpy" else _to_torch(value, self.device)
+
     def _unpack(self, batch: dict):
         observations = batch["observations"]
         obs = self._observation(observations[0]) if self._own_spaces else None
-        device = "numpy" if self._array_type == "numpy" else self.device
-        rewards = _to_torch(
-            batch["rewards"][:, 0] if self._has_reward else np.zeros(len(batch["env_ids"])),
-            device,
+        rewards = self._array(
+            batch["rewards"][:, 0] if self._has_reward else np.zeros(len(batch["env_ids"]))
         )
-        terminated = _to_torch(batch["terminated"], device)
-        truncated = _to_torch(batch["truncated"], device)
+        terminated = self._array(batch["terminated"])
+        truncated = self._array(batch["truncated"])
         errors = np.array([bool(t) for t in batch["error_type"]])
         self.handoff_seconds = batch["handoff_seconds"]
         # Arrays over the rows, as gymnasium's vector infos are; "episode" is left to
@@ -236,13 +236,15 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         mask = None if not options or "reset_mask" not in options else options["reset_mask"]
         seeds = None
         if seed is not None:
-            if isinstance(seed, (int, np.integer)):
-                seeds = [int(seed) + i for i in range(self.num_envs)]
-            else:
-                seeds = [None if s is None else operator.index(s) for s in seed]
+            one = isinstance(seed, (int, np.integer))
+            seeds = (
+                [int(seed) + i for i in range(self.num_envs)]
+                if one
+                else [None if s is None else operator.index(s) for s in seed]
+            )
             if any(s is not None and s < 0 for s in seeds):
                 raise ValueError(f"seeds must be non-negative integers, got {seed!r}")
-            if isinstance(seed, (int, np.integer)):
+            if one:
                 super().reset(seed=int(seed))  # np_random_seed, as gymnasium keeps it
         batch = self._engine.reset(
             None if mask is None else np.asarray(mask, np.uint8).tolist(), seeds

@@ -175,15 +175,10 @@ class CompilerGymShell(cmd.Cmd):
         kept = 0
         for _ in range(self._count(arg, "hill_climb", 10)):
             action = int(self.rng.integers(self.env.action_space.n))
-            fork = self.env.fork()
-            _, reward, done, _ = self.env.step(action)
-            if done or not reward > 0:
-                self.env.close()
-                self.env = fork
-                continue
-            self.stack.append(fork)
-            kept += 1
-            self._say(f"Action {self.env.action_space.flags[action]} reward {reward:.6g}")
+            reward, _, _, taken = self._step_if(action, lambda r, done, _: not done and r > 0)
+            if taken:
+                kept += 1
+                self._say(f"Action {self.env.action_space.flags[action]} reward {reward:.6g}")
         self._say(f"Kept {kept} actions")
 
     def do_simplify_stack(self, arg: str) -> None:
@@ -193,13 +188,9 @@ class CompilerGymShell(cmd.Cmd):
         self.env.reset()
         self._close_stack()
         for action in actions:
-            fork = self.env.fork()
-            _, _, done, info = self.env.step(action)
-            if info.get("action_had_no_effect") and not done:
-                self.env.close()
-                self.env = fork
-                continue
-            self.stack.append(fork)
+            _, done, _, _ = self._step_if(
+                action, lambda _, done, info: done or not info.get("action_had_no_effect")
+            )
             if done:
                 break
         self._say(f"Kept {len(self.env.actions)} of {len(actions)} actions")
@@ -306,6 +297,18 @@ class CompilerGymShell(cmd.Cmd):
         """Ctrl-D: leave the shell."""
         self._say("")
         return True
+
+    def _step_if(self, action: int, keep) -> tuple:
+        """Takes an action and keeps it (its fork joins the undo stack) when ``keep(reward,
+        done, info)``, else goes back; returns (reward, done, info, kept)."""
+        fork = self.env.fork()
+        _, reward, done, info = self.env.step(action)
+        if not keep(reward, done, info):
+            self.env.close()
+            self.env = fork
+            return reward, done, info, False
+        self.stack.append(fork)
+        return reward, done, info, True
 
     @staticmethod
     def _count(arg: str, command: str, default: int = 1) -> int:

@@ -76,6 +76,12 @@ class CompilerEnvWrapper:
         (action wrappers) or refuse (``NotImplementedError``), never answer for other actions."""
         return self.env.try_actions(actions, reward_space, observation_space)
 
+    def _cannot_try(self, what: str) -> NotImplementedError:
+        """The refusal of a wrapper whose conversion try_actions would bypass."""
+        return NotImplementedError(
+            f"{type(self).__name__} converts {what}: try_actions() cannot; use fork()"
+        )
+
     def _candidates(self, actions, convert) -> list[list[Any]]:
         """Each candidate (an action or a sequence of them) as a list of env actions."""
         return [[convert(a) for a in (c if _is_sequence(c) else [c])] for c in actions]
@@ -186,9 +192,7 @@ class ObservationWrapper(CompilerEnvWrapper):
         """Refused: the candidates' observations would bypass :meth:`convert_observation`."""
         if observation_space is None:
             return self.env.try_actions(actions, reward_space)
-        raise NotImplementedError(
-            f"{type(self).__name__} converts observations: try_actions() cannot; use fork()"
-        )
+        raise self._cannot_try("observations")
 
 
 class RewardWrapper(CompilerEnvWrapper):
@@ -200,9 +204,7 @@ class RewardWrapper(CompilerEnvWrapper):
 
     def try_actions(self, actions, reward_space=None, observation_space=None):
         """Refused: the candidates' rewards would bypass :meth:`convert_reward`."""
-        raise NotImplementedError(
-            f"{type(self).__name__} converts rewards: try_actions() cannot; use fork()"
-        )
+        raise self._cannot_try("rewards")
 
     def convert_reward(self, reward: Any) -> Any:
         """The wrapper's reward for the env's ``reward``."""
@@ -257,9 +259,7 @@ class ConversionWrapperEnv(CompilerEnvWrapper):
         """The env's ``try_actions`` on the candidates mapped through :meth:`convert_action`;
         refused with an observation space (it would bypass :meth:`convert_observation`)."""
         if observation_space is not None:
-            raise NotImplementedError(
-                f"{type(self).__name__} converts observations: try_actions() cannot; use fork()"
-            )
+            raise self._cannot_try("observations")
         return self.env.try_actions(self._candidates(actions, self.convert_action), reward_space)
 
     def convert_observation(self, observation: Any) -> Any:
