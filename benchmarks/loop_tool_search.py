@@ -9,7 +9,8 @@
    default) with at most ``--budget`` measured schedules: from the best schedule so far, each
    neighbour moves one loop's size by 1, 2, 4, ... steps up or down (the parent absorbs the
    rest), toggles its thread, or splits it; the best neighbour is taken while it improves, else
-   a random unmeasured one. Reported: the best schedule's bandwidth, measured again after the
+   a random unmeasured one. On the GPU, schedules on fewer than ``--min-gpu-threads`` threads
+   are not measured (nor counted): they cannot fill the device. Reported: the best schedule's bandwidth, measured again after the
    search (the median of five fresh measurements, alternating with the starting schedule's),
    as a share of the copy peak, and the search's wall time.
 3. CPU only: the same best schedule against NumPy's ``np.add(a, b, out=c)`` on the same arrays.
@@ -55,19 +56,33 @@ def tree_of(env) -> str:
 
 
 def remeasure(env, repetitions: int) -> float:
-    """A fresh measurement of the env's loop tree (the kernel is cached; toggling a thread off
-    and on again in two steps drops the measured value)."""
+    """A fresh measurement of the env's loop tree (new timing options drop the cached one)."""
     fork = env.fork()
     try:
         fork.send_param("timing_repetitions", str(repetitions))
-        fork.step(TOGGLE_THREAD)
-        fork.step(TOGGLE_THREAD)
         return fork.observation["bandwidth"]
     finally:
         fork.close()
 
 
-def search(device: str, program: str, budget: int, repetitions: int, seed: int = 0) -> dict:
+def parallel_threads(env) -> int:
+    """How many threads the schedule runs on (the product of its threaded loops' sizes)."""
+    threads = 1
+    for loop in env.schedule["loops"]:
+        if loop["thread"]:
+            threads *= loop["size"]
+    return threads
+
+
+def search(
+    device: str,
+    program: str,
+    budget: int,
+    repetitions: int,
+    seed: int = 0,
+    max_seconds: float | None = None,
+    min_threads: int = 1,
+) -> dict:
     """The hill climb; then the best and the initial schedule measured again, alternately, five
     times each: the maximum of many noisy measurements is biased upwards, so the figures
     reported are these medians."""
@@ -80,13 +95,28 @@ def search(device: str, program: str, budget: int, repetitions: int, seed: int =
     current = env  # the state whose neighbours are tried next, cursor at 0 in size mode
     best_tree, best = tree_of(env), env.fork()
     measured[best_tree] = env.observation["bandwidth"]
+    reported = 0
     while len(measured) < budget:
+        elapsed = time.time() - start
+        if max_seconds is not None and elapsed > max_seconds:
+            print(f"  search stopped at its {max_seconds:.0f} s limit", flush=True)
+            break
+        if len(measured) >= reported + 50:  # progress, so a run cut short still tells
+            reported = len(measured)
+            print(
+                f"  {reported} schedules in {elapsed:.0f} s, best {measured[best_tree]:.1f} GB/s",
+                flush=True,
+            )
         candidates = []
         for move in neighbours(len(current.schedule["loops"])):
             fork = current.fork()
             fork.multistep(move)
             tree = tree_of(fork)
-            if tree in measured or any(tree == t for t, _ in candidates):
+            if (
+                tree in measured
+                or any(tree == t for t, _ in candidates)
+                or parallel_threads(fork) < min_threads
+            ):
                 fork.close()
             else:
                 candidates.append((tree, fork))
@@ -188,6 +218,19 @@ def main(argv=None) -> int:
     parser.add_argument("--repetitions", type=int, default=20)
     parser.add_argument("--vec-envs", type=int, default=4)
     parser.add_argument("--throughput-steps", type=int, default=200)
+    parser.add_argument(
+        "--min-gpu-threads",
+        type=int,
+        default=1 << 14,
+        help="on the GPU, schedules on fewer threads are not measured: they cannot fill the "
+        "device (an H100 holds 132 x 2048 threads) and one of them walking 2^26 elements "
+        "takes seconds per run",
+    )
+    parser.add_argument(
+        "--max-search-seconds",
+        type=float,
+        help="stop each search after this wall time (a lent machine's command has a limit)",
+    )
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
     available = devices()
@@ -199,7 +242,11 @@ def main(argv=None) -> int:
             print(f"{device}: skipped ({available[device]})")
             continue
         peak = copy_bandwidth(device, n * 4)
-        found = search(device, str(n), args.budget, args.repetitions)
+        print(f"{device}: copy peak {peak:.1f} GB/s", flush=True)
+        found = search(
+            device, str(n), args.budget, args.repetitions, max_seconds=args.max_search_seconds,
+            min_threads=args.min_gpu_threads if device == "cuda" else 1,
+        )
         row = {
             "copy_peak_gbps": peak,
             **found,

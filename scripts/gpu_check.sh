@@ -7,6 +7,8 @@
 #
 #   scripts/gpu_check.sh [output-dir]     (results and logs go to output-dir, default gpu_check/)
 #   GPU_CHECK_BUNDLE=1 scripts/gpu_check.sh   (use the bundle even where LLVM 19 is installed)
+#   GPU_CHECK_STEP_TIMEOUT=300 GPU_CHECK_SEARCH_SECONDS=240 scripts/gpu_check.sh
+#       (bound each step, and the benchmark's search, to fit a lent machine's command limit)
 #
 # Each step runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
@@ -20,7 +22,7 @@ step() {  # step NAME COMMAND...: runs it, logs to $OUT_DIR/NAME.log, records PA
   local name=$1
   shift
   local start=$SECONDS
-  if "$@" >"$OUT_DIR/$name.log" 2>&1; then
+  if timeout -k 10 "${GPU_CHECK_STEP_TIMEOUT:-3600}" "$@" >"$OUT_DIR/$name.log" 2>&1; then
     summary+=("PASS  $name ($((SECONDS - start)) s)")
   else
     summary+=("FAIL  $name ($((SECONDS - start)) s): see $OUT_DIR/$name.log")
@@ -59,7 +61,12 @@ step pytest_cuda $PY -m pytest -q -rs -p no:cacheprovider tests/test_loop_tool.p
   tests/test_vec_env.py tests/test_representations.py -k "cuda or loop_tool"
 # The GPU figures (the CPU ones come from the development machine: a 1,000-schedule CPU search
 # alone would outlast a lent machine's 10-minute command).
-step bench_loop_tool $PY benchmarks/loop_tool_search.py --device cuda --out "$OUT_DIR/loop_tool_search.json"
+search_limit=()
+if [ -n "${GPU_CHECK_SEARCH_SECONDS:-}" ]; then
+  search_limit=(--max-search-seconds "$GPU_CHECK_SEARCH_SECONDS")
+fi
+step bench_loop_tool $PY -u benchmarks/loop_tool_search.py --device cuda "${search_limit[@]}" \
+  --out "$OUT_DIR/loop_tool_search.json"
 
 echo
 echo "== gpu_check summary =="

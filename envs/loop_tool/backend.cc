@@ -93,6 +93,15 @@ class DeviceQueueLock {
 
 const char* DeviceName(Device device) { return device == Device::kCpu ? "cpu" : "cuda"; }
 
+TimingOptions WithinBudget(TimingOptions options, double run_seconds) {
+  if (run_seconds <= 0) return options;
+  const int runs = static_cast<int>(std::clamp(options.budget_seconds / run_seconds, 1.0, 1e6));
+  if (runs >= options.warmup + options.repetitions) return options;
+  options.warmup = std::clamp(runs / 4, 0, options.warmup);  // the checked run warmed it
+  options.repetitions = std::clamp(runs - options.warmup, 1, options.repetitions);
+  return options;
+}
+
 StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path) {
   ASSIGN_OR_RETURN(Program program, MakeProgram(path));
   ProgramCache& cache = Programs();
@@ -161,13 +170,18 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
   DeviceQueueLock queue(device);
   if (!kernel.checked) {
     std::vector<float> output;
+    const auto start = std::chrono::steady_clock::now();
     kernel.check = kernel.RunOnce(data, output);
+    kernel.run_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (kernel.check.ok()) kernel.check = CheckOutput(data.program, data.reference, output.data());
     kernel.checked = true;
   }
   RETURN_IF_ERROR(kernel.check);
   NvtxRange range("loop_tool " + std::string(DeviceName(device)) + " " + data.program.key);
-  return kernel.Time(data, options);
+  ASSIGN_OR_RETURN(const double seconds, kernel.Time(data, WithinBudget(options, kernel.run_seconds)));
+  kernel.run_seconds = seconds;
+  return seconds;
 }
 
 StatusOr<std::vector<float>> RunOutput(Device device, Kernel& kernel, ProgramData& data) {

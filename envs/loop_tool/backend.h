@@ -39,7 +39,16 @@ StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path);
 struct TimingOptions {
   int warmup = 3;
   int repetitions = 20;
+  // Runs beyond this many seconds are dropped (one timed run always stays; the checked first run
+  // warms a new kernel up): a
+  // GPU schedule that walks 2^26 elements on a few threads takes seconds per run, and 23 of
+  // them would hold the device's queue for minutes.
+  double budget_seconds = 1.0;
 };
+
+// The options cut to the runs that fit their budget, for a kernel whose last run took
+// `run_seconds` (unchanged when that is unknown, 0, or they all fit).
+TimingOptions WithinBudget(TimingOptions options, double run_seconds);
 
 // A compiled kernel of one program and loop tree for one device.
 class Kernel {
@@ -53,6 +62,9 @@ class Kernel {
   // Set by Measure once the first run's output matched the reference (or did not).
   bool checked = false;
   Status check;
+  // Seconds of the last run Measure saw (the checked run's wall time, then the timed median):
+  // how many runs fit the timing budget.
+  double run_seconds = 0;
 };
 
 // The compiled kernel of the loop tree, from the process's compile cache or compiled now.

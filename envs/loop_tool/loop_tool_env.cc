@@ -172,10 +172,12 @@ StatusOr<Observation> LoopToolEnv::Observe(int index) {
 Status LoopToolEnv::SetParameter(const std::string& name, const std::string& value) {
   if (name == "warmup_runs") {
     ASSIGN_OR_RETURN(warmup_, ParseCount(name, value, 0));
+    seconds_.reset();  // new timing options: the next observation measures afresh
     return Status::Ok();
   }
   if (name == "timing_repetitions") {
     ASSIGN_OR_RETURN(repetitions_, ParseCount(name, value, 1));
+    seconds_.reset();
     return Status::Ok();
   }
   return Env::SetParameter(name, value);

@@ -249,6 +249,36 @@ TEST(CpuBackend, WrongOutputIsCaught) {
   EXPECT_TRUE(CheckOutput(data->program, reference, reference.data()).ok());
 }
 
+TEST(TimingOptions, RunsBeyondTheBudgetAreDropped) {
+  auto runs = [](double run_seconds) {
+    const TimingOptions o = WithinBudget(TimingOptions{}, run_seconds);  // 3 + 20 runs, 1 s
+    return std::pair(o.warmup, o.repetitions);
+  };
+  EXPECT_EQ(runs(0), std::pair(3, 20));     // never run: as asked
+  EXPECT_EQ(runs(0.01), std::pair(3, 20));  // 23 runs fit
+  EXPECT_EQ(runs(0.1), std::pair(2, 8));    // 10 fit: a quarter warm up
+  EXPECT_EQ(runs(0.4), std::pair(0, 2));
+  EXPECT_EQ(runs(30), std::pair(0, 1));  // one timed run however slow
+  EXPECT_EQ(WithinBudget(TimingOptions{1, 5, 10}, 1).repetitions, 5);
+}
+
+TEST(LoopToolEnv, NewTimingOptionsMeasureAfresh) {
+  LoopToolEnv env;
+  ASSERT_TRUE(env.SetParameter("timing_repetitions", "2").ok());
+  ASSERT_TRUE(env.Reset(Benchmark{.uri = "benchmark://loop_tool-cpu-v0/4096"}).ok());
+  const int runtime = env.Spec().ObservationIndex("runtime");
+  ASSERT_TRUE(env.Observe(runtime).ok());
+  const int64_t looked_up = GetCacheStats().hits + GetCacheStats().compiles;
+  ASSERT_TRUE(env.Observe(runtime).ok());  // the same loop tree: the measurement is kept
+  EXPECT_EQ(GetCacheStats().hits + GetCacheStats().compiles, looked_up);
+  ASSERT_TRUE(env.SetParameter("timing_repetitions", "3").ok());
+  ASSERT_TRUE(env.Observe(runtime).ok());  // measured again, with the cached kernel
+  EXPECT_EQ(GetCacheStats().hits + GetCacheStats().compiles, looked_up + 1);
+  ASSERT_TRUE(env.SetParameter("warmup_runs", "1").ok());
+  ASSERT_TRUE(env.Observe(runtime).ok());
+  EXPECT_EQ(GetCacheStats().hits + GetCacheStats().compiles, looked_up + 2);
+}
+
 TEST(LoopToolEnv, StepsObservesAndForks) {
   LoopToolEnv env;
   ASSERT_TRUE(env.SetParameter("timing_repetitions", "3").ok());

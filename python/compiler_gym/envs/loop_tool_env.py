@@ -97,7 +97,8 @@ class LoopToolEnv(CompilerEnv):
     Observations ``action_state`` (``[cursor, size, tail]``), ``loop_tree`` (text), ``flops``
     (GFLOP/s), ``bandwidth`` (GB/s), ``runtime`` (seconds); reward ``flops``. A CUDA benchmark
     on a machine without an NVIDIA GPU raises ``EnvironmentNotSupported`` at reset. Settings
-    (``send_param``): ``warmup_runs`` (3), ``timing_repetitions`` (20).
+    (``send_param``): ``warmup_runs`` (3), ``timing_repetitions`` (20); runs past one second
+    per measurement are dropped, and changing either setting measures the loop tree afresh.
     """
 
     family = "loop_tool"  # the engine's family: what make() finds this class by
