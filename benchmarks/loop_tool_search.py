@@ -10,9 +10,10 @@
    neighbour moves one loop's size by 1, 2, 4, ... steps up or down (the parent absorbs the
    rest), toggles its thread, or splits it; the best neighbour is taken while it improves, else
    a random unmeasured one. On the GPU, schedules on fewer than ``--min-gpu-threads`` threads
-   are not measured (nor counted): they cannot fill the device. Reported: the best schedule's bandwidth, measured again after the
-   search (the median of five fresh measurements, alternating with the starting schedule's),
-   as a share of the copy peak, and the search's wall time.
+   are not measured (nor counted): they cannot fill the device. Reported: the best schedule's
+   bandwidth, measured again after the search (the median of five fresh measurements,
+   alternating with the starting schedule's), as a share of the copy peak, and the search's
+   wall time.
 3. CPU only: the same best schedule against NumPy's ``np.add(a, b, out=c)`` on the same arrays.
 4. Measurements per second of one env against ``make_vec`` (compiles in parallel on the engine's
    threads, timings serialized through the device queue), on programs of 2^16 elements.
@@ -244,7 +245,11 @@ def main(argv=None) -> int:
         peak = copy_bandwidth(device, n * 4)
         print(f"{device}: copy peak {peak:.1f} GB/s", flush=True)
         found = search(
-            device, str(n), args.budget, args.repetitions, max_seconds=args.max_search_seconds,
+            device,
+            str(n),
+            args.budget,
+            args.repetitions,
+            max_seconds=args.max_search_seconds,
             min_threads=args.min_gpu_threads if device == "cuda" else 1,
         )
         row = {

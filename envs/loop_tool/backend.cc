@@ -179,7 +179,8 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
   }
   RETURN_IF_ERROR(kernel.check);
   NvtxRange range("loop_tool " + std::string(DeviceName(device)) + " " + data.program.key);
-  ASSIGN_OR_RETURN(const double seconds, kernel.Time(data, WithinBudget(options, kernel.run_seconds)));
+  ASSIGN_OR_RETURN(const double seconds,
+                   kernel.Time(data, WithinBudget(options, kernel.run_seconds)));
   kernel.run_seconds = seconds;
   return seconds;
 }
