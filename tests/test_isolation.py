@@ -112,6 +112,40 @@ def test_fault_ends_only_its_episode(pipeline, error_type, message):
         assert victim.observation["IrSha1"] == bystander.observation["IrSha1"]
 
 
+def test_timeout_argument_bounds_one_call():
+    """CompilerGym's ``step(..., timeout=)``: the worker's deadline for that call alone, also
+    through a wrapper; the env's own setting is back afterwards."""
+    from compiler_gym.wrappers import TimeLimit
+
+    with TimeLimit(compiler_gym.make("llvm-v0", isolation="process"), 10) as env:
+        env.reset(timeout=60)
+        env._env.set_parameter("testing.next_step_pipeline", "compiler-gym-test-hang")
+        _, _, done, info = env.step(0, timeout=2)
+        assert done and info["error_type"] == "DEADLINE_EXCEEDED"
+        assert "took longer than 2" in info["error_details"]
+        assert env.get_param("worker.step_timeout_seconds").startswith("300")
+        env.reset()
+        _, _, done, _ = env.multistep([0, 1], timeout=30)
+        assert not done and env.actions == [0, 1]
+        with pytest.raises(ValueError, match="positive"):
+            env.step(0, timeout=0)
+
+
+def test_timeout_argument_in_process_warns_and_checks():
+    from compiler_gym.envs import compiler_env
+
+    compiler_env._warn_unbounded_timeout.cache_clear()
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset()
+        with pytest.warns(UserWarning, match="worker process"):
+            _, _, done, _ = env.step(0, timeout=300)
+        assert not done and env.actions == [0]
+        for bad in (-1, True, float("nan")):
+            with pytest.raises(ValueError, match="positive"):
+                env.step(0, timeout=bad)
+        assert env.actions == [0]
+
+
 def test_worker_killed_mid_step_is_a_crash():
     with compiler_gym.make("llvm-v0", isolation="process") as env:
         env.reset()

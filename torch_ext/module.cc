@@ -9,6 +9,7 @@
 
 #include "engine/env.h"
 #include "engine/sandbox.h"
+#include "engine/worker.h"
 #include "envs/all_envs.h"
 #include "observations/autophase.h"
 #include "observations/instcount.h"
@@ -437,6 +438,8 @@ PYBIND11_MODULE(_C, m) {
       py::arg("prefix"),
       "A new temporary directory named after the prefix and this process, so that one left "
       "behind by a process that died is removed by the next (the caller removes it).");
+  // The parameter that bounds a step in a worker process (isolation="process").
+  m.attr("STEP_TIMEOUT_PARAMETER") = kStepTimeoutParameter;
   m.def("isolation_status", &IsolationStatus,
         "What isolation sandboxed programs get here: 'network, file system', or what is "
         "missing.");

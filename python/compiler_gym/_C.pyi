@@ -7,7 +7,7 @@ import collections.abc
 import numpy
 import typing
 import typing_extensions
-__all__: list[str] = ['Benchmark', 'DeviceArray', 'Env', 'VecEnv', 'autophase_feature_names', 'clear_vocabulary_cache', 'data_directory', 'env_ids', 'env_spec', 'families', 'family_call', 'instcount_feature_names', 'isolation_status', 'make_env', 'make_temp_dir', 'probe_benchmark', 'raise_status_for_testing', 'run_sandboxed', 'set_data_directory', 'status_codes']
+__all__: list[str] = ['Benchmark', 'DeviceArray', 'Env', 'STEP_TIMEOUT_PARAMETER', 'VecEnv', 'autophase_feature_names', 'clear_vocabulary_cache', 'data_directory', 'env_ids', 'env_spec', 'families', 'family_call', 'instcount_feature_names', 'isolation_status', 'make_env', 'make_temp_dir', 'probe_benchmark', 'raise_status_for_testing', 'run_sandboxed', 'set_data_directory', 'status_codes']
 class Benchmark:
     buildable: bool
     data: bytes
@@ -167,3 +167,4 @@ def set_data_directory(path: str) -> None:
     """
 def status_codes() -> list:
     ...
+STEP_TIMEOUT_PARAMETER: str = 'worker.step_timeout_seconds'

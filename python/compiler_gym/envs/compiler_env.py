@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import functools
 import math
 import os
 import time
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any, Optional, Union
 
@@ -32,6 +35,15 @@ def _space_by_name(space: Any, spec_type: type, table: dict[str, Any], what: str
     if space not in table:
         raise LookupError(f"Unknown {what} space: {space!r}{did_you_mean(space, table)}")
     return table[space]
+
+
+@functools.cache
+def _warn_unbounded_timeout() -> None:
+    warnings.warn(
+        "timeout= bounds a step only in a worker process (isolation='process'); "
+        "this env runs in this process",
+        stacklevel=4,
+    )
 
 
 def default_isolation() -> str:
@@ -248,8 +260,14 @@ class CompilerEnv:
         action_space: Optional[str] = None,
         observation_space: ObservationSpaceArg = "default",
         reward_space: RewardSpaceArg = "default",
+        timeout: Optional[float] = None,
     ) -> Any:
-        """Starts an episode; returns the observation of the default space (or None)."""
+        """Starts an episode; returns the observation of the default space (or None).
+        ``timeout`` bounds it in seconds, as :meth:`multistep`'s."""
+        with self._deadline(timeout):
+            return self._reset(benchmark, action_space, observation_space, reward_space)
+
+    def _reset(self, benchmark, action_space, observation_space, reward_space) -> Any:
         if benchmark is not None:
             self.benchmark = benchmark
         if action_space is not None:
@@ -301,12 +319,42 @@ class CompilerEnv:
         reward_spaces: Optional[Sequence[RewardSpaceArg]] = None,
         observations=None,
         rewards=None,
+        timeout: Optional[float] = None,
     ):
         """Applies the actions in order, then computes observations and rewards once.
 
         Returns ``(observation, reward, done, info)``; with ``observation_spaces`` or
-        ``reward_spaces`` the observation and reward are lists, one per space.
+        ``reward_spaces`` the observation and reward are lists, one per space. ``timeout``
+        (seconds, CompilerGym's argument) bounds this call where the env runs in a worker
+        process (``isolation="process"``): past it the episode ends with ``info["error_type"]``
+        ``DEADLINE_EXCEEDED``. An env in this process cannot cut a compiler off mid-pass, so
+        there it only warns, once.
         """
+        with self._deadline(timeout):
+            return self._multistep(
+                actions, observation_spaces, reward_spaces, observations, rewards
+            )
+
+    @contextlib.contextmanager
+    def _deadline(self, timeout: Optional[float]):
+        """The worker's step timeout set to ``timeout`` for one call."""
+        if timeout is None:
+            yield
+            return
+        if isinstance(timeout, bool) or not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if self.isolation != "process":
+            _warn_unbounded_timeout()
+            yield
+            return
+        before = self._env.get_parameter(_C.STEP_TIMEOUT_PARAMETER)
+        self._env.set_parameter(_C.STEP_TIMEOUT_PARAMETER, str(float(timeout)))
+        try:
+            yield
+        finally:
+            self._env.set_parameter(_C.STEP_TIMEOUT_PARAMETER, before)
+
+    def _multistep(self, actions, observation_spaces, reward_spaces, observations, rewards):
         observation_spaces = observation_spaces if observations is None else observations
         reward_spaces = reward_spaces if rewards is None else rewards
         # Flags name actions (env.step("-mem2reg")); the engine checks the rest (integers in
@@ -376,15 +424,18 @@ class CompilerEnv:
         reward_spaces: Optional[Sequence[RewardSpaceArg]] = None,
         observations=None,
         rewards=None,
+        timeout: Optional[float] = None,
     ):
         """Applies one action (or a sequence of them, as :meth:`multistep`). Returns
         ``(observation, reward, done, info)``. An action is an integer index (a Python,
         NumPy or torch integer) or a flag (``"-mem2reg"``); anything else (``1.9``, ``True``)
         raises ``ValueError``, and so does an index out of range, before any action is
-        applied."""
+        applied. ``timeout`` as :meth:`multistep`'s."""
         sequence = isinstance(action, (list, tuple)) or getattr(action, "ndim", 0) >= 1
         actions = action if sequence else [action]
-        return self.multistep(actions, observation_spaces, reward_spaces, observations, rewards)
+        return self.multistep(
+            actions, observation_spaces, reward_spaces, observations, rewards, timeout=timeout
+        )
 
     def try_actions(
         self,

@@ -23,6 +23,12 @@ def _is_sequence(action: Any) -> bool:
     return isinstance(action, (list, tuple)) or getattr(action, "ndim", 0) >= 1
 
 
+def timeout_kwargs(timeout: Optional[float]) -> dict:
+    """``timeout`` as a keyword argument, passed on only when given: wrappers written without
+    it keep working."""
+    return {} if timeout is None else {"timeout": timeout}
+
+
 class CompilerEnvWrapper:
     """The base wrapper: every call and attribute goes to ``self.env``."""
 
@@ -40,9 +46,11 @@ class CompilerEnvWrapper:
         reward_spaces=None,
         observations=None,
         rewards=None,
+        timeout: Optional[float] = None,
     ):
         """One action (or a sequence of them), through :meth:`multistep`, by keyword as
-        CompilerGym calls it (so a wrapper's ``multistep(self, actions, **kwargs)`` works)."""
+        CompilerGym calls it (so a wrapper's ``multistep(self, actions, **kwargs)`` works;
+        ``timeout`` is passed only when given, for wrappers written without it)."""
         actions = list(action) if _is_sequence(action) else [action]
         return self.multistep(
             actions=actions,
@@ -50,6 +58,7 @@ class CompilerEnvWrapper:
             reward_spaces=reward_spaces,
             observations=observations,
             rewards=rewards,
+            **timeout_kwargs(timeout),
         )
 
     def multistep(
@@ -59,6 +68,7 @@ class CompilerEnvWrapper:
         reward_spaces=None,
         observations=None,
         rewards=None,
+        timeout: Optional[float] = None,
     ):
         """Applies actions (the env's ``multistep``); wrappers that change actions override
         this, which ``step`` calls."""
@@ -68,6 +78,7 @@ class CompilerEnvWrapper:
             reward_spaces=reward_spaces,
             observations=observations,
             rewards=rewards,
+            **timeout_kwargs(timeout),
         )
 
     def try_actions(self, actions, reward_space=None, observation_space=None):

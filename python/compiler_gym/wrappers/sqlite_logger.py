@@ -33,7 +33,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from compiler_gym.vector import CompilerVecEnv, _as_array
-from compiler_gym.wrappers.core import CompilerEnvWrapper
+from compiler_gym.wrappers.core import CompilerEnvWrapper, timeout_kwargs
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS States (
@@ -241,10 +241,11 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         reward_spaces=None,
         observations=None,
         rewards=None,
+        timeout: Optional[float] = None,
     ):
         """Applies the actions one at a time, logging each transition (with the env's default
         reward) and each state reached; returns what the env's ``multistep`` would, the
-        rewards summed over the actions."""
+        rewards summed over the actions. ``timeout`` bounds each step."""
         if self.env.reward_space is None:
             raise ValueError("SynchronousSqliteLogger logs the env's reward: set a reward space")
         default = self.env.reward_space.name
@@ -266,6 +267,7 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
                 action,
                 observation_spaces=observation_spaces or observations,
                 reward_spaces=request,
+                **timeout_kwargs(timeout),
             )
             logged = reward if names is None else reward[request.index(default)]
             mine = reward if names is None else list(reward[: len(names)])
