@@ -55,6 +55,49 @@ def test_not_runnable_benchmark_is_not_checked_for_semantics():
         assert not result.benchmark_semantics_validated
 
 
+def test_validation_callbacks_check_the_program_a_replay_reaches():
+    """CompilerGym's Benchmark.add_validation_callback: run by validate() on the env holding
+    the optimized program, its errors (ValidationError, strings, an exception) reported."""
+    with compiler_gym.make("llvm-v0", benchmark="generator://llvm-stress-v0/2") as env:
+        env.reset()
+        benchmark = env.benchmark
+        assert not benchmark.is_validatable()  # not runnable, no callbacks
+        seen = []
+
+        def small(e):
+            seen.append(e.actions)
+            count = e.observation["IrInstructionCount"]
+            if count > 1:  # 5 after FLAGS
+                yield compiler_gym.ValidationError("Too big", {"instructions": count})
+
+        benchmark.add_validation_callback(small)
+        assert benchmark.is_validatable() and benchmark.validation_callbacks() == [small]
+        run_flags(env)
+        count = env.observation["IrInstructionCount"]
+        result = env.validate()
+        assert result.errors == [f'Too big: {{"instructions": {count}}}']
+        assert result.benchmark_semantics_validated
+        assert result.benchmark_semantics_validation_failed
+        assert not result.actions_replay_failed and not result.reward_validation_failed
+        # A recorded state: the replay's program is the one checked.
+        assert not env.validate(env.state).okay()
+        assert seen == [env.actions, env.actions]
+
+        benchmark.add_validation_callback(lambda e: ["plain text"])
+        benchmark.add_validation_callback(lambda e: 1 / 0)
+        errors = [str(e) for e in benchmark.validate(env)]
+        assert errors[1] == "plain text"
+        assert errors[2].startswith("Validation callback raised an exception")
+        assert "ZeroDivisionError" in errors[2]
+        with pytest.raises(TypeError):
+            benchmark.add_validation_callback("not callable")
+
+
+def test_runnable_benchmarks_are_validatable():
+    with compiler_gym.make("llvm-v0", benchmark="builtin-v0/crc32") as env:
+        assert env.benchmark.is_validatable() and env.benchmark.validate(env) == []
+
+
 def _runnable_from_source(source: str, name: str) -> Benchmark:
     benchmark = make_benchmark_from_source(source, runnable=True)
     benchmark.buildable = True

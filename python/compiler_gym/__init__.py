@@ -27,6 +27,7 @@ from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFoun
 from compiler_gym.gymnasium_env import register_all as _register_gymnasium
 from compiler_gym.registration import env_ids, make
 from compiler_gym.validate import validate_states
+from compiler_gym.validation_error import ValidationError
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.vector import CompilerVecEnv, make_vec
 
@@ -61,6 +62,7 @@ __all__ = [
     "LlvmEnv",
     "ServiceError",
     "SessionNotFound",
+    "ValidationError",
     "ValidationResult",
     "env_ids",
     "errors",

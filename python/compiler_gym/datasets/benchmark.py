@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 from urllib.parse import parse_qs, urlparse
 
 from compiler_gym import _C
+from compiler_gym.validation_error import ValidationError
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,43 @@ class Benchmark:
         self.runnable = runnable
         self.expected_output = expected_output
         self.known_costs = dict(known_costs or {})
+        self._validation_callbacks: list[Callable[[Any], Iterable[Any]]] = []
+
+    def add_validation_callback(self, callback: Callable[[Any], Iterable[Any]]) -> None:
+        """Adds a check that :meth:`CompilerEnv.validate` runs on an env holding this
+        benchmark's optimized program (CompilerGym's): ``callback(env)`` returns or yields
+        :class:`~compiler_gym.ValidationError` (or strings) for what is wrong, nothing when
+        the program is right. An exception it raises is reported as an error too."""
+        if not callable(callback):
+            raise TypeError(f"a validation callback is callable, not {callback!r}")
+        self._validation_callbacks.append(callback)
+
+    def validation_callbacks(self) -> list[Callable[[Any], Iterable[Any]]]:
+        """The callbacks added with :meth:`add_validation_callback`."""
+        return list(self._validation_callbacks)
+
+    def is_validatable(self) -> bool:
+        """Whether validation checks the program's behaviour: it runs (and is compared with
+        the unoptimized program), or it has validation callbacks."""
+        return self.runnable or bool(self._validation_callbacks)
+
+    def ivalidate(self, env: Any) -> Iterator[ValidationError]:
+        """The errors of each validation callback on ``env``, as they come."""
+        for callback in self._validation_callbacks:
+            try:
+                for error in callback(env) or ():
+                    yield (
+                        error if isinstance(error, ValidationError) else ValidationError(str(error))
+                    )
+            except Exception as e:  # noqa: BLE001 - a failing check is a failed validation
+                yield ValidationError(
+                    "Validation callback raised an exception",
+                    {"callback": getattr(callback, "__name__", repr(callback)), "error": repr(e)},
+                )
+
+    def validate(self, env: Any) -> list[ValidationError]:
+        """The errors of every validation callback on ``env`` ([] when all pass)."""
+        return list(self.ivalidate(env))
 
     @classmethod
     def from_file(cls, uri: str, path: str) -> Benchmark:

@@ -563,8 +563,9 @@ class CompilerEnv:
         (relative tolerance 1e-5; deterministic reward spaces only). For a runnable
         benchmark, the program must also behave like the unoptimized one (same exit code and
         output: a differential test), and with ``sanitizers`` (any of ``"address"``,
-        ``"undefined"``) also when built with those sanitizers. The program checked is this
-        env's current one when ``state`` is None, else the replay's.
+        ``"undefined"``) also when built with those sanitizers; then the benchmark's validation
+        callbacks (:meth:`Benchmark.add_validation_callback`) must find nothing. The program
+        checked is this env's current one when ``state`` is None, else the replay's.
         """
         sanitizers = set(sanitizers)
         if not sanitizers <= {"address", "undefined"}:
@@ -607,7 +608,12 @@ class CompilerEnv:
             replay_errors = self._replay_errors(replay) if in_place else []
             errors += replay_errors
             replay_failed = bool(replay_errors)
-            semantic_errors = (self if in_place else replay)._semantic_validation_errors(sanitizers)
+            checked = self if in_place else replay
+            semantic_errors = checked._semantic_validation_errors(sanitizers)
+            if checked.benchmark.validation_callbacks():
+                semantic_errors = (semantic_errors or []) + [
+                    str(e) for e in checked.benchmark.ivalidate(checked)
+                ]
             semantics_validated = semantic_errors is not None
             semantics_failed = bool(semantic_errors)
             errors += semantic_errors or []
