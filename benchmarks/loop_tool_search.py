@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 import compiler_gym
-from compiler_gym.envs.loop_tool import copy_bandwidth, devices
+from compiler_gym.envs.loop_tool import cache_stats, copy_bandwidth, devices
 
 TOGGLE_MODE, UP, DOWN, TOGGLE_THREAD, SPLIT = range(5)
 STEPS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -88,6 +88,7 @@ def search(
     times each: the maximum of many noisy measurements is biased upwards, so the figures
     reported are these medians."""
     rng = random.Random(seed)
+    stats_before = cache_stats()
     start = time.time()
     measured: dict[str, float] = {}
     env = compiler_gym.make("loop_tool-v0", benchmark=f"loop_tool-{device}-v0/{program}")
@@ -149,6 +150,12 @@ def search(
             current.close()
         current = chosen[1]
     searched = time.time() - start
+    stats = cache_stats()
+    spent = {
+        k: stats[k] - stats_before[k]
+        for k in ("compiles", "compile_seconds", "reference_seconds", "checks", "check_seconds")
+        + ("timings", "timing_seconds")
+    }
     if current is not env:
         current.close()
     initial, final = [], []
@@ -164,6 +171,7 @@ def search(
         "best_during_search_gbps": measured[best_tree],
         "best_loop_tree": best_tree,
         "initial_bandwidth_gbps": statistics.median(initial),
+        "search_time_spent": spent,
     }
 
 
@@ -272,6 +280,14 @@ def main(argv=None) -> int:
             print(
                 f"  NumPy add {row['numpy_add_gbps']:.1f} GB/s: {100 * row['share_of_numpy']:.1f}%"
             )
+        spent = found["search_time_spent"]
+        print(
+            f"  search time: compiling {spent['compile_seconds']:.1f} s "
+            f"({spent['compiles']} kernels), reference {spent['reference_seconds']:.1f} s, "
+            f"checking {spent['check_seconds']:.1f} s ({spent['checks']}), timing "
+            f"{spent['timing_seconds']:.1f} s ({spent['timings']}), the rest "
+            f"{found['seconds'] - sum(v for k, v in spent.items() if k.endswith('seconds')):.1f} s"
+        )
         t = row["throughput"]
         print(
             f"  measurements/s: one env {t['single_per_s']:.1f}, make_vec x{t['num_envs']} "

@@ -254,6 +254,38 @@ def test_no_reward_space_measures_nothing_and_names_are_checked():
     assert compiler_gym.envs.loop_tool.devices()["cpu"] == ""
 
 
+def test_cache_stats_account_for_each_new_kernel(env):
+    """A new loop tree compiles, is checked and is timed once; observing it again, or going
+    back to a tree measured before (its kernel cached, its output checked), adds a timing
+    only where the measurement was dropped."""
+    from compiler_gym.envs.loop_tool import cache_stats
+
+    env.reset(benchmark="loop_tool-cpu-v0/3001")  # a size no other test uses
+    env.observation["runtime"]
+    before = cache_stats()
+    env.multistep([TOGGLE_MODE, UP, TOGGLE_MODE, UP])  # a new tree: [1501 r1, 2, 1]
+    env.observation["runtime"]
+    env.observation["flops"]  # the same measurement
+    after = cache_stats()
+    assert {k: after[k] - before[k] for k in ("compiles", "checks", "timings", "hits")} == {
+        "compiles": 1,
+        "checks": 1,
+        "timings": 1,
+        "hits": 0,
+    }
+    assert after["compile_seconds"] > before["compile_seconds"]
+    assert after["timing_seconds"] > before["timing_seconds"]
+    env.step(DOWN)  # back to the first tree: a cache hit, timed again, not checked again
+    env.observation["runtime"]
+    last = cache_stats()
+    assert (last["compiles"], last["checks"], last["timings"], last["hits"]) == (
+        after["compiles"],
+        after["checks"],
+        after["timings"] + 1,
+        after["hits"] + 1,
+    )
+
+
 def test_make_vec_rows_equal_single_envs():
     actions = [[TOGGLE_MODE, UP, TOGGLE_MODE, UP], [UP], [TOGGLE_MODE, DOWN], [TOGGLE_THREAD]]
     benchmarks = ["loop_tool-cpu-v0/64", "loop_tool-cpu-v0/reduce/8x8", "loop_tool-cpu-v0/100"]

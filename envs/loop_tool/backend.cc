@@ -53,6 +53,17 @@ KernelCache& Kernels() {
   return *cache;
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Adds to one of the stats under the cache's lock.
+void Account(double CacheStats::* seconds, int64_t CacheStats::* count, double elapsed) {
+  std::lock_guard lock(Kernels().mu);
+  Kernels().stats.*seconds += elapsed;
+  if (count != nullptr) ++(Kernels().stats.*count);
+}
+
 // A device's queue: one measurement at a time in this process (the mutex) and across processes
 // (an flock on a file per device and user, so that envs in worker processes, isolation="process",
 // do not time their kernels over each other either).
@@ -143,11 +154,13 @@ StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& progra
     }
   }
   // Compiled outside the lock: envs on other threads compile at the same time.
+  const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel, device == Device::kCpu
                                                        ? CompileCpu(program, loops)
                                                        : CompileCuda(program, loops));
   std::lock_guard lock(cache.mu);
   ++cache.stats.compiles;
+  cache.stats.compile_seconds += SecondsSince(start);
   if (auto it = cache.index.find(key); it != cache.index.end()) {
     cache.lru.erase(it->second);
     cache.index.erase(it);
@@ -165,22 +178,28 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
                          const TimingOptions& options) {
   if (!kernel.checked) {  // the reference is host work: outside the device's queue
     std::lock_guard lock(data.reference_mu);
-    if (data.reference.empty()) data.reference = ReferenceOutput(data.program, data.inputs);
+    if (data.reference.empty()) {
+      const auto start = std::chrono::steady_clock::now();
+      data.reference = ReferenceOutput(data.program, data.inputs);
+      Account(&CacheStats::reference_seconds, nullptr, SecondsSince(start));
+    }
   }
   DeviceQueueLock queue(device);
   if (!kernel.checked) {
     std::vector<float> output;
     const auto start = std::chrono::steady_clock::now();
     kernel.check = kernel.RunOnce(data, output);
-    kernel.run_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    kernel.run_seconds = SecondsSince(start);
     if (kernel.check.ok()) kernel.check = CheckOutput(data.program, data.reference, output.data());
     kernel.checked = true;
+    Account(&CacheStats::check_seconds, &CacheStats::checks, SecondsSince(start));
   }
   RETURN_IF_ERROR(kernel.check);
   NvtxRange range("loop_tool " + std::string(DeviceName(device)) + " " + data.program.key);
+  const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(const double seconds,
                    kernel.Time(data, WithinBudget(options, kernel.run_seconds)));
+  Account(&CacheStats::timing_seconds, &CacheStats::timings, SecondsSince(start));
   kernel.run_seconds = seconds;
   return seconds;
 }

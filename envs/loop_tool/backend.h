@@ -86,10 +86,18 @@ StatusOr<double> CopyBandwidth(Device device, int64_t bytes, const TimingOptions
 // CUDA driver library loads and has a device.
 Status DeviceAvailable(Device device);
 
-// Compile-cache counters, for tests and benchmarks.
+// Compile-cache counters and where measurements spent their time (wall seconds, summed over
+// threads), for tests and benchmarks: compiling, the programs' reference outputs, checking new
+// kernels (a run, the copy back and the comparison) and the timed runs.
 struct CacheStats {
   int64_t hits = 0;
   int64_t compiles = 0;
+  int64_t checks = 0;
+  int64_t timings = 0;
+  double compile_seconds = 0;
+  double reference_seconds = 0;
+  double check_seconds = 0;
+  double timing_seconds = 0;
 };
 CacheStats GetCacheStats();
 

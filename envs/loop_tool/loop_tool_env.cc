@@ -253,7 +253,15 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
   }
   if (method == "cache_stats") {
     const CacheStats stats = GetCacheStats();
-    return nlohmann::json{{"hits", stats.hits}, {"compiles", stats.compiles}}.dump();
+    return nlohmann::json{{"hits", stats.hits},
+                          {"compiles", stats.compiles},
+                          {"checks", stats.checks},
+                          {"timings", stats.timings},
+                          {"compile_seconds", stats.compile_seconds},
+                          {"reference_seconds", stats.reference_seconds},
+                          {"check_seconds", stats.check_seconds},
+                          {"timing_seconds", stats.timing_seconds}}
+        .dump();
   }
   return Unimplemented("loop_tool has no operation " + method);
 }

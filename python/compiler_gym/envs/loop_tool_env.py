@@ -54,6 +54,14 @@ def devices() -> dict[str, str]:
     return json.loads(family_call("devices"))
 
 
+def cache_stats() -> dict[str, float]:
+    """This process's kernel-cache counters (``hits``, ``compiles``) and where measurements
+    spent their wall time: ``compile_seconds``, ``reference_seconds`` (the programs' reference
+    outputs), ``check_seconds`` over ``checks`` new kernels (a run, the copy back, the
+    comparison) and ``timing_seconds`` over ``timings`` timed measurements."""
+    return json.loads(family_call("cache_stats"))
+
+
 def copy_bandwidth(device: str, num_bytes: int) -> float:
     """The device's copy bandwidth in GB/s (bytes read plus written, median of timed copies of
     ``num_bytes``): the peak a kernel's ``bandwidth`` is compared with."""

@@ -4,9 +4,17 @@ CompilerGym users import (the implementation is ``compiler_gym.envs.loop_tool_en
 from compiler_gym.envs.loop_tool_env import (
     LoopToolDataset,
     LoopToolEnv,
+    cache_stats,
     copy_bandwidth,
     devices,
     loop_tool_datasets,
 )
 
-__all__ = ["LoopToolDataset", "LoopToolEnv", "copy_bandwidth", "devices", "loop_tool_datasets"]
+__all__ = [
+    "LoopToolDataset",
+    "LoopToolEnv",
+    "cache_stats",
+    "copy_bandwidth",
+    "devices",
+    "loop_tool_datasets",
+]
