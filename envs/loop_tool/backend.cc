@@ -186,7 +186,7 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
   }
   DeviceQueueLock queue(device);
   if (!kernel.checked) {
-    std::vector<float> output;
+    std::vector<float>& output = data.check_output[device == Device::kCpu ? 0 : 1];
     const auto start = std::chrono::steady_clock::now();
     kernel.check = kernel.RunOnce(data, output);
     kernel.run_seconds = SecondsSince(start);

@@ -33,6 +33,9 @@ struct ProgramData {
   // Used only under their device's queue.
   std::vector<std::vector<float>> host_buffers;  // CPU: the kernel plan's buffers
   std::shared_ptr<void> device_buffers;          // CUDA: the plan's buffers on the GPU
+  // Per device: where a new kernel's output lands to be checked, kept so that checks after
+  // the first write to memory already mapped.
+  std::vector<float> check_output[2];
 };
 StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path);
 

@@ -249,6 +249,21 @@ TEST(CpuBackend, WrongOutputIsCaught) {
   EXPECT_TRUE(CheckOutput(data->program, reference, reference.data()).ok());
 }
 
+TEST(CpuBackend, TheFirstWrongElementIsReportedOnAnyThreadCount) {
+  std::shared_ptr<ProgramData> data = GetProgramData("add/300000").value();
+  std::vector<float> reference = ReferenceOutput(data->program, data->inputs);
+  std::vector<float> wrong = reference;
+  wrong[250000] += 1;  // in a later chunk of the parallel check than
+  wrong[70000] += 1;   // this one, the first
+  for (int threads : {1, 4}) {
+    oneapi::tbb::task_arena arena(threads);
+    const Status s =
+        arena.execute([&] { return CheckOutput(data->program, reference, wrong.data()); });
+    EXPECT_EQ(s.code(), StatusCode::kInternal);
+    EXPECT_NE(s.message().find("element 70000 is"), std::string::npos) << s.message();
+  }
+}
+
 TEST(TimingOptions, RunsBeyondTheBudgetAreDropped) {
   auto runs = [](double run_seconds) {
     const TimingOptions o = WithinBudget(TimingOptions{}, run_seconds);  // 3 + 20 runs, 1 s
