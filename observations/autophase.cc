@@ -118,9 +118,19 @@ void CountOpcode(const llvm::Instruction& inst, Counter& c) {
 void CountInstruction(const llvm::Instruction& inst, Counter& c) {
   c.Inc(F::TotalInsts);
   CountOpcode(inst, c);
-  const unsigned opcode = inst.getOpcode();
-  if (opcode >= llvm::Instruction::MemoryOpsBegin && opcode < llvm::Instruction::MemoryOpsEnd) {
-    c.Inc(F::TotalMemInst);
+  // LLVM's classic InstCount "memory instructions", which Autophase kept: calls and invokes
+  // count, fences and atomics do not.
+  switch (inst.getOpcode()) {
+    case llvm::Instruction::GetElementPtr:
+    case llvm::Instruction::Load:
+    case llvm::Instruction::Store:
+    case llvm::Instruction::Call:
+    case llvm::Instruction::Invoke:
+    case llvm::Instruction::Alloca:
+      c.Inc(F::TotalMemInst);
+      break;
+    default:
+      break;
   }
   if (llvm::isa<llvm::UnaryInstruction>(inst)) c.Inc(F::testUnary);
   if (const auto* br = llvm::dyn_cast<llvm::BranchInst>(&inst)) {
@@ -128,10 +138,11 @@ void CountInstruction(const llvm::Instruction& inst, Counter& c) {
     if (br->isUnconditional()) c.Inc(F::UncondBranches);
   }
   if (const auto* call = llvm::dyn_cast<llvm::CallInst>(&inst)) {
-    if (call->getType()->isIntegerTy()) c.Inc(F::returnInt);
+    // The callee's return type, so indirect calls and inline asm (no callee) never count.
+    const llvm::Function* callee = call->getCalledFunction();
+    if (callee != nullptr && callee->getReturnType()->isIntegerTy()) c.Inc(F::returnInt);
   }
   if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(&inst)) {
-    c.Inc(F::BeginPhi);
     c.Inc(F::ArgsPhi, phi->getNumIncomingValues());
   }
   bool has_constant_operand = false;
@@ -181,6 +192,8 @@ void CountBlock(const llvm::BasicBlock& block, Counter& c) {
   }
   if (phi_args > 5) c.Inc(F::BBNumArgsHi);
   if (phi_args >= 1 && phi_args <= 5) c.Inc(F::BBNumArgsLo);
+  // Blocks whose first instruction is a phi: LLVM keeps phis first, so blocks with any.
+  if (phis >= 1) c.Inc(F::BeginPhi);
   if (phis >= 1 && phis <= 3) c.Inc(F::BB03Phi);
   if (phis > 3) c.Inc(F::BBHiPhi);
   if (phis == 0) c.Inc(F::BBNoPhi);

@@ -35,9 +35,9 @@ namespace compiler_gym::observations {
   X(BB03Phi, "blocks with 1 <= phis(B) <= 3")                                                     \
   X(BBHiPhi, "blocks with phis(B) > 3")                                                           \
   X(BBNoPhi, "blocks with phis(B) == 0")                                                          \
-  X(BeginPhi, "phi nodes (LLVM keeps them all at the beginning of their block)")                  \
+  X(BeginPhi, "blocks whose first instruction is a phi (LLVM keeps phis first: blocks with any)") \
   X(BranchCount, "br instructions, conditional or not")                                           \
-  X(returnInt, "call instructions whose result type is an integer")                               \
+  X(returnInt, "calls to a known function that returns an integer (not indirect calls)")          \
   X(CriticalCount, "critical edges: edges from a block with succs > 1 to a block with preds > 1") \
   X(NumEdges, "CFG edges: the sum of succs(B) over all blocks")                                   \
   X(const32Bit, "operands that are 32-bit ConstantInts")                                          \
@@ -74,8 +74,8 @@ namespace compiler_gym::observations {
   X(TotalBlocks, "basic blocks")                                                                  \
   X(TotalInsts, "instructions")                                                                   \
   X(TotalMemInst,                                                                                 \
-    "memory instructions, LLVM's memory opcode group: alloca load store getelementptr "           \
-    "fence cmpxchg atomicrmw")                                                                    \
+    "memory instructions as LLVM's InstCount counted them: getelementptr load store call "        \
+    "invoke alloca (not fence, cmpxchg, atomicrmw)")                                              \
   X(TotalFuncs, "defined (non-external) functions")                                               \
   X(ArgsPhi, "phi incoming values, summed over all phis")                                         \
   X(testUnary,                                                                                    \
