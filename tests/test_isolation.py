@@ -133,6 +133,7 @@ def test_timeout_argument_bounds_one_call():
 
 def test_timeout_argument_in_process_warns_and_checks():
     from compiler_gym.envs import compiler_env
+    from compiler_gym.wrappers import CompilerEnvWrapper
 
     compiler_env._warn_unbounded_timeout.cache_clear()
     with compiler_gym.make("llvm-v0") as env:
@@ -144,6 +145,20 @@ def test_timeout_argument_in_process_warns_and_checks():
             with pytest.raises(ValueError, match="positive"):
                 env.step(0, timeout=bad)
         assert env.actions == [0]
+
+        class WrittenWithoutTimeout(CompilerEnvWrapper):
+            def multistep(
+                self,
+                actions,
+                observation_spaces=None,
+                reward_spaces=None,
+                observations=None,
+                rewards=None,
+            ):
+                return self.env.multistep(actions, observation_spaces, reward_spaces)
+
+        WrittenWithoutTimeout(env).step(0)  # step passes no timeout= it was not given
+        assert env.actions == [0, 0]
 
 
 def test_worker_killed_mid_step_is_a_crash():

@@ -46,6 +46,12 @@ def _warn_unbounded_timeout() -> None:
     )
 
 
+def timeout_kwargs(timeout: Optional[float]) -> dict:
+    """``timeout`` as a keyword argument, passed on only when given: a ``multistep`` written
+    without it (a subclass's, a wrapper's) keeps working."""
+    return {} if timeout is None else {"timeout": timeout}
+
+
 def default_isolation() -> str:
     """Where environments run when ``isolation`` is not given: ``$COMPILER_GYM_ISOLATION``,
     else ``"none"`` (in this process)."""
@@ -434,7 +440,12 @@ class CompilerEnv:
         sequence = isinstance(action, (list, tuple)) or getattr(action, "ndim", 0) >= 1
         actions = action if sequence else [action]
         return self.multistep(
-            actions, observation_spaces, reward_spaces, observations, rewards, timeout=timeout
+            actions,
+            observation_spaces,
+            reward_spaces,
+            observations,
+            rewards,
+            **timeout_kwargs(timeout),
         )
 
     def try_actions(

@@ -15,18 +15,12 @@ from typing import Any, Optional
 
 import numpy as np
 
-from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.compiler_env import CompilerEnv, timeout_kwargs
 from compiler_gym.spaces import Commandline
 
 
 def _is_sequence(action: Any) -> bool:
     return isinstance(action, (list, tuple)) or getattr(action, "ndim", 0) >= 1
-
-
-def timeout_kwargs(timeout: Optional[float]) -> dict:
-    """``timeout`` as a keyword argument, passed on only when given: wrappers written without
-    it keep working."""
-    return {} if timeout is None else {"timeout": timeout}
 
 
 class CompilerEnvWrapper:

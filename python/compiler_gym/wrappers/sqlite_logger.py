@@ -32,8 +32,9 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from compiler_gym.envs.compiler_env import timeout_kwargs
 from compiler_gym.vector import CompilerVecEnv, _as_array
-from compiler_gym.wrappers.core import CompilerEnvWrapper, timeout_kwargs
+from compiler_gym.wrappers.core import CompilerEnvWrapper
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS States (
