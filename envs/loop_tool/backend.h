@@ -113,6 +113,8 @@ StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
 Status CudaAvailable();
 StatusOr<double> CudaCopySeconds(int64_t bytes, const TimingOptions& options);
 StatusOr<double> CpuCopySeconds(int64_t bytes, const TimingOptions& options);
+// The optimized LLVM IR of the CPU kernel, as the JIT compiles it.
+StatusOr<std::string> EmitCpuIr(const Program& program, const std::vector<Loop>& loops);
 // PTX for an sm_XY architecture (e.g. "sm_80"), made without a GPU.
 StatusOr<std::string> EmitPtx(const Program& program, const std::vector<Loop>& loops,
                               const std::string& arch);

@@ -158,13 +158,36 @@ StatusOr<double> CpuCopySeconds(int64_t bytes, const TimingOptions& options) {
   });
 }
 
-StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
-                                             const std::vector<Loop>& loops) {
+namespace {
+
+// The host's JIT target, at the optimization level the kernels are built with.
+StatusOr<llvm::orc::JITTargetMachineBuilder> HostTarget() {
   InitializeNative();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) return Internal("no JIT for this host: " + ErrorText(builder.takeError()));
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto machine = builder->createTargetMachine();
+  return std::move(*builder);
+}
+
+}  // namespace
+
+StatusOr<std::string> EmitCpuIr(const Program& program, const std::vector<Loop>& loops) {
+  ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder builder, HostTarget());
+  auto machine = builder.createTargetMachine();
+  if (!machine) return Internal("no target machine: " + ErrorText(machine.takeError()));
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = LowerOptimized(
+      program, loops, PlanKernels(program, loops, Target::kCpu), Target::kCpu, **machine, context);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, nullptr);
+  return text;
+}
+
+StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
+                                             const std::vector<Loop>& loops) {
+  ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder builder, HostTarget());
+  auto machine = builder.createTargetMachine();
   if (!machine) return Internal("no target machine: " + ErrorText(machine.takeError()));
   llvm::TargetMachine& tm = **machine;
 
@@ -173,7 +196,7 @@ StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
   std::unique_ptr<llvm::Module> module =
       LowerOptimized(program, loops, plan, Target::kCpu, tm, *context);
 
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(builder)).create();
   if (!jit) return Internal("cannot start the JIT: " + ErrorText(jit.takeError()));
   // expf and friends come from the process's own libm.
   auto libm = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(

@@ -190,12 +190,14 @@ StatusOr<std::string> LoopToolEnv::GetParameter(const std::string& name) const {
 }
 
 StatusOr<std::string> LoopToolEnv::Call(const std::string& method, const std::string& argument) {
-  if (method == "ptx" || method == "schedule" || method == "inputs" || method == "run") {
+  if (method == "ptx" || method == "llvm_ir" || method == "schedule" || method == "inputs" ||
+      method == "run") {
     if (!in_episode()) return NoEpisode(method + " before reset()");
   }
   if (method == "ptx") {
     return EmitPtx(data_->program, schedule_.loops, argument.empty() ? "sm_80" : argument);
   }
+  if (method == "llvm_ir") return EmitCpuIr(data_->program, schedule_.loops);
   if (method == "inputs") return nlohmann::json(data_->inputs).dump();
   if (method == "run") {
     ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel,

@@ -127,6 +127,11 @@ class LoopToolEnv(CompilerEnv):
         """The PTX of the current loop tree for ``arch`` (made without a GPU)."""
         return self._env.call("ptx", arch)
 
+    def llvm_ir(self) -> str:
+        """The optimized LLVM IR of the current loop tree's CPU kernel, as the JIT compiles
+        it for this host."""
+        return self._env.call("llvm_ir")
+
     def program_inputs(self) -> list[np.ndarray]:
         """The program's input tensors (float32, row-major over their variables), as every
         kernel of this benchmark reads them."""
