@@ -150,12 +150,7 @@ def search(
             current.close()
         current = chosen[1]
     searched = time.time() - start
-    stats = cache_stats()
-    spent = {
-        k: stats[k] - stats_before[k]
-        for k in ("compiles", "compile_seconds", "reference_seconds", "checks", "check_seconds")
-        + ("timings", "timing_seconds")
-    }
+    spent = {k: v - stats_before[k] for k, v in cache_stats().items()}
     if current is not env:
         current.close()
     initial, final = [], []

@@ -42,10 +42,9 @@ StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path);
 struct TimingOptions {
   int warmup = 3;
   int repetitions = 20;
-  // Runs beyond this many seconds are dropped (one timed run always stays; the checked first run
-  // warms a new kernel up): a
-  // GPU schedule that walks 2^26 elements on a few threads takes seconds per run, and 23 of
-  // them would hold the device's queue for minutes.
+  // Runs beyond this many seconds are dropped (one timed run always stays; the checked first
+  // run warms a new kernel up): a GPU schedule that walks 2^26 elements on a few threads takes
+  // seconds per run, and 23 of them would hold the device's queue for minutes.
   double budget_seconds = 1.0;
 };
 

@@ -355,7 +355,7 @@ int64_t InstructionCount(const llvm::Module& module) {
 
 // LLVM fully unrolls loops of constant trip count. A schedule that leaves many elements to one
 // thread can unroll into blocks so large that instruction scheduling takes seconds (add/4096
-// as serial loops of 15 x 273: 1.4 s, where its loops compile in 15 ms), while unrolling
+// as serial loops of 15 x 273: 0.9-1.4 s, where its loops compile in 15 ms), while unrolling
 // small loops is worth keeping (matmul/128x128x128 ran about 25% faster unrolled). So a module
 // that unrolls past this size is optimized again without unrolling.
 constexpr int64_t kMaxUnrolledInstructions = 4000;
