@@ -91,7 +91,11 @@ def search(
     stats_before = cache_stats()
     start = time.time()
     measured: dict[str, float] = {}
-    env = compiler_gym.make("loop_tool-v0", benchmark=f"loop_tool-{device}-v0/{program}")
+    # No reward space: the default one (flops) would measure every fork's tree as it steps,
+    # schedules this search skips (too few GPU threads, trees measured before) included.
+    env = compiler_gym.make(
+        "loop_tool-v0", benchmark=f"loop_tool-{device}-v0/{program}", reward_space=None
+    )
     env.send_param("timing_repetitions", str(repetitions))
     env.reset(action_space="split")
     current = env  # the state whose neighbours are tried next, cursor at 0 in size mode
