@@ -44,6 +44,9 @@ struct Benchmark {
 // Observe() and Reward().
 struct EnvSpec {
   std::string family;
+  // The compiler the family drives, as CompilerGym's env.compiler_version reports it (LLVM:
+  // "19.1.7"; GCC: the first line of `gcc --version`).
+  std::string compiler_version;
   std::vector<ActionSpaceSpec> action_spaces;
   std::vector<SpaceSpec> observation_spaces;
   std::vector<RewardSpec> reward_spaces;

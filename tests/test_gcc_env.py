@@ -3,6 +3,7 @@
 import io
 import json
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -27,6 +28,8 @@ def test_spec_matches_the_live_compiler(env):
     spec = env.gcc_spec
     assert spec.gcc == shutil.which("gcc") or spec.gcc.endswith("/gcc")
     assert spec.version.startswith("gcc ")
+    version = subprocess.run([spec.gcc, "--version"], capture_output=True, text=True, check=True)
+    assert env.compiler_version == spec.version == version.stdout.splitlines()[0]
     assert len(env.choices) == len(spec.options)
     assert spec.options[0].name == "-O" and spec.options[0][6] == "-Os"
     kinds = {o.kind for o in spec.options}

@@ -402,6 +402,57 @@ def test_compiler_gym_api_details(env, capsys):
         env.benchmark = 123
 
 
+def test_versions_and_the_reward_space_spec(env):
+    """compiler_version is the LLVM the engine links (llvm-config-19 says which), version the
+    package's; reward_space_spec is the reward space's spec."""
+    import shutil
+    import subprocess
+
+    config = shutil.which("llvm-config-19") or "/usr/lib/llvm-19/bin/llvm-config"
+    llvm = subprocess.run([config, "--version"], capture_output=True, text=True, check=True)
+    assert env.compiler_version == llvm.stdout.strip()
+    assert env.version == compiler_gym.__version__
+    assert env.reward_space_spec is None
+    env.reward_space = "IrInstructionCountOz"
+    assert env.reward_space_spec is env.reward_space and env.reward_space_spec == "IrInstructionCountOz"
+
+
+def test_derived_observation_spaces(env):
+    """CompilerGym's add_derived_space: computed from the base space's value, in observations,
+    steps, forks and as the default observation; an error's observation is its default."""
+    env.observation.add_derived_space("IrLen", "Ir", translate=len)
+    env.observation.add_derived_space(
+        "InstCount2", "IrInstructionCount", translate=lambda n: 2 * n, default_value=-1
+    )
+    ir = env.observation["Ir"]
+    assert env.observation["IrLen"] == len(ir)
+    assert env.observation["InstCount2"] == 2 * env.observation["IrInstructionCount"]
+    with pytest.raises(ValueError, match="exists already"):
+        env.observation.add_derived_space("IrLen", "Ir", translate=len)
+    with pytest.raises(KeyError, match="Unknown observation space"):
+        env.observation.add_derived_space("X", "NoSuchSpace", translate=len)
+    # Derived from a derived space: both translations apply, in order.
+    env.observation.add_derived_space(
+        "InstCount2Plus1", "InstCount2", translate=lambda n: n + 1
+    )
+    assert env.observation["InstCount2Plus1"] == 2 * env.observation["IrInstructionCount"] + 1
+
+    env.observation_space = "InstCount2"
+    assert env.reset() == 2 * env.observation["IrInstructionCount"]
+    fork = env.fork()
+    try:
+        fork.observation.add_derived_space("ForkOnly", "Ir", translate=len)
+        assert "ForkOnly" not in env.observation.spaces
+        mem2reg = env.action_space["-mem2reg"]
+        observation, _, _, _ = env.step(mem2reg, observation_spaces=["IrLen", "InstCount2"])
+        forked, _, _, _ = fork.step(mem2reg, observation_spaces=["IrLen", "InstCount2"])
+        assert observation == forked == [len(env.observation["Ir"]), 2 * env.observation["IrInstructionCount"]]
+    finally:
+        fork.close()
+    assert env.observation.spaces["InstCount2"].default_value() == -1
+    assert env.observation.spaces["IrLen"].default_value() == 0  # len("")
+
+
 def test_split_benchmark_by_function_and_merge_benchmarks():
     from compiler_gym.envs.llvm import merge_benchmarks, split_benchmark_by_function
 

@@ -36,6 +36,7 @@ def test_compilergym_defaults(env):
     assert [loop["thread"] for loop in env.schedule["loops"]] == [True, False, False]
     assert env.schedule["mode"] == "size"
     assert env.reward_space.name == "flops"
+    assert env.compiler_version.startswith("LLVM 19.")
     assert set(env.observation.spaces) == {
         "action_state",
         "loop_tree",

@@ -1,5 +1,7 @@
 """compiler_gym.util: exact values on fixed inputs."""
 
+import os
+
 import pytest
 
 import compiler_gym
@@ -126,3 +128,32 @@ def test_compiler_gyms_util_module_names():
     pool = get_thread_pool_executor()
     assert pool is get_thread_pool_executor()
     assert sorted(pool.map(lambda x: x * x, range(5))) == [0, 1, 4, 9, 16]
+
+
+def test_debug_level_as_compiler_gym_sets_it(monkeypatch):
+    """set_debug_level sets $COMPILER_GYM_DEBUG (for child processes too) and the logger's
+    level; bad levels are refused."""
+    import logging
+
+    import compiler_gym
+    from compiler_gym.util import debug_util
+
+    monkeypatch.delenv("COMPILER_GYM_DEBUG", raising=False)
+    try:
+        assert compiler_gym.get_debug_level() == 0
+        assert compiler_gym.get_logging_level() == logging.ERROR
+        compiler_gym.set_debug_level(2)
+        assert os.environ["COMPILER_GYM_DEBUG"] == "2"
+        assert logging.getLogger("compiler_gym").level == logging.INFO
+        compiler_gym.set_debug_level(7)
+        assert debug_util.get_logging_level() == logging.DEBUG
+        monkeypatch.setenv("COMPILER_GYM_DEBUG", "lots")
+        assert compiler_gym.get_debug_level() == 0
+        for bad in (-1, 1.5, True):
+            with pytest.raises(ValueError, match="debug level"):
+                compiler_gym.set_debug_level(bad)
+    finally:
+        monkeypatch.delenv("COMPILER_GYM_DEBUG", raising=False)
+        debug_util.configure_logging()
+    assert logging.getLogger("compiler_gym").level == logging.ERROR
+    assert logging.getLogger("compiler_gym").handlers == []

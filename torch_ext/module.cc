@@ -91,6 +91,7 @@ py::dict RewardToDict(const RewardSpec& r) {
 py::dict SpecToDict(const EnvSpec& spec) {
   py::dict d;
   d["family"] = spec.family;
+  d["compiler_version"] = spec.compiler_version;
   py::list actions, observations, rewards;
   for (const ActionSpaceSpec& a : spec.action_spaces) {
     py::dict ad;

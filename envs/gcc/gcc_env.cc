@@ -445,6 +445,7 @@ RewardSpec SizeReward(std::string name, std::string cost, RewardKind kind, std::
 EnvSpec MakeEnvSpec(const GccSpec* spec, const std::vector<GccAction>& actions) {
   EnvSpec s;
   s.family = "gcc";
+  if (spec != nullptr) s.compiler_version = spec->version;
   ActionSpaceSpec space{"default", {}, "Set an option to a value, or move an integer option."};
   for (const GccAction& a : actions) space.action_names.push_back(a.name);
   s.action_spaces.push_back(std::move(space));

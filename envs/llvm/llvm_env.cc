@@ -18,6 +18,7 @@
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
 #include "envs/llvm/runtime.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -781,6 +782,7 @@ const EnvSpec& LlvmEnvSpec() {
   static const EnvSpec spec = [] {
     EnvSpec s;
     s.family = "llvm";
+    s.compiler_version = LLVM_VERSION_STRING;
     ActionSpaceSpec passes{"PassesAll", {}, "One LLVM 19 pass per action (see PASSES.md)."};
     for (const PassRow& row : PassTable()) passes.action_names.push_back(row.flag);
     s.action_spaces.push_back(std::move(passes));

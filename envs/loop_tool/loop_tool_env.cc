@@ -1,5 +1,7 @@
 #include "envs/loop_tool/loop_tool_env.h"
 
+#include <llvm/Config/llvm-config.h>
+
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -36,6 +38,8 @@ const EnvSpec& LoopToolEnv::Spec() const {
   static const EnvSpec spec = [] {
     EnvSpec s;
     s.family = "loop_tool";
+    // The code generator is this family's; LLVM compiles what it emits, for both devices.
+    s.compiler_version = "LLVM " LLVM_VERSION_STRING " (ORC JIT for the CPU, NVPTX for CUDA)";
     const std::vector<std::string> names = {"toggle_mode", "up", "down", "toggle_thread", "split"};
     s.action_spaces = {
         {"simple",

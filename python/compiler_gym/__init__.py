@@ -6,8 +6,6 @@
 >>> env.reset()
 """
 
-import logging as _logging
-import os as _os
 from pathlib import Path as _Path
 
 from compiler_gym import _C, errors
@@ -26,6 +24,13 @@ from compiler_gym.envs import CompilerEnv, GccEnv, LlvmEnv
 from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
 from compiler_gym.gymnasium_env import register_all as _register_gymnasium
 from compiler_gym.registration import env_ids, make
+from compiler_gym.util.debug_util import (
+    configure_logging,
+    get_debug_level,
+    get_logging_level,
+    set_debug_level,
+)
+from compiler_gym.util.runfiles import cache_path, site_data_path, transient_cache_path
 from compiler_gym.validate import validate_states
 from compiler_gym.validation_error import ValidationError
 from compiler_gym.validation_result import ValidationResult
@@ -37,14 +42,8 @@ _C.set_data_directory(str(_Path(__file__).parent / "data"))
 __version__ = "0.3.0.dev0"
 
 # The package logs to the "compiler_gym" logger (dataset installs, ...); as a library it
-# prints nothing unless asked: COMPILER_GYM_DEBUG=1 shows INFO, 2 and more DEBUG, on stderr.
-_debug = _os.environ.get("COMPILER_GYM_DEBUG", "").strip()
-if _debug and _debug != "0":
-    _handler = _logging.StreamHandler()
-    _handler.setFormatter(_logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
-    _logging.getLogger("compiler_gym").addHandler(_handler)
-    _level = _logging.INFO if _debug == "1" else _logging.DEBUG
-    _logging.getLogger("compiler_gym").setLevel(_level)
+# prints nothing unless asked: COMPILER_GYM_DEBUG=1 shows warnings, 2 info, 3 debug messages.
+configure_logging()
 
 COMPILER_GYM_ENVS = env_ids()
 
@@ -64,12 +63,18 @@ __all__ = [
     "SessionNotFound",
     "ValidationError",
     "ValidationResult",
+    "cache_path",
     "env_ids",
     "errors",
+    "get_debug_level",
+    "get_logging_level",
     "make",
     "make_benchmark",
     "make_benchmark_from_command_line",
     "make_vec",
+    "set_debug_level",
+    "site_data_path",
+    "transient_cache_path",
     "validate_states",
     "CompilerVecEnv",
     "make_benchmark_from_source",

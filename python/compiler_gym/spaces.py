@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Sequence as SequenceOf
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import gymnasium
@@ -420,8 +420,66 @@ class ObservationSpaceSpec(_NamedSpace):
             return networkx.MultiDiGraph()
         return {"scalar": 0, "text": "", "bytes": b"", "dict": {}}.get(self.kind)
 
+    def make_derived_space(
+        self,
+        id: str,
+        translate: Callable[[Any], Any],
+        space: Optional[gymnasium.spaces.Space] = None,
+        deterministic: Optional[bool] = None,
+        default_value: Any = None,
+        platform_dependent: Optional[bool] = None,
+    ) -> DerivedObservationSpaceSpec:
+        """A space computed from this one (CompilerGym's): its value is ``translate`` of this
+        space's. Unset properties are this space's; ``default_value`` (what an episode that
+        ended in an error observes) defaults to ``translate`` of this space's default."""
+        return DerivedObservationSpaceSpec(
+            id=id,
+            index=self.index,
+            space=space if space is not None else self.space,
+            kind=self.kind,
+            dtype=self.dtype,
+            deterministic=self.deterministic if deterministic is None else deterministic,
+            platform_dependent=(
+                self.platform_dependent if platform_dependent is None else platform_dependent
+            ),
+            doc=f"{id}: derived from {self.id}",
+            base=self,
+            derive=translate,
+            derived_default=default_value,
+        )
+
     def __repr__(self) -> str:
         return f"ObservationSpaceSpec({self.id})"
+
+
+@dataclass(eq=False)
+class DerivedObservationSpaceSpec(ObservationSpaceSpec):
+    """An observation computed in Python from an engine space's value (see
+    :meth:`ObservationSpaceSpec.make_derived_space`): the engine computes ``base``, which
+    ``derive`` turns into this space's value."""
+
+    base: Optional[ObservationSpaceSpec] = None
+    derive: Optional[Callable[[Any], Any]] = None
+    derived_default: Any = None
+
+    def translate(self, value: Any) -> Any:
+        """The base space's value of the engine's raw ``value``, derived."""
+        return self.derive(self.base.translate(value))
+
+    def default_value(self) -> Any:
+        """The given default, else the base space's default derived."""
+        if self.derived_default is not None:
+            return self.derived_default
+        return self.derive(self.base.default_value())
+
+    def make_derived_space(self, id: str, translate: Callable[[Any], Any], **kwargs: Any):
+        """A space derived from this one: ``translate`` applies to this space's value."""
+        derived = super().make_derived_space(id, translate, **kwargs)
+        outer, inner = translate, self.derive
+        return replace(derived, base=self.base, derive=lambda value: outer(inner(value)))
+
+    def __repr__(self) -> str:
+        return f"DerivedObservationSpaceSpec({self.id} <- {self.base.id})"
 
 
 @dataclass(eq=False)

@@ -19,6 +19,20 @@ class ObservationView:
     def __getitem__(self, name: str) -> Any:
         return self._env._observe(self._spec(name))
 
+    def add_derived_space(self, id: str, base_id: str, **kwargs: Any) -> None:
+        """Adds a space computed in Python from another (CompilerGym's), by name from now on:
+        ``env.observation[id]``, ``env.observation_space = id`` and ``step(observation_spaces=
+        [id])`` compute it. ``kwargs`` are those of
+        :meth:`~compiler_gym.spaces.ObservationSpaceSpec.make_derived_space`: ``translate``
+        (required: base value -> value), ``space``, ``deterministic``, ``default_value``,
+        ``platform_dependent``.
+
+        >>> env.observation.add_derived_space("IrLen", "Ir", translate=len)
+        """
+        if id in self.spaces:
+            raise ValueError(f"Observation space {id!r} exists already")
+        self.spaces[id] = self._spec(base_id).make_derived_space(id=id, **kwargs)
+
     def __repr__(self) -> str:
         return f"ObservationView({len(self.spaces)} spaces: {', '.join(self.spaces)})"
 

@@ -225,6 +225,25 @@ class CompilerEnv:
             self.episode_reward = 0.0 if self._reward_space is not None else None
 
     @property
+    def reward_space_spec(self) -> Optional[Union[EngineReward, Reward]]:
+        """The default reward space's spec, as CompilerGym named it (the same object as
+        :attr:`reward_space`, which here is a spec already); None when none."""
+        return self._reward_space
+
+    @property
+    def compiler_version(self) -> str:
+        """The version of the compiler this env drives, as the family reports it: LLVM's
+        (``"19.1.7"``), the first line of ``gcc --version`` for GCC."""
+        return self._env.spec["compiler_version"]
+
+    @property
+    def version(self) -> str:
+        """The version of this compiler_gym package (CompilerGym's ``env.version``)."""
+        from compiler_gym import __version__  # the package imports this module first
+
+        return __version__
+
+    @property
     def benchmark(self) -> Benchmark:
         """The benchmark of the current episode; setting it takes effect at the next reset."""
         return self._benchmark_in_use or self._next_benchmark
@@ -529,7 +548,8 @@ class CompilerEnv:
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._env = self._env.fork()
-        new.observation = ObservationView(new, self.observation.spaces)
+        # Its own table: a space derived in the fork is the fork's.
+        new.observation = ObservationView(new, dict(self.observation.spaces))
         # Python rewards (the reward space and any added ones) keep per-episode state: the fork
         # continues from copies of them.
         spaces = {
