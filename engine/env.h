@@ -34,6 +34,9 @@ struct Benchmark {
   bool buildable = false;                 // can be linked into an executable
   bool runnable = false;                  // the executable runs and checks itself
   std::string expected_output;            // when set: what a correct run prints (compared trimmed)
+  // Seconds a family may take to build the program from source (LLVM: each clang-19 run);
+  // 0: the family's default. Not part of the benchmark's identity.
+  double build_timeout_seconds = 0;
   // Costs of this program computed elsewhere from the same program (a Ray driver's baselines),
   // named as the family defines (LLVM: "Oz/IrInstructionCount"): used instead of computing
   // them again. Not part of the benchmark's identity.

@@ -161,6 +161,7 @@ void WriteBenchmark(Writer& w, const Benchmark& b) {
   w.Pod<uint8_t>(b.buildable);
   w.Pod<uint8_t>(b.runnable);
   w.Str(b.expected_output);
+  w.Pod<double>(b.build_timeout_seconds);
   w.Pod<uint64_t>(b.known_costs.size());
   for (const auto& [name, cost] : b.known_costs) {
     w.Str(name);
@@ -172,7 +173,7 @@ bool ReadBenchmark(Reader& r, Benchmark* b) {
   uint8_t buildable = 0, runnable = 0;
   if (!(r.Str(&b->uri) && r.Strs(&b->files) && r.Str(&b->data) && r.Strs(&b->compile_args) &&
         r.Strs(&b->link_args) && r.Strs(&b->run_args) && r.Pod(&buildable) && r.Pod(&runnable) &&
-        r.Str(&b->expected_output))) {
+        r.Str(&b->expected_output) && r.Pod(&b->build_timeout_seconds))) {
     return false;
   }
   b->buildable = buildable;

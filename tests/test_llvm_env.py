@@ -288,6 +288,58 @@ def test_make_benchmark_from_source_and_files(tmp_path):
         assert env.observation["IrInstructionCount"] == count
 
 
+def test_clang_invocations_as_compiler_gym_makes_them(tmp_path, monkeypatch):
+    """make_benchmark takes CompilerGym's ClangInvocation (flags, system_includes, timeout);
+    the command it describes makes the bitcode the env starts from."""
+    import subprocess
+
+    from compiler_gym.envs.llvm import ClangInvocation, make_benchmark
+
+    source = tmp_path / "n.c"
+    source.write_text("#include <stdio.h>\nint n(void) { return N; }\n")
+    invocation = ClangInvocation.from_c_file(source, copt=["-DN=42"], timeout=60)
+    benchmark = make_benchmark(invocation)
+    assert benchmark.files == [str(source)] and benchmark.compile_args == ["-DN=42"]
+    assert benchmark.build_timeout_seconds == 60
+    # Optimization levels are the environment's business: dropped, as from a command line.
+    optimized = ClangInvocation.from_c_file(source, copt=["-DN=42", "-O3", "-c"])
+    assert make_benchmark(optimized).compile_args == ["-DN=42"]
+    with compiler_gym.make("llvm-v0", benchmark=benchmark) as env:
+        env.reset()
+        assert "ret i32 42" in env.observation["Ir"]
+        count = env.observation["IrInstructionCount"]
+        command = invocation.command(tmp_path / "n.bc")
+        assert command[-5:] == ["-c", "-o", str(tmp_path / "n.bc"), "-DN=42", str(source)]
+        subprocess.run(command, check=True)
+        env.reset(benchmark=make_benchmark(tmp_path / "n.bc"))
+        assert env.observation["IrInstructionCount"] == count
+
+        # Without the system's include directories, <stdio.h> is not found.
+        no_system = ClangInvocation.from_c_file(source, ["-DN=1"], system_includes=False)
+        with pytest.raises(BenchmarkInitError, match="stdio.h"):
+            env.reset(benchmark=make_benchmark(no_system))
+        assert make_benchmark(source, system_includes=False).compile_args == ["-nostdlibinc"]
+
+        # Sources of one benchmark share their flags.
+        other = tmp_path / "m.c"
+        other.write_text("int m(void) { return 1; }\n")
+        with pytest.raises(ValueError, match="one set of flags"):
+            make_benchmark([invocation, ClangInvocation.from_c_file(other, ["-DN=1"])])
+        both = make_benchmark([invocation, ClangInvocation.from_c_file(other, ["-DN=42"])])
+        env.reset(benchmark=both)
+        assert "@m(" in env.observation["Ir"] and "ret i32 42" in env.observation["Ir"]
+        with pytest.raises(ValueError, match="timeout"):
+            ClangInvocation.from_c_file(source, timeout=0)
+
+        # The timeout bounds clang: one that hangs is a BenchmarkInitError, not a hang.
+        hanging = tmp_path / "clang-hangs"
+        hanging.write_text("#!/bin/sh\nsleep 60\n")
+        hanging.chmod(0o755)
+        monkeypatch.setenv("COMPILER_GYM_CLANG", str(hanging))
+        with pytest.raises(BenchmarkInitError, match="timed out after 1 s"):
+            env.reset(benchmark=make_benchmark(other, copt=["-DHANG"], timeout=1))
+
+
 def test_a_runnable_cxx_benchmark_links_with_the_cxx_library():
     src = (
         "#include <vector>\n#include <cstdio>\n"
@@ -414,7 +466,10 @@ def test_versions_and_the_reward_space_spec(env):
     assert env.version == compiler_gym.__version__
     assert env.reward_space_spec is None
     env.reward_space = "IrInstructionCountOz"
-    assert env.reward_space_spec is env.reward_space and env.reward_space_spec == "IrInstructionCountOz"
+    assert (
+        env.reward_space_spec is env.reward_space
+        and env.reward_space_spec == "IrInstructionCountOz"
+    )
 
 
 def test_derived_observation_spaces(env):
@@ -432,9 +487,7 @@ def test_derived_observation_spaces(env):
     with pytest.raises(KeyError, match="Unknown observation space"):
         env.observation.add_derived_space("X", "NoSuchSpace", translate=len)
     # Derived from a derived space: both translations apply, in order.
-    env.observation.add_derived_space(
-        "InstCount2Plus1", "InstCount2", translate=lambda n: n + 1
-    )
+    env.observation.add_derived_space("InstCount2Plus1", "InstCount2", translate=lambda n: n + 1)
     assert env.observation["InstCount2Plus1"] == 2 * env.observation["IrInstructionCount"] + 1
 
     env.observation_space = "InstCount2"
@@ -446,7 +499,11 @@ def test_derived_observation_spaces(env):
         mem2reg = env.action_space["-mem2reg"]
         observation, _, _, _ = env.step(mem2reg, observation_spaces=["IrLen", "InstCount2"])
         forked, _, _, _ = fork.step(mem2reg, observation_spaces=["IrLen", "InstCount2"])
-        assert observation == forked == [len(env.observation["Ir"]), 2 * env.observation["IrInstructionCount"]]
+        assert (
+            observation
+            == forked
+            == [len(env.observation["Ir"]), 2 * env.observation["IrInstructionCount"]]
+        )
     finally:
         fork.close()
     assert env.observation.spaces["InstCount2"].default_value() == -1

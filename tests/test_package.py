@@ -322,7 +322,13 @@ def test_logging_is_quiet_unless_asked_and_check_env_prints_little(capsys):
         "import logging, compiler_gym; log = logging.getLogger('compiler_gym.x');"
         "log.debug('d'); log.info('i'); log.warning('w')"
     )
-    for debug, expected in (("", []), ("0", []), ("1", ["w"]), ("2", ["i", "w"]), ("3", ["d", "i", "w"])):
+    for debug, expected in (
+        ("", []),
+        ("0", []),
+        ("1", ["w"]),
+        ("2", ["i", "w"]),
+        ("3", ["d", "i", "w"]),
+    ):
         out = subprocess.run(
             [sys.executable, "-c", code],
             env={**os.environ, "COMPILER_GYM_DEBUG": debug},

@@ -274,6 +274,7 @@ PYBIND11_MODULE(_C, m) {
           "data", [](const Benchmark& b) { return py::bytes(b.data); },
           [](Benchmark& b, py::bytes data) { b.data = std::string(data); })
       .def_readwrite("compile_args", &Benchmark::compile_args)
+      .def_readwrite("build_timeout_seconds", &Benchmark::build_timeout_seconds)
       .def_readwrite("link_args", &Benchmark::link_args)
       .def_readwrite("run_args", &Benchmark::run_args)
       .def_readwrite("expected_output", &Benchmark::expected_output)

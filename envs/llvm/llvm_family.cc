@@ -29,6 +29,7 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   if (method == "clang_path") return ClangPath();
+  if (method == "clang_frontend_flags") return nlohmann::json(ClangFrontendFlags()).dump();
   if (method == "split_by_function") {  // argument: IR; [[function, IR text], ...]
     ASSIGN_OR_RETURN(auto parts, SplitByFunction(argument));
     return nlohmann::json(parts).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -65,6 +65,12 @@ StatusOr<std::string> ClangPath() {
   return NotFound("clang-19 not found: install Debian's clang-19 or set COMPILER_GYM_CLANG");
 }
 
+const std::vector<std::string>& ClangFrontendFlags() {
+  static const std::vector<std::string> flags = {
+      "-O1", "-Xclang", "-disable-llvm-passes", "-Xclang", "-disable-llvm-optzns", "-emit-llvm"};
+  return flags;
+}
+
 bool RunCrashContained(const std::function<void()>& fn) {
   static std::once_flag once;
   std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
@@ -217,23 +223,16 @@ StatusOr<std::string> LoadBitcodeIn(const Benchmark& benchmark, llvm::LLVMContex
       llvm::SmallString<256> output(workdir->path());
       llvm::sys::path::append(output, std::to_string(&file - benchmark.files.data()) + ".bc");
       ASSIGN_OR_RETURN(const std::string clang, ClangPath());
-      // -O1 with LLVM's passes disabled keeps functions optimizable (no optnone), unlike -O0.
-      std::vector<std::string> args = {clang,
-                                       "-O1",
-                                       "-Xclang",
-                                       "-disable-llvm-passes",
-                                       "-Xclang",
-                                       "-disable-llvm-optzns",
-                                       "-emit-llvm",
-                                       "-c",
-                                       file,
-                                       "-o",
-                                       std::string(output.str())};
+      std::vector<std::string> args = {clang};
+      args.insert(args.end(), ClangFrontendFlags().begin(), ClangFrontendFlags().end());
+      args.insert(args.end(), {"-c", file, "-o", std::string(output.str())});
       args.insert(args.end(), benchmark.compile_args.begin(), benchmark.compile_args.end());
       // In the caller's directory: benchmark paths and include flags may be relative.
       llvm::SmallString<256> cwd;
       if (llvm::sys::fs::current_path(cwd)) return Internal("cannot read the current directory");
-      const SandboxLimits limits{.timeout_seconds = 300};
+      const SandboxLimits limits{.timeout_seconds = benchmark.build_timeout_seconds > 0
+                                                        ? benchmark.build_timeout_seconds
+                                                        : kDefaultClangTimeoutSeconds};
       ASSIGN_OR_RETURN(ProcessResult compiled, RunSandboxed(args, limits, std::string(cwd.str())));
       if (!compiled.ok()) {
         return BenchmarkInitError("cannot compile " + file + ": clang-19 " +

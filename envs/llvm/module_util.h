@@ -85,4 +85,11 @@ StatusOr<std::string> LinkModules(const std::vector<std::string>& modules);
 // Path to clang-19: $COMPILER_GYM_CLANG, else clang-19 on PATH, else LLVM 19's bin dir.
 StatusOr<std::string> ClangPath();
 
+// The flags a source benchmark is compiled to bitcode with, before its own: unoptimized IR
+// that passes can still optimize (-O1 with LLVM's passes disabled, so no optnone, unlike -O0).
+const std::vector<std::string>& ClangFrontendFlags();
+
+// How long one clang-19 run of a benchmark build may take unless the benchmark says.
+inline constexpr double kDefaultClangTimeoutSeconds = 300;
+
 }  // namespace compiler_gym::llvm_env

@@ -4,6 +4,7 @@ from compiler_gym.datasets.benchmark import Benchmark, BenchmarkSource, Benchmar
 from compiler_gym.datasets.builtin import BuiltinDataset
 from compiler_gym.datasets.dataset import Dataset, Datasets, round_robin_iterables
 from compiler_gym.datasets.make_benchmark import (
+    ClangInvocation,
     make_benchmark,
     make_benchmark_from_command_line,
     make_benchmark_from_source,
@@ -26,6 +27,7 @@ __all__ = [
     "ManifestDataset",
     "TarDataset",
     "dataset_from_path",
+    "ClangInvocation",
     "make_benchmark",
     "make_benchmark_from_command_line",
     "make_benchmark_from_source",

@@ -103,7 +103,8 @@ class Benchmark:
     :mod:`compiler_gym.search.distributed`); LLVM names them ``"Oz/IrInstructionCount"``
     (``O0``, ``O3``, ``Oz``; ``IrInstructionCount``, ``ObjectTextSize``, ``TextSize``). The
     first env in a process to load the benchmark decides them; they are not part of its
-    identity.
+    identity. ``build_timeout_seconds`` bounds each compiler run that builds the program from
+    source (LLVM: clang-19, 300 s unless set; 0 is the family's default).
     """
 
     def __init__(
@@ -118,6 +119,7 @@ class Benchmark:
         runnable: bool = False,
         expected_output: Optional[str] = None,
         known_costs: Optional[dict[str, int]] = None,
+        build_timeout_seconds: float = 0,
     ):
         self.uri = BenchmarkUri.from_string(uri) if not isinstance(uri, BenchmarkUri) else uri
         self.files = [str(f) for f in (files or [])]
@@ -129,6 +131,9 @@ class Benchmark:
         self.runnable = runnable
         self.expected_output = expected_output
         self.known_costs = dict(known_costs or {})
+        if not build_timeout_seconds >= 0:
+            raise ValueError(f"build_timeout_seconds must be >= 0, not {build_timeout_seconds!r}")
+        self.build_timeout_seconds = float(build_timeout_seconds)
         self._validation_callbacks: list[Callable[[Any], Iterable[Any]]] = []
 
     def add_validation_callback(self, callback: Callable[[Any], Iterable[Any]]) -> None:
@@ -193,6 +198,7 @@ class Benchmark:
         b.runnable = self.runnable
         b.expected_output = self.expected_output or ""
         b.known_costs = sorted(self.known_costs.items())
+        b.build_timeout_seconds = self.build_timeout_seconds
         return b
 
     @property

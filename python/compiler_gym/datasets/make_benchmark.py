@@ -1,4 +1,5 @@
-"""Benchmarks from user code: files (sources, IR, bitcode) or a source string."""
+"""Benchmarks from user code: files (sources, IR, bitcode), clang invocations or a source
+string."""
 
 from __future__ import annotations
 
@@ -8,37 +9,117 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional, Union
 
+from compiler_gym import _C
 from compiler_gym.datasets.benchmark import Benchmark
 from compiler_gym.util.runfiles import cache_path, write_atomically
 
 _SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".C", ".i", ".ii"}
 _CXX_SUFFIXES = {".cc", ".cpp", ".cxx", ".C", ".ii"}
+# Without the system's include directories (clang's own headers, stddef.h and the like, stay).
+_NO_SYSTEM_INCLUDES = "-nostdlibinc"
+
+
+class ClangInvocation:
+    """CompilerGym's description of a clang-19 run that compiles C/C++ sources to bitcode, for
+    :func:`make_benchmark`: ``args`` are the sources and their flags (optimization levels,
+    ``-c``, ``-o`` and the like are the environment's business and are dropped);
+    ``system_includes=False`` compiles without the system's include directories; ``timeout``
+    bounds the compile in seconds.
+
+    >>> make_benchmark(ClangInvocation.from_c_file("a.c", copt=["-DN=10"]))
+    """
+
+    def __init__(self, args: Sequence[str], system_includes: bool = True, timeout: float = 600):
+        if not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        self.args = [str(a) for a in args]
+        self.system_includes = bool(system_includes)
+        self.timeout = float(timeout)
+
+    @classmethod
+    def from_c_file(
+        cls,
+        path: Union[str, Path],
+        copt: Optional[list[str]] = None,
+        system_includes: bool = True,
+        timeout: float = 600,
+    ) -> ClangInvocation:
+        """The invocation that compiles one C (or C++) file with the flags ``copt``."""
+        return cls([*(copt or []), str(path)], system_includes, timeout)
+
+    def command(self, outpath: Union[str, Path]) -> list[str]:
+        """The clang-19 command line that writes this invocation's bitcode to ``outpath``, as
+        the environment compiles it."""
+        import json
+
+        frontend = json.loads(_C.family_call("llvm", "clang_frontend_flags"))
+        includes = [] if self.system_includes else [_NO_SYSTEM_INCLUDES]
+        return [
+            _C.family_call("llvm", "clang_path"),
+            *frontend,
+            "-c",
+            "-o",
+            str(outpath),
+            *includes,
+            *self.args,
+        ]
+
+    def __repr__(self) -> str:
+        return f"ClangInvocation({shlex.join(self.args)})"
 
 
 def make_benchmark(
-    inputs: Union[str, Path, Sequence[Union[str, Path]]],
+    inputs: Union[str, Path, ClangInvocation, Sequence[Union[str, Path, ClangInvocation]]],
     copt: Optional[list[str]] = None,
+    system_includes: bool = True,
+    timeout: float = 600,
     link_args: Optional[list[str]] = None,
     runnable: bool = False,
     uri: Optional[str] = None,
 ) -> Benchmark:
     """Makes a benchmark from one or more files: C/C++ sources (compiled with clang-19),
-    ``.ll`` text IR, or ``.bc`` bitcode. Several files are linked into one module.
+    ``.ll`` text IR, or ``.bc`` bitcode, or :class:`ClangInvocation`\\ s. Several files are
+    linked into one module. The arguments are CompilerGym's: ``copt`` are flags for the
+    sources, ``system_includes=False`` compiles them without the system's include
+    directories, ``timeout`` bounds each compile in seconds. Every source of a benchmark is
+    compiled with the same flags: invocations whose flags differ raise ``ValueError``.
 
     The URI defaults to ``benchmark://user-v0/<hash>`` of the file contents and flags, so the
     same inputs give the same benchmark. Compilation happens on the next ``reset()``. A C++
     source links with ``-lstdc++ -lm`` unless ``link_args`` says otherwise (the link is
     clang's, which does not add C++'s libraries itself).
     """
-    paths = [Path(inputs)] if isinstance(inputs, (str, Path)) else [Path(p) for p in inputs]
-    if not paths:
+    items = [inputs] if isinstance(inputs, (str, Path, ClangInvocation)) else list(inputs)
+    if not items:
         raise ValueError("No inputs")
+    paths = [Path(i) for i in items if not isinstance(i, ClangInvocation)]
+    invocations = [i for i in items if isinstance(i, ClangInvocation)]
+    copt = list(copt or [])
+    link_args = None if link_args is None else list(link_args)
+    if invocations:
+        parsed = [_parse_compiler_arguments(i.args, Path.cwd(), str(i)) for i in invocations]
+        flags = {tuple(p[1]) for p in parsed}
+        if len(flags) > 1:
+            raise ValueError(
+                "The sources of one benchmark compile with one set of flags; these invocations "
+                f"differ: {', '.join(map(repr, invocations))}"
+            )
+        paths += [Path(f) for p in parsed for f in p[0]]
+        copt += list(flags.pop())
+        if any(p[2] for p in parsed):
+            link_args = (link_args or []) + [a for p in parsed for a in p[2]]
+        system_includes = system_includes and all(i.system_includes for i in invocations)
+        timeout = max(i.timeout for i in invocations)
+    if not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if not system_includes and _NO_SYSTEM_INCLUDES not in copt:
+        copt.append(_NO_SYSTEM_INCLUDES)
     digest = hashlib.sha256()
     for p in paths:
         if not p.is_file():
             raise FileNotFoundError(f"File not found: {p}")
         digest.update(p.read_bytes())
-    for flag in copt or []:
+    for flag in copt:
         digest.update(flag.encode())
     has_sources = any(p.suffix in _SOURCE_SUFFIXES for p in paths)
     if link_args is None and any(p.suffix in _CXX_SUFFIXES for p in paths):
@@ -46,10 +127,11 @@ def make_benchmark(
     return Benchmark(
         uri or f"benchmark://user-v0/{digest.hexdigest()[:16]}",
         files=[str(p.resolve()) for p in paths],
-        compile_args=list(copt or []),
+        compile_args=copt,
         link_args=list(link_args or []),
         buildable=has_sources,
         runnable=runnable and has_sources,
+        build_timeout_seconds=timeout,
     )
 
 
@@ -68,7 +150,19 @@ def make_benchmark_from_source(
 
 
 # Flags that only concern how the compiler driver is run, not what the program means: dropped.
-_DRIVER_ONLY = {"-c", "-S", "-E", "-g", "-v", "-pipe", "-MD", "-MMD", "-MP", "-save-temps"}
+_DRIVER_ONLY = {
+    "-c",
+    "-S",
+    "-E",
+    "-emit-llvm",
+    "-g",
+    "-v",
+    "-pipe",
+    "-MD",
+    "-MMD",
+    "-MP",
+    "-save-temps",
+}
 # Flags whose value is the next argument.
 _WITH_VALUE = {
     "-o",
@@ -110,19 +204,33 @@ def make_benchmark_from_command_line(
     if len(words) < 2:
         raise ValueError(f"Not a compiler command line: {cmd!r}")
     base = Path(cwd).expanduser() if cwd is not None else Path.cwd()
+    files, copt, link_args = _parse_compiler_arguments(words[1:], base, repr(cmd))
+    if not files:
+        raise ValueError(f"No source files in {cmd!r}")
+    benchmark = make_benchmark(files, copt=copt, link_args=link_args, runnable=runnable)
+    benchmark.run_args = list(run_args or [])
+    return benchmark
+
+
+def _parse_compiler_arguments(
+    words: Sequence[str], base: Path, where: str
+) -> tuple[list[str], list[str], list[str]]:
+    """A compiler's arguments (without the compiler) as (files, compile flags, link flags),
+    relative paths taken from ``base``; what :func:`make_benchmark_from_command_line`
+    describes."""
 
     def resolve(path: str) -> str:
         return str(path if Path(path).is_absolute() else base / path)
 
     files, copt, link_args = [], [], []
-    args = iter(words[1:])
+    args = iter(words)
     for arg in args:
         flag = arg
         value = None
         if arg in _WITH_VALUE:
             value = next(args, None)
             if value is None:
-                raise ValueError(f"{arg} needs a value in {cmd!r}")
+                raise ValueError(f"{arg} needs a value in {where}")
         if flag == "-o" or flag in ("-MF", "-MT", "-MQ"):
             continue
         if flag in _DRIVER_ONLY or flag.startswith(("-O", "-g", "-Wp,")):
@@ -145,11 +253,7 @@ def make_benchmark_from_command_line(
         elif Path(flag).suffix in _SOURCE_SUFFIXES | {".ll", ".bc"}:
             files.append(resolve(flag))
         else:
-            raise ValueError(f"Cannot use {flag!r} from {cmd!r}: not a source file or flag")
-    if not files:
-        raise ValueError(f"No source files in {cmd!r}")
+            raise ValueError(f"Cannot use {flag!r} from {where}: not a source file or flag")
     if "-pthread" in link_args:
         copt.append("-pthread")
-    benchmark = make_benchmark(files, copt=copt, link_args=link_args, runnable=runnable)
-    benchmark.run_args = list(run_args or [])
-    return benchmark
+    return files, copt, link_args

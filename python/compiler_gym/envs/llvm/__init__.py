@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from compiler_gym import _C
-from compiler_gym.datasets import Benchmark, make_benchmark
+from compiler_gym.datasets import Benchmark, ClangInvocation, make_benchmark
 from compiler_gym.envs.llvm_env import LlvmEnv, clang_path
 from compiler_gym.spaces import ObservationSpaceSpec
 
@@ -95,6 +95,7 @@ def merge_benchmarks(benchmarks: list[Union[str, Benchmark]], timeout: float = 3
 
 
 __all__ = [
+    "ClangInvocation",
     "LlvmEnv",
     "compute_observation",
     "get_system_library_flags",
