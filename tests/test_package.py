@@ -293,6 +293,19 @@ def test_compiler_gyms_dataset_names(tmp_path):
     with pytest.raises(TypeError, match="one of root and dataset_root"):
         FilesDataset("benchmark://none-v0")
 
+    # CompilerGym's module of the LLVM datasets; a site_data_base moves where they install.
+    from compiler_gym.envs.llvm.datasets import CsmithDataset, GccTortureDataset, get_llvm_datasets
+
+    default = get_llvm_datasets()
+    moved = get_llvm_datasets(site_data_base=tmp_path / "site")
+    with compiler_gym.make("llvm-v0") as env:
+        names = [d.name for d in env.datasets.datasets()]
+    assert [d.name for d in moved] == [d.name for d in default] == names
+    torture = next(d for d in moved if isinstance(d, GccTortureDataset))
+    assert torture.root == tmp_path / "site" / "benchmark" / "gcc-torture-v0"
+    assert next(d for d in default if isinstance(d, GccTortureDataset)).root != torture.root
+    assert any(isinstance(d, CsmithDataset) for d in moved)
+
 
 def test_the_service_tool_describes_an_environment(capsys):
     from compiler_gym.bin import service

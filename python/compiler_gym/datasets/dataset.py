@@ -55,6 +55,15 @@ class Dataset:
         return int(match.group(1)) if match else 0
 
     @property
+    def site_data_base(self) -> Optional[Path]:
+        """The folder under which the dataset keeps its files (None: the default place)."""
+        return self._site_data_base
+
+    @site_data_base.setter
+    def site_data_base(self, base: Optional[Union[str, Path]]) -> None:
+        self._site_data_base = Path(base) if base is not None else None
+
+    @property
     def site_data_path(self) -> Optional[Path]:
         """``<site_data_base>/<protocol>/<name without scheme>`` (None without a base)."""
         if self._site_data_base is None:

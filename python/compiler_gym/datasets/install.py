@@ -83,9 +83,10 @@ class InstalledDataset(Dataset):
 
     @property
     def root(self) -> Path:
-        """The install directory, ``$COMPILER_GYM_SITE_DATA/<site_name>``; it exists once the
-        dataset is installed."""
-        return site_data_path(self.site_name)
+        """The install directory, ``$COMPILER_GYM_SITE_DATA/<site_name>`` (or the dataset's
+        :attr:`site_data_path` when it has a ``site_data_base``); it exists once the dataset
+        is installed."""
+        return self.site_data_path or site_data_path(self.site_name)
 
     @property
     def installed(self) -> bool:

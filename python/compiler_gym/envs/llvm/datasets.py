@@ -1,0 +1,37 @@
+"""CompilerGym's ``compiler_gym.envs.llvm.datasets``: the LLVM environment's dataset classes
+under the module name CompilerGym users import them from (they live in
+``compiler_gym.datasets``). CompilerGym's downloaded suites (cBench, AnghaBench, ...) are not
+here: every program comes from the built-in set, a generator, or a Debian or PyPI package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Union
+
+from compiler_gym.datasets import Dataset
+from compiler_gym.datasets.builtin import BuiltinDataset
+from compiler_gym.datasets.csmith import CsmithDataset
+from compiler_gym.datasets.gcc_torture import GccTortureDataset
+from compiler_gym.datasets.llvm_stress import LlvmStressDataset
+from compiler_gym.datasets.pypi_c import PypiCDataset
+from compiler_gym.envs.llvm_env import llvm_datasets
+
+
+def get_llvm_datasets(site_data_base: Optional[Union[str, Path]] = None) -> list[Dataset]:
+    """The datasets of the LLVM environment (CompilerGym's function); with ``site_data_base``
+    the ones that install keep their files under it instead of ``$COMPILER_GYM_SITE_DATA``."""
+    datasets = list(llvm_datasets())
+    if site_data_base is not None:
+        for dataset in datasets:
+            dataset.site_data_base = site_data_base
+    return datasets
+
+
+__all__ = [
+    "BuiltinDataset",
+    "CsmithDataset",
+    "GccTortureDataset",
+    "LlvmStressDataset",
+    "PypiCDataset",
+    "get_llvm_datasets",
+]
