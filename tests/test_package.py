@@ -470,6 +470,27 @@ def test_compiler_gyms_space_classes():
     with pytest.raises(NotImplementedError):
         text.sample()
 
+    from compiler_gym.spaces import CommandlineFlag, Discrete, Permutation, SpaceSequence, Tuple
+
+    order = Permutation("order", Scalar("i", 1, 4, dtype=np.int64))
+    assert order.contains(np.array([2, 4, 1, 3])) and not order.contains(np.array([1, 1, 2, 3]))
+    assert not order.contains(np.array([1, 2, 3])) and not order.contains(np.array([0, 1, 2, 3]))
+    order.seed(0)
+    assert sorted(order.sample().tolist()) == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="bounded"):
+        Permutation("p", Scalar("i", 0, None))
+    choices = SpaceSequence("picks", Discrete(3, "pick"), size_range=(1, 2))
+    assert choices.contains([0, 2]) and not choices.contains([]) and not choices.contains([0, 3])
+    assert not choices.contains([0, 1, 2])
+    choices.seed(1)
+    assert choices.contains(choices.sample()) and choices == SpaceSequence(
+        "picks", Discrete(3, "pick"), (1, 2)
+    )
+    pair = Tuple([Discrete(2, "a"), box], name="pair")
+    assert pair.name == "pair" and pair.contains((1, np.array([0, 0])))
+    flag = CommandlineFlag(name="mem2reg", flag="-mem2reg", description="Promote memory")
+    assert flag.flag == "-mem2reg"
+
 
 def test_each_family_under_compiler_gyms_module_name():
     from compiler_gym.envs import gcc_env, llvm_env, loop_tool_env

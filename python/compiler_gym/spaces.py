@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, replace
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import gymnasium
 import networkx
@@ -135,6 +135,82 @@ class Sequence(gymnasium.spaces.Space):
         return f"Sequence({self.name}, size_range={self.size_range}, dtype={self.element_type})"
 
 
+class Permutation(Sequence):
+    """An ordering of every integer of ``scalar_range`` (``min`` to ``max``, both given), each
+    once: CompilerGym's ``Permutation(name, scalar_range)``."""
+
+    def __init__(self, name: str, scalar_range: Scalar):
+        if scalar_range.min is None or scalar_range.max is None:
+            raise ValueError("a Permutation needs a bounded scalar_range")
+        size = int(scalar_range.max) - int(scalar_range.min) + 1
+        super().__init__(name, (size, size), np.int64, scalar_range=scalar_range)
+
+    def contains(self, x: Any) -> bool:
+        return super().contains(x) and len(set(np.asarray(x).tolist())) == len(x)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray:
+        low, high = int(self.scalar_range.min), int(self.scalar_range.max)
+        return self.np_random.permutation(np.arange(low, high + 1, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        return f"Permutation({self.name}, {self.scalar_range.min}..{self.scalar_range.max})"
+
+
+class Discrete(gymnasium.spaces.Discrete):
+    """``n`` choices with a name: CompilerGym's ``Discrete(n, name)``."""
+
+    def __init__(self, n: int, name: str):
+        super().__init__(n)
+        self.name = name
+
+
+class Tuple(gymnasium.spaces.Tuple):
+    """Spaces in order under one name: CompilerGym's ``Tuple(spaces, name)``."""
+
+    def __init__(self, spaces: Iterable[gymnasium.spaces.Space], name: str):
+        super().__init__(tuple(spaces))
+        self.name = name
+
+
+class SpaceSequence(gymnasium.spaces.Space):
+    """A list of values of one ``space``, its length in ``size_range`` (``(min, max)``, max
+    None: unbounded): CompilerGym's ``SpaceSequence(name, space, size_range)``."""
+
+    def __init__(
+        self,
+        name: str,
+        space: gymnasium.spaces.Space,
+        size_range: tuple[int, Optional[int]] = (0, None),
+    ):
+        super().__init__(shape=None, dtype=None)
+        self.name = name
+        self.space = space
+        self.size_range = size_range
+
+    def contains(self, x: Any) -> bool:
+        lo, hi = self.size_range
+        if not isinstance(x, (list, tuple)) or len(x) < lo or (hi is not None and len(x) > hi):
+            return False
+        return all(self.space.contains(item) for item in x)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> list:
+        """A list of samples of ``space``, of a length drawn from ``size_range`` (at most
+        ``min + 100`` when unbounded)."""
+        lo, hi = self.size_range
+        length = int(self.np_random.integers(lo, (lo + 100 if hi is None else hi) + 1))
+        return [self.space.sample() for _ in range(length)]
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, SpaceSequence) and (self.name, self.space, self.size_range) == (
+            other.name,
+            other.space,
+            other.size_range,
+        )
+
+    def __repr__(self) -> str:
+        return f"SpaceSequence({self.name}, {self.space!r}, size_range={self.size_range})"
+
+
 class NamedDiscrete(gymnasium.spaces.Discrete):
     """A discrete space whose values have names: CompilerGym's ``NamedDiscrete``.
     ``space["name"]`` is the index of a name; an unknown one names the closest."""
@@ -169,6 +245,14 @@ class NamedDiscrete(gymnasium.spaces.Discrete):
             self.name,
             self.names,
         )
+
+
+class CommandlineFlag(NamedTuple):
+    """One action of a command-line space (CompilerGym's): its name, flag and description."""
+
+    name: str
+    flag: str
+    description: str
 
 
 class Commandline(NamedDiscrete):
