@@ -205,3 +205,56 @@ def test_the_search_tools_report_user_mistakes_in_one_line(capsys):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("error: ") and "Traceback" not in err, (argv, err)
+
+
+def test_compiler_gyms_random_search_module_and_its_log_files(tmp_path):
+    """compiler_gym.random_search(make_env, outdir, ...) returns the env in the best state and
+    leaves CompilerGym's files, which replay to that state; skip_done replays them; the
+    random_search tool's --output_dir and --nproc write the same files."""
+    import csv
+    import json
+
+    from compiler_gym.bin import random_search as tool
+    from compiler_gym.compiler_env_state import CompilerEnvStateReader
+    from compiler_gym.random_search import random_search
+
+    def make_env():
+        return compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/crc32")
+
+    outdir = tmp_path / "search"
+    with random_search(make_env, outdir, total_runtime=2, patience=5, nproc=2) as env:
+        actions, best = env.actions, env.episode_reward
+        bitcode_sha1 = env.observation["IrSha1"]
+    assert best > 0 and actions
+    metadata = json.loads((outdir / "random_search.json").read_text())
+    assert metadata["benchmark"] == "benchmark://builtin-v0/crc32"
+    assert metadata["reward"] == "IrInstructionCountOz" and metadata["best_reward"] == best
+    names = (outdir / "random_search_best_actions.txt").read_text().split()
+    with make_env() as replay:
+        replay.reset()
+        assert names == [replay.action_space.flags[a] for a in actions]
+        commandline = (outdir / "random_search_best_actions_commandline.txt").read_text().strip()
+        assert replay.commandline_to_actions(commandline) == actions
+    with open(outdir / "random_search_best_actions_progress.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["action"] for r in rows] == names
+    assert float(rows[-1]["cumulative reward"]) == best
+    with open(outdir / "random_search_progress.csv") as f:
+        progress = list(csv.DictReader(f))
+    assert float(progress[-1]["reward"]) == best
+    with compiler_gym.make(
+        "llvm-v0", benchmark=compiler_gym.make_benchmark(outdir / "optimized.bc")
+    ) as env:
+        env.reset()
+        assert env.observation["IrSha1"] == bitcode_sha1
+    # A finished search is replayed, not repeated.
+    with random_search(make_env, outdir, total_runtime=1000, skip_done=True) as env:
+        assert env.actions == actions and env.episode_reward == best
+
+    tooldir, results = tmp_path / "tool", tmp_path / "tool.csv"
+    argv = ["--benchmark", "builtin-v0/crc32", "--episodes", "4", "--nproc", "2"]
+    assert tool.main([*argv, "--output_dir", str(tooldir), "--output", str(results)]) == 0
+    (state,) = CompilerEnvStateReader.read_paths([str(results)])
+    commandline = (tooldir / "random_search_best_actions_commandline.txt").read_text().strip()
+    assert commandline == state.commandline
+    assert json.loads((tooldir / "random_search.json").read_text())["best_reward"] == state.reward

@@ -12,7 +12,8 @@ greedy`` is CompilerGym's leaderboard greedy on ``env.try_actions``. ``--search 
 searches sequences of ``--episode-length`` actions with a nevergrad ``--optimizer`` for
 ``--budget`` trials or ``--runtime`` seconds. ``python -m compiler_gym.bin.random_search`` and
 ``python -m compiler_gym.bin.greedy`` (CompilerGym's tool names) are this tool with
-``--search`` set. Rewards are the env's
+``--search`` set, taking CompilerGym's flags too (``--nproc``, ``--output_dir``: the best
+actions, their replay and, for LLVM, ``optimized.bc`` per search). Rewards are the env's
 reward space (``--reward`` to choose another). Prints one line per benchmark and a summary.
 
 ``--ray-address`` runs the searches on a Ray cluster (``auto``: the one ``ray start`` made on
@@ -30,11 +31,13 @@ import functools
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 from tqdm import tqdm
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvState, CompilerEnvStateWriter
+from compiler_gym.datasets import BenchmarkUri
 from compiler_gym.search import SearchProgress, greedy_search, nevergrad_search, random_search
 from compiler_gym.util.cli import user_errors
 from compiler_gym.util.statistics import geometric_mean
@@ -138,6 +141,21 @@ def _ray_results(args, benchmarks: list[str], search) -> Iterator[tuple]:
             )
 
 
+def _write_logs(args, benchmark: str, state: CompilerEnvState, history, several: bool) -> None:
+    """CompilerGym's random search logs of one search, replayed from its best state."""
+    from compiler_gym.random_search import write_search_logs
+
+    outdir = Path(args.output_dir)
+    if several:
+        outdir /= BenchmarkUri.from_string(benchmark).path.replace("/", "_")
+    with compiler_gym.make(
+        args.env, benchmark=benchmark, reward_space=args.reward or "default"
+    ) as env:
+        env.apply(state)
+        settings = {"search": args.search, "patience": args.patience, "runtime": args.runtime}
+        write_search_logs(outdir, env, history, settings)
+
+
 def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str) -> None:
     import matplotlib
 
@@ -176,7 +194,13 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=int, default=1000, help="nevergrad: trials")
     parser.add_argument("--episode-length", type=int, default=30, help="nevergrad: actions")
     parser.add_argument("--optimizer", default="DiscreteLenglerOnePlusOne", help="nevergrad's")
-    parser.add_argument("--num-envs", type=int, default=8, help="episodes side by side")
+    parser.add_argument(
+        "--num-envs",
+        "--nproc",
+        type=int,
+        default=8,
+        help="episodes side by side (CompilerGym's --nproc)",
+    )
     parser.add_argument("--num-threads", type=int, default=0, help="engine threads (0: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ray-address", help="run on Ray: auto, local or host:port")
@@ -190,6 +214,12 @@ def main(argv=None) -> int:
     parser.add_argument("--ray-cpus", type=float, default=1, help="CPUs per Ray task or actor")
     parser.add_argument("--output", help="results CSV of the best states (default: stdout)")
     parser.add_argument("--plot", help="PNG of each search's best reward over time")
+    parser.add_argument(
+        "--output-dir",
+        "--output_dir",
+        help="CompilerGym's log files of each search here (in a folder per benchmark when "
+        "there are several): the best actions, their replay, optimized.bc for LLVM",
+    )
     args = parser.parse_args(argv)
     if args.search == "random" and args.episodes is None and args.runtime is None:
         args.episodes = 100
@@ -231,6 +261,8 @@ def main(argv=None) -> int:
             for benchmark, state, history in progress:
                 histories[benchmark] = history
                 writer.write_state(state, flush=True)
+                if args.output_dir:
+                    _write_logs(args, benchmark, state, history, several=len(benchmarks) > 1)
                 if args.output:
                     tqdm.write(f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s")
     finally:

@@ -1,0 +1,99 @@
+"""CompilerGym's ``compiler_gym.random_search``: the random search of the env that a
+``make_env`` callable makes, with CompilerGym's log files. The search itself is
+:func:`compiler_gym.search.random_search` (episodes side by side in one vector engine)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from compiler_gym.compiler_env_state import CompilerEnvState
+from compiler_gym.random_replay import replay_actions
+from compiler_gym.search import random_search as search_random
+from compiler_gym.spaces import Reward
+
+_COMMANDLINE_FILE = "random_search_best_actions_commandline.txt"
+
+
+def random_search(
+    make_env: Callable[[], Any],
+    outdir: Optional[Union[str, Path]] = None,
+    total_runtime: Optional[float] = 600,
+    patience: int = 0,
+    nproc: Optional[int] = None,
+    skip_done: bool = False,
+) -> Any:
+    """Searches for ``total_runtime`` seconds from the env ``make_env()`` returns (its
+    benchmark and reward space), with ``nproc`` random episodes at a time (default: the CPU
+    count) that end after ``patience`` steps without improvement (0: the number of actions).
+    Returns that env in the best state found. With ``outdir``, writes CompilerGym's logs
+    there (see :func:`write_search_logs`); with ``skip_done`` an ``outdir`` that holds a
+    finished search's best command line is replayed instead of searched again."""
+    env = make_env()
+    try:
+        if outdir is not None and skip_done and (Path(outdir) / _COMMANDLINE_FILE).is_file():
+            commandline = (Path(outdir) / _COMMANDLINE_FILE).read_text().strip()
+            env.apply(CompilerEnvState(str(env.benchmark.uri), commandline, 0.0))
+            return env
+        reward = env.reward_space
+        if reward is None:
+            raise ValueError("random_search() needs an env with a reward space")
+        if isinstance(reward, Reward):
+            raise TypeError(f"random_search() searches engine rewards; {reward.name} is Python's")
+        state, progress = search_random(
+            env.env_id,
+            env.benchmark,
+            reward_space=reward.name,
+            patience=patience,
+            episodes=None,
+            runtime=total_runtime,
+            num_envs=nproc or os.cpu_count() or 1,
+        )
+        env.apply(state)
+        if outdir is not None:
+            write_search_logs(
+                outdir,
+                env,
+                [(seconds, best) for seconds, _, best in progress.history],
+                {"patience": patience, "runtime": total_runtime, "episodes": progress.episodes},
+            )
+        return env
+    except BaseException:
+        env.close()
+        raise
+
+
+def write_search_logs(
+    outdir: Union[str, Path],
+    env: Any,
+    history: Sequence[tuple[float, float]],
+    settings: Optional[dict] = None,
+) -> None:
+    """Writes a finished search's logs, as CompilerGym's random search did: ``env`` holds the
+    best state; ``history`` is (seconds, best reward) at each improvement. Files:
+    ``random_search.json`` (env, benchmark, reward space, best reward, ``settings``),
+    ``random_search_progress.csv`` and those of :func:`replay_actions`, which replays the best
+    actions in ``env`` (leaving it in the same state)."""
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    names = [env.action_space.flags[a] for a in env.actions]
+    reward = replay_actions(env, names, outdir)
+    metadata = {
+        "env": env.env_id,
+        "benchmark": str(env.benchmark.uri),
+        "reward": env.reward_space.name if env.reward_space is not None else None,
+        "best_reward": reward,
+        **(settings or {}),
+    }
+    (outdir / "random_search.json").write_text(json.dumps(metadata, indent=2) + "\n")
+    with open(outdir / "random_search_progress.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["runtime_seconds", "reward"])
+        writer.writerows(history)
+
+
+__all__ = ["random_search", "write_search_logs"]
