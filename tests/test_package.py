@@ -500,3 +500,12 @@ def test_each_family_under_compiler_gyms_module_name():
 
     assert GccEnv is gcc_env.GccEnv and LlvmEnv is llvm_env.LlvmEnv
     assert LoopToolEnv is loop_tool_env.LoopToolEnv
+
+
+def test_compiler_gyms_type_hint_names():
+    import typing
+
+    from compiler_gym.util.gym_type_hints import ActionType, ObservationType, RewardType, StepType
+
+    assert RewardType is float and isinstance(ObservationType, typing.TypeVar)
+    assert typing.get_origin(StepType) is tuple and ActionType.__name__ == "ActionType"
