@@ -154,7 +154,7 @@ def search(
             current.close()
         current = chosen[1]
     searched = time.time() - start
-    spent = {k: v - stats_before[k] for k, v in cache_stats().items()}
+    spent = spent_since(stats_before)
     if current is not env:
         current.close()
     initial, final = [], []
@@ -195,11 +195,13 @@ def throughput(device: str, num_envs: int, steps: int) -> dict:
         env.send_param("timing_repetitions", "5")
         env.reset()
         env.multistep(goto(1))
+        before = cache_stats()
         start = time.time()
         for _ in range(steps):
             env.step(UP)
             env.observation["flops"]
         single = steps / (time.time() - start)
+        single_spent = spent_since(before)
     with compiler_gym.make_vec(
         "loop_tool-v0",
         num_envs=num_envs,
@@ -211,11 +213,26 @@ def throughput(device: str, num_envs: int, steps: int) -> dict:
         for action in goto(1):
             vec.step(np.full(num_envs, action))
         rounds = max(1, steps // num_envs)
+        before = cache_stats()
         start = time.time()
         for _ in range(rounds):
             vec.step(np.full(num_envs, UP))
         batched = rounds * num_envs / (time.time() - start)
-    return {"single_per_s": single, "vec_per_s": batched, "num_envs": num_envs}
+        vec_spent = spent_since(before)
+    return {
+        "single_per_s": single,
+        "vec_per_s": batched,
+        "num_envs": num_envs,
+        # Where each measurement's time went, to tell what keeps make_vec from scaling (a
+        # kernel load the driver serializes shows as a longer load per kernel in make_vec).
+        "single_spent": single_spent,
+        "vec_spent": vec_spent,
+    }
+
+
+def spent_since(before: dict[str, float]) -> dict[str, float]:
+    """The loop_tool cache counters' growth since ``before`` (a ``cache_stats()``)."""
+    return {k: v - before[k] for k, v in cache_stats().items()}
 
 
 def main(argv=None) -> int:
@@ -280,18 +297,28 @@ def main(argv=None) -> int:
                 f"  NumPy add {row['numpy_add_gbps']:.1f} GB/s: {100 * row['share_of_numpy']:.1f}%"
             )
         spent = found["search_time_spent"]
+        phases = ("compile_seconds", "reference_seconds", "check_seconds", "timing_seconds")
         print(
             f"  search time: compiling {spent['compile_seconds']:.1f} s "
-            f"({spent['compiles']} kernels), reference {spent['reference_seconds']:.1f} s, "
+            f"({spent['compiles']} kernels; loading them into the GPU driver "
+            f"{spent['module_load_seconds']:.1f} s), reference {spent['reference_seconds']:.1f} s, "
             f"checking {spent['check_seconds']:.1f} s ({spent['checks']}), timing "
             f"{spent['timing_seconds']:.1f} s ({spent['timings']}), the rest "
-            f"{found['seconds'] - sum(v for k, v in spent.items() if k.endswith('seconds')):.1f} s"
+            f"{found['seconds'] - sum(spent[k] for k in phases):.1f} s"
         )
         t = row["throughput"]
         print(
             f"  measurements/s: one env {t['single_per_s']:.1f}, make_vec x{t['num_envs']} "
             f"{t['vec_per_s']:.1f}"
         )
+        for label, s in (("one env", t["single_spent"]), ("make_vec", t["vec_spent"])):
+            kernels = max(s["compiles"], 1)
+            print(
+                f"    {label}, per kernel: compile {1e3 * s['compile_seconds'] / kernels:.1f} ms "
+                f"(of which loading {1e3 * s['module_load_seconds'] / kernels:.1f} ms), check "
+                f"{1e3 * s['check_seconds'] / max(s['checks'], 1):.1f} ms, timing "
+                f"{1e3 * s['timing_seconds'] / max(s['timings'], 1):.1f} ms (thread-seconds)"
+            )
         print("  best loop tree:\n    " + found["best_loop_tree"].replace("\n", "\n    "))
     if args.out:
         with open(args.out, "w") as f:

@@ -227,6 +227,10 @@ Status DeviceAvailable(Device device) {
   return device == Device::kCpu ? Status::Ok() : CudaAvailable();
 }
 
+void AccountModuleLoad(double seconds) {
+  Account(&CacheStats::module_load_seconds, nullptr, seconds);
+}
+
 CacheStats GetCacheStats() {
   std::lock_guard lock(Kernels().mu);
   return Kernels().stats;

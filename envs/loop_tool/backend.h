@@ -97,11 +97,16 @@ struct CacheStats {
   int64_t checks = 0;
   int64_t timings = 0;
   double compile_seconds = 0;
+  // Of compile_seconds: loading kernels onto the GPU (cuModuleLoadData, the driver's PTX JIT),
+  // which the driver may serialize across threads.
+  double module_load_seconds = 0;
   double reference_seconds = 0;
   double check_seconds = 0;
   double timing_seconds = 0;
 };
 CacheStats GetCacheStats();
+// Adds a kernel load's wall time to module_load_seconds (the CUDA backend's compile).
+void AccountModuleLoad(double seconds);
 
 // The backends (cpu_backend.cc, cuda_backend.cc). The copies time one copy of `bytes` on every
 // thread the backend runs kernels on.

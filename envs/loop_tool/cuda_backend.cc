@@ -13,6 +13,7 @@
 #include <llvm/Target/TargetOptions.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -336,7 +337,10 @@ StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
   ASSIGN_OR_RETURN(std::string ptx, EmitPtxForPlan(program, loops, plan, arch));
   RETURN_IF_ERROR(MakeCurrent());
   CUmodule module = nullptr;
+  const auto load_start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(Check(Api().cuModuleLoadData(&module, ptx.c_str()), "loading the PTX"));
+  AccountModuleLoad(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count());
   std::vector<CUfunction> functions;
   for (size_t i = 0; i < plan.phases.size(); ++i) {
     CUfunction f = nullptr;

@@ -264,6 +264,7 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
                           {"checks", stats.checks},
                           {"timings", stats.timings},
                           {"compile_seconds", stats.compile_seconds},
+                          {"module_load_seconds", stats.module_load_seconds},
                           {"reference_seconds", stats.reference_seconds},
                           {"check_seconds", stats.check_seconds},
                           {"timing_seconds", stats.timing_seconds}}
