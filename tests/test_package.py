@@ -136,6 +136,14 @@ def test_spec_metadata_and_send_params():
         assert env.runtime_observation_count == 3 and env.runtime_warmup_runs_count == 1
         with pytest.raises(ValueError):
             env.send_params(("runtime_observation_count", 0))
+        # CompilerGym's names for the same settings.
+        assert env.send_param("llvm.set_runtimes_per_observation_count", 7) == "7"
+        assert env.send_param("llvm.get_runtimes_per_observation_count", "") == "7"
+        assert env.runtime_observation_count == 7
+        assert env.send_param("llvm.set_warmup_runs_count_per_runtime_observation", 2) == "2"
+        assert env.send_param("llvm.get_warmup_runs_count_per_runtime_observation", "") == "2"
+        with pytest.raises(ValueError):
+            env.send_param("llvm.set_runtimes_per_observation_count", -1)
 
 
 def test_compiler_gyms_llvm_module(tmp_path):

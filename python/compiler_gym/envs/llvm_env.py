@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from compiler_gym import _C
 from compiler_gym.datasets import BuiltinDataset, Datasets
@@ -19,6 +19,15 @@ from compiler_gym.datasets.make_benchmark import (
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
 from compiler_gym.spaces import Commandline
+
+# CompilerGym's send_param names for the runtime settings: whether each sets or reads, and the
+# setting it is.
+_COMPILER_GYM_PARAMS = {
+    "llvm.set_runtimes_per_observation_count": (True, "runtime_observation_count"),
+    "llvm.get_runtimes_per_observation_count": (False, "runtime_observation_count"),
+    "llvm.set_warmup_runs_count_per_runtime_observation": (True, "runtime_warmup_runs_count"),
+    "llvm.get_warmup_runs_count_per_runtime_observation": (False, "runtime_warmup_runs_count"),
+}
 
 
 def _call(method: str, argument: str | bytes = "") -> str:
@@ -100,6 +109,15 @@ class LlvmEnv(CompilerEnv):
     make_benchmark = staticmethod(make_benchmark)
     make_benchmark_from_source = staticmethod(make_benchmark_from_source)
     make_benchmark_from_command_line = staticmethod(make_benchmark_from_command_line)
+
+    def send_param(self, key: str, value: Any) -> str:
+        """:meth:`CompilerEnv.send_param`, also under CompilerGym's LLVM names
+        (``llvm.set_runtimes_per_observation_count``, ``llvm.get_...``: a get ignores
+        ``value``)."""
+        if key in _COMPILER_GYM_PARAMS:
+            sets, name = _COMPILER_GYM_PARAMS[key]
+            return super().send_param(name, value) if sets else self.get_param(name)
+        return super().send_param(key, value)
 
     @property
     def runtime_observation_count(self) -> int:
