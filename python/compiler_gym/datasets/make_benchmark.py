@@ -4,6 +4,7 @@ string."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,8 +51,6 @@ class ClangInvocation:
     def command(self, outpath: Union[str, Path]) -> list[str]:
         """The clang-19 command line that writes this invocation's bitcode to ``outpath``, as
         the environment compiles it."""
-        import json
-
         frontend = json.loads(_C.family_call("llvm", "clang_frontend_flags"))
         includes = [] if self.system_includes else [_NO_SYSTEM_INCLUDES]
         return [
@@ -82,7 +81,8 @@ def make_benchmark(
     linked into one module. The arguments are CompilerGym's: ``copt`` are flags for the
     sources, ``system_includes=False`` compiles them without the system's include
     directories, ``timeout`` bounds each compile in seconds. Every source of a benchmark is
-    compiled with the same flags: invocations whose flags differ raise ``ValueError``.
+    compiled with the same flags and time limit: invocations whose flags differ raise
+    ``ValueError``, and given invocations, the longest of their timeouts is the benchmark's.
 
     The URI defaults to ``benchmark://user-v0/<hash>`` of the file contents and flags, so the
     same inputs give the same benchmark. Compilation happens on the next ``reset()``. A C++
