@@ -265,20 +265,3 @@ def test_huge_program_past_the_memory_limit_is_a_typed_error(tmp_path):
         env.reset(benchmark="benchmark://builtin-v0/qsort")
         bystander.reset(benchmark="benchmark://builtin-v0/qsort")
         assert env.observation["IrSha1"] == bystander.observation["IrSha1"]
-
-
-def test_isolated_fork_continues_exactly_like_its_original():
-    # The case in-process forks got wrong (test_reliability.py): forking the worker process
-    # copies LLVM's private state too.
-    uri = "generator://csmith-v0/1273887016"
-    actions = ["-irce", "-float2int", "-iroutliner", "-lcssa", "-loop-idiom", "-inferattrs"]
-    actions += ["-gvn-hoist", "-hotcoldsplit", "-loop-instsimplify", "-loweratomic"]
-    actions += ["-mldst-motion", "-partial-inliner", "-loop-rotate", "-sink"]
-    actions += ["-lower-guard-intrinsic", "-inject-tli-mappings"]
-    with compiler_gym.make("llvm-v0", benchmark=uri, isolation="process") as env:
-        env.reset()
-        env.multistep(actions[:9])
-        with env.fork() as fork:
-            fork.multistep(actions[9:])
-            env.multistep(actions[9:])
-            assert fork.observation["IrSha1"] == env.observation["IrSha1"]

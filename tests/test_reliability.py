@@ -445,17 +445,19 @@ def test_temporary_directories_of_dead_processes_are_swept(tmp_path):
     assert made.startswith(str(tmp_path / "compiler_gym-t.pid"))
 
 
-def test_fork_continues_exactly_like_its_original_after_name_uniquing():
+@pytest.mark.parametrize("isolation", ["none", "process"])
+def test_fork_continues_exactly_like_its_original_after_name_uniquing(isolation):
     # Found by the 100k-step fuzz run (seed 31, case 1444): a fork through bitcode restarted
     # LLVM's private name-uniquing counts, so -partial-inliner named an extracted function
     # "transparent_crc.1.extracted" in the fork and ".2.extracted" in the original. Forks now
-    # copy the counts (CopyNameCounters); isolated envs fork the worker process.
+    # copy the counts (CopyNameCounters); isolated envs fork the worker process, which copies
+    # LLVM's private state too.
     uri = "generator://csmith-v0/1273887016"
     actions = ["-irce", "-float2int", "-iroutliner", "-lcssa", "-loop-idiom", "-inferattrs"]
     actions += ["-gvn-hoist", "-hotcoldsplit", "-loop-instsimplify", "-loweratomic"]
     actions += ["-mldst-motion", "-partial-inliner", "-loop-rotate", "-sink"]
     actions += ["-lower-guard-intrinsic", "-inject-tli-mappings"]
-    with compiler_gym.make("llvm-v0", benchmark=uri, isolation="none") as env:
+    with compiler_gym.make("llvm-v0", benchmark=uri, isolation=isolation) as env:
         env.reset()
         env.multistep(actions[:9])
         with env.fork() as fork:
