@@ -169,15 +169,25 @@ StatusOr<llvm::orc::JITTargetMachineBuilder> HostTarget() {
   return std::move(*builder);
 }
 
+// The kernel's module, lowered and optimized for this host as the JIT compiles it.
+StatusOr<std::unique_ptr<llvm::Module>> HostModule(const Program& program,
+                                                   const std::vector<Loop>& loops,
+                                                   const KernelPlan& plan,
+                                                   llvm::orc::JITTargetMachineBuilder& builder,
+                                                   llvm::LLVMContext& context) {
+  auto machine = builder.createTargetMachine();
+  if (!machine) return Internal("no target machine: " + ErrorText(machine.takeError()));
+  return LowerOptimized(program, loops, plan, Target::kCpu, **machine, context);
+}
+
 }  // namespace
 
 StatusOr<std::string> EmitCpuIr(const Program& program, const std::vector<Loop>& loops) {
   ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder builder, HostTarget());
-  auto machine = builder.createTargetMachine();
-  if (!machine) return Internal("no target machine: " + ErrorText(machine.takeError()));
   llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module = LowerOptimized(
-      program, loops, PlanKernels(program, loops, Target::kCpu), Target::kCpu, **machine, context);
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<llvm::Module> module,
+      HostModule(program, loops, PlanKernels(program, loops, Target::kCpu), builder, context));
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os, nullptr);
@@ -187,14 +197,10 @@ StatusOr<std::string> EmitCpuIr(const Program& program, const std::vector<Loop>&
 StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
                                              const std::vector<Loop>& loops) {
   ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder builder, HostTarget());
-  auto machine = builder.createTargetMachine();
-  if (!machine) return Internal("no target machine: " + ErrorText(machine.takeError()));
-  llvm::TargetMachine& tm = **machine;
-
   KernelPlan plan = PlanKernels(program, loops, Target::kCpu);
   auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module =
-      LowerOptimized(program, loops, plan, Target::kCpu, tm, *context);
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module,
+                   HostModule(program, loops, plan, builder, *context));
 
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(builder)).create();
   if (!jit) return Internal("cannot start the JIT: " + ErrorText(jit.takeError()));
