@@ -258,3 +258,28 @@ def test_compiler_gyms_random_search_module_and_its_log_files(tmp_path):
     commandline = (tooldir / "random_search_best_actions_commandline.txt").read_text().strip()
     assert commandline == state.commandline
     assert json.loads((tooldir / "random_search.json").read_text())["best_reward"] == state.reward
+
+
+def test_compiler_gyms_random_search_keeps_the_envs_settings(tmp_path):
+    """The search's envs get the settings of the env make_env() made: its gcc_bin here, which
+    logs every compile (with the default gcc, the search's compiles would not be logged)."""
+    from compiler_gym.random_search import random_search
+
+    log = tmp_path / "compiles.log"
+    wrapper = tmp_path / "logging-gcc"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec gcc "$@"\n')
+    wrapper.chmod(0o755)
+
+    def make_env():
+        return compiler_gym.make(
+            "gcc-v0", gcc_bin=str(wrapper), benchmark="builtin-v0/crc32", reward_space="obj_size"
+        )
+
+    with make_env() as env:
+        env.reset()
+        before = len(log.read_text().splitlines())
+    with random_search(make_env, total_runtime=3, patience=3, nproc=2) as env:
+        assert env.gcc_spec.gcc_bin == str(wrapper)
+    # Compiles are cached by command line in the process, so replaying the best state in the
+    # parent env compiles nothing new: every new line is a search env's compile.
+    assert len(log.read_text().splitlines()) > before

@@ -52,6 +52,7 @@ def random_search(
             episodes=None,
             runtime=total_runtime,
             num_envs=nproc or os.cpu_count() or 1,
+            parameters=env.parameters,
         )
         env.apply(state)
         if outdir is not None:

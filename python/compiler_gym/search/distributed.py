@@ -44,7 +44,7 @@ import numpy as np
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
-from compiler_gym.search.random_search import Guide, RandomEpisodes, SearchProgress
+from compiler_gym.search.random_search import Guide, RandomEpisodes, SearchProgress, record_state
 
 #: Instruction-count baselines a prepared LLVM benchmark carries.
 BASELINES = ("IrInstructionCountO0", "IrInstructionCountO3", "IrInstructionCountOz")
@@ -485,7 +485,6 @@ def ray_random_search(
     start = time.perf_counter()
     reward_space, action_space = _default_spaces(env_id, reward_space, "ray_random_search")
     ref = benchmark if _is_ref(benchmark) else put_benchmark(env_id, benchmark)
-    uri = ray.get(ref).uri
     count = min(num_envs, _num_workers(num_workers, cpus_per_worker))
     config = {
         "env_id": env_id,
@@ -532,10 +531,12 @@ def ray_random_search(
     finally:
         for w in workers:
             ray.kill(w, no_restart=True)
-    state = CompilerEnvState(
-        benchmark=uri,
-        commandline=action_space.to_string(best_actions),
-        walltime=progress.seconds,
-        reward=max(progress.best_reward, 0.0),
+    state = record_state(
+        env_id,
+        ray.get(ref).load(),
+        best_actions,
+        progress.seconds,
+        max(progress.best_reward, 0.0),
+        action_space.name,
     )
     return state, progress

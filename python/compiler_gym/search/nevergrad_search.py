@@ -14,7 +14,7 @@ import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
-from compiler_gym.search.random_search import SearchProgress, search_vec
+from compiler_gym.search.random_search import SearchProgress, record_state, search_vec
 
 
 class CategoricalVector:
@@ -107,10 +107,7 @@ def nevergrad_search(
                         (time.perf_counter() - start, progress.episodes, reward)
                     )
     progress.seconds = time.perf_counter() - start
-    state = CompilerEnvState(
-        benchmark=str(benchmark.uri),
-        commandline=space.to_string(best_actions),
-        walltime=progress.seconds,
-        reward=progress.best_reward,
+    state = record_state(
+        env_id, benchmark, best_actions, progress.seconds, progress.best_reward, space.name
     )
     return state, progress

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 
@@ -135,6 +135,27 @@ class RandomEpisodes:
         return finished
 
 
+def record_state(
+    env_id: str,
+    benchmark: Union[str, Benchmark],
+    actions: Sequence[int],
+    walltime: float,
+    reward: float,
+    action_space: Optional[str] = None,
+    parameters: Optional[dict[str, Any]] = None,
+) -> CompilerEnvState:
+    """The state ``actions`` reach from ``benchmark``, recorded as the env records its own
+    (``env.commandline()``: LLVM's passes, GCC's compile command line) so that ``apply`` and
+    ``validate`` replay it: the actions are replayed in an env without a reward space."""
+    from compiler_gym.registration import make
+
+    with make(env_id, benchmark=benchmark, reward_space=None, parameters=parameters) as env:
+        env.reset(action_space=action_space)
+        if len(actions):
+            env.multistep([int(a) for a in actions])
+        return CompilerEnvState(str(env.benchmark.uri), env.commandline(), walltime, reward)
+
+
 def search_vec(
     search: str,
     env_id: str,
@@ -145,14 +166,16 @@ def search_vec(
     seed: int,
     actions_per_step: int = 1,
     observation_space: Optional[str] = None,
+    parameters: Optional[dict[str, Any]] = None,
 ) -> tuple[CompilerVecEnv, Benchmark]:
     """The vector engine a search runs its trials in, all on one benchmark (resolved by the
     env's datasets), with ``observation_space`` (none by default) and ``reward_space`` or the
-    env's own, which it must then have; and the benchmark."""
+    env's own, which it must then have, and the envs' ``parameters`` (GCC's ``gcc_bin``...);
+    and the benchmark."""
     from compiler_gym.registration import make
     from compiler_gym.vector import make_vec
 
-    with make(env_id) as env:
+    with make(env_id, parameters=parameters) as env:
         if not isinstance(benchmark, Benchmark):
             benchmark = env.datasets.benchmark(str(benchmark))
         reward_space = reward_space or (env.reward_space.name if env.reward_space else None)
@@ -167,6 +190,7 @@ def search_vec(
         reward_space=reward_space,
         actions_per_step=actions_per_step,
         seed=seed,
+        parameters=parameters,
     )
     return vec, benchmark
 
@@ -185,9 +209,10 @@ def random_search(
     guide: Optional[Guide] = None,
     observation_space: Optional[str] = None,
     first_episode: Sequence[int] = (),
+    parameters: Optional[dict[str, Any]] = None,
 ) -> tuple[CompilerEnvState, SearchProgress]:
     """Runs random episodes on ``benchmark`` and returns the best state found, with the
-    search's progress.
+    search's progress. ``parameters`` are the envs' settings (as ``make``'s).
 
     Each episode takes uniformly random actions until ``patience`` steps (0: as many as there
     are actions) pass without a new best cumulative reward in that episode (or the compiler
@@ -228,6 +253,7 @@ def random_search(
         num_threads,
         seed,
         observation_space=observation_space,
+        parameters=parameters,
     )
     with vec:
         slots = RandomEpisodes(vec, range(num_envs), num_envs, patience, first_episode)
@@ -255,11 +281,14 @@ def random_search(
             i = int(np.argmax(slots.best))
             if progress.add_episode(slots.best[i], progress.seconds, finished=False):
                 best_actions = slots.actions[i][: slots.best_length[i]]
-        action_space = vec.env_action_space
-    state = CompilerEnvState(
-        benchmark=str(benchmark.uri),
-        commandline=action_space.to_string(best_actions),
-        walltime=progress.seconds,
-        reward=max(progress.best_reward, 0.0),
+        action_space = vec.env_action_space.name
+    state = record_state(
+        env_id,
+        benchmark,
+        best_actions,
+        progress.seconds,
+        max(progress.best_reward, 0.0),
+        action_space,
+        parameters,
     )
     return state, progress
