@@ -263,6 +263,9 @@ def test_compiler_gyms_random_search_module_and_its_log_files(tmp_path):
 def test_compiler_gyms_random_search_keeps_the_envs_settings(tmp_path):
     """The search's envs get the settings of the env make_env() made: its gcc_bin here, which
     logs every compile (with the default gcc, the search's compiles would not be logged)."""
+    import csv
+    import json
+
     from compiler_gym.random_search import random_search
 
     log = tmp_path / "compiles.log"
@@ -278,8 +281,38 @@ def test_compiler_gyms_random_search_keeps_the_envs_settings(tmp_path):
     with make_env() as env:
         env.reset()
         before = len(log.read_text().splitlines())
-    with random_search(make_env, total_runtime=3, patience=3, nproc=2) as env:
+    outdir = tmp_path / "search"
+    with random_search(make_env, outdir, total_runtime=3, patience=3, nproc=2) as env:
         assert env.gcc_spec.gcc_bin == str(wrapper)
+        # The env and the logs hold the search's best state (a gcc state is its choices: the
+        # logs replay the search's actions, not the env's, which apply() does not record).
+        with open(outdir / "random_search_progress.csv") as f:
+            best = max([0.0] + [float(row["reward"]) for row in csv.DictReader(f)])
+        assert json.loads((outdir / "random_search.json").read_text())["best_reward"] == best
+        assert env.episode_reward == best
+        commandline = (outdir / "random_search_best_actions_commandline.txt").read_text()
+        assert commandline.strip() == env.commandline()
     # Compiles are cached by command line in the process, so replaying the best state in the
     # parent env compiles nothing new: every new line is a search env's compile.
     assert len(log.read_text().splitlines()) > before
+
+
+def test_search_logs_replay_the_searchs_actions_in_any_family(tmp_path):
+    """write_search_logs replays the actions it is given: a gcc-v0 env made afresh ends in the
+    state they reach, and the logs say so (a gcc state made by apply() has no actions)."""
+    import json
+
+    from compiler_gym.random_search import write_search_logs
+
+    with compiler_gym.make("gcc-v0", benchmark="builtin-v0/crc32", reward_space="obj_size") as env:
+        env.reset()
+        os_action = env.action_space["-Os"]
+        _, gain, _, _ = env.step(os_action)
+        assert gain > 0
+    with compiler_gym.make("gcc-v0", benchmark="builtin-v0/crc32", reward_space="obj_size") as env:
+        write_search_logs(tmp_path, env, [os_action], [(0.5, gain)])
+        assert env.actions == [os_action] and env.episode_reward == gain
+        assert (tmp_path / "random_search_best_actions.txt").read_text() == "-Os\n"
+        assert json.loads((tmp_path / "random_search.json").read_text())["best_reward"] == gain
+        commandline = (tmp_path / "random_search_best_actions_commandline.txt").read_text()
+        assert commandline.strip() == env.commandline() and " -Os " in commandline

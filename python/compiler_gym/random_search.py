@@ -44,7 +44,7 @@ def random_search(
             raise ValueError("random_search() needs an env with a reward space")
         if isinstance(reward, Reward):
             raise TypeError(f"random_search() searches engine rewards; {reward.name} is Python's")
-        state, progress = search_random(
+        _, progress = search_random(
             env.env_id,
             env.benchmark,
             reward_space=reward.name,
@@ -54,14 +54,18 @@ def random_search(
             num_envs=nproc or os.cpu_count() or 1,
             parameters=env.parameters,
         )
-        env.apply(state)
-        if outdir is not None:
+        if outdir is not None:  # the logs replay the best actions in the env
             write_search_logs(
                 outdir,
                 env,
+                progress.best_actions,
                 [(seconds, best) for seconds, _, best in progress.history],
                 {"patience": patience, "runtime": total_runtime, "episodes": progress.episodes},
             )
+        else:
+            env.reset()
+            if progress.best_actions:
+                env.multistep(progress.best_actions)
         return env
     except BaseException:
         env.close()
@@ -71,18 +75,18 @@ def random_search(
 def write_search_logs(
     outdir: Union[str, Path],
     env: Any,
+    actions: Sequence[int],
     history: Sequence[tuple[float, float]],
     settings: Optional[dict] = None,
 ) -> None:
-    """Writes a finished search's logs, as CompilerGym's random search did: ``env`` holds the
-    best state; ``history`` is (seconds, best reward) at each improvement. Files:
+    """Writes a finished search's logs, as CompilerGym's random search did, replaying its best
+    ``actions`` in ``env`` from the start of its benchmark (which leaves ``env`` in the best
+    state); ``history`` is (seconds, best reward) at each improvement. Files:
     ``random_search.json`` (env, benchmark, reward space, best reward, ``settings``),
-    ``random_search_progress.csv`` and those of :func:`replay_actions`, which replays the best
-    actions in ``env`` (leaving it in the same state)."""
+    ``random_search_progress.csv`` and those of :func:`replay_actions`."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    names = [env.action_space.flags[a] for a in env.actions]
-    reward = replay_actions(env, names, outdir)
+    reward = replay_actions(env, [env.action_space.flags[a] for a in actions], outdir)
     metadata = {
         "env": env.env_id,
         "benchmark": str(env.benchmark.uri),

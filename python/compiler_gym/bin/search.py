@@ -45,8 +45,9 @@ from compiler_gym.util.statistics import geometric_mean
 
 def _greedy(
     args, benchmark: str, try_actions=None
-) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
-    """The greedy search, and its progress as (seconds, reward so far) after each step."""
+) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int]]:
+    """The greedy search, its progress as (seconds, reward so far) after each step, and its
+    actions."""
     with compiler_gym.make(
         args.env, benchmark=benchmark, reward_space=args.reward or "default"
     ) as env:
@@ -57,12 +58,13 @@ def _greedy(
         def record(env) -> None:
             history.append((time.perf_counter() - start, env.episode_reward))
 
-        return greedy_search(env, callback=record, try_actions=try_actions), history
+        state = greedy_search(env, callback=record, try_actions=try_actions)
+        return state, history, env.actions
 
 
 def _random(
     args, benchmark: str, search=random_search, **ray_kwargs
-) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
+) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int]]:
     state, progress = search(
         args.env,
         benchmark,
@@ -75,7 +77,7 @@ def _random(
         seed=args.seed,
         **ray_kwargs,
     )
-    return state, _history(progress)
+    return state, _history(progress), progress.best_actions
 
 
 def _history(progress: SearchProgress) -> list[tuple[float, float]]:
@@ -83,7 +85,9 @@ def _history(progress: SearchProgress) -> list[tuple[float, float]]:
     return [(seconds, reward) for seconds, _, reward in progress.history]
 
 
-def _nevergrad(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float, float]]]:
+def _nevergrad(
+    args, benchmark: str
+) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int]]:
     state, progress = nevergrad_search(
         args.env,
         benchmark,
@@ -96,7 +100,7 @@ def _nevergrad(args, benchmark: str) -> tuple[CompilerEnvState, list[tuple[float
         num_threads=args.num_threads,
         seed=args.seed,
     )
-    return state, _history(progress)
+    return state, _history(progress), progress.best_actions
 
 
 def _ray_results(args, benchmarks: list[str], search) -> Iterator[tuple]:
@@ -141,8 +145,8 @@ def _ray_results(args, benchmarks: list[str], search) -> Iterator[tuple]:
             )
 
 
-def _write_logs(args, benchmark: str, state: CompilerEnvState, history, several: bool) -> None:
-    """CompilerGym's random search logs of one search, replayed from its best state."""
+def _write_logs(args, benchmark: str, actions: list[int], history, several: bool) -> None:
+    """CompilerGym's random search logs of one search, from its best actions replayed."""
     from compiler_gym.random_search import write_search_logs
 
     outdir = Path(args.output_dir)
@@ -151,9 +155,8 @@ def _write_logs(args, benchmark: str, state: CompilerEnvState, history, several:
     with compiler_gym.make(
         args.env, benchmark=benchmark, reward_space=args.reward or "default"
     ) as env:
-        env.apply(state)
         settings = {"search": args.search, "patience": args.patience, "runtime": args.runtime}
-        write_search_logs(outdir, env, history, settings)
+        write_search_logs(outdir, env, actions, history, settings)
 
 
 def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str) -> None:
@@ -258,11 +261,11 @@ def main(argv=None) -> int:
             progress = tqdm(
                 results, total=len(benchmarks), desc=f"{args.search} search", disable=None
             )
-            for benchmark, state, history in progress:
+            for benchmark, state, history, actions in progress:
                 histories[benchmark] = history
                 writer.write_state(state, flush=True)
                 if args.output_dir:
-                    _write_logs(args, benchmark, state, history, several=len(benchmarks) > 1)
+                    _write_logs(args, benchmark, actions, history, several=len(benchmarks) > 1)
                 if args.output:
                     tqdm.write(f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s")
     finally:

@@ -531,6 +531,7 @@ def ray_random_search(
     finally:
         for w in workers:
             ray.kill(w, no_restart=True)
+    progress.best_actions = [int(a) for a in best_actions]
     state = record_state(
         env_id,
         ray.get(ref).load(),

@@ -107,6 +107,7 @@ def nevergrad_search(
                         (time.perf_counter() - start, progress.episodes, reward)
                     )
     progress.seconds = time.perf_counter() - start
+    progress.best_actions = [int(a) for a in best_actions]
     state = record_state(
         env_id, benchmark, best_actions, progress.seconds, progress.best_reward, space.name
     )

@@ -25,12 +25,14 @@ Guide = Callable[[np.ndarray, list[list[int]]], np.ndarray]
 @dataclass
 class SearchProgress:
     """Where a search stands: episodes finished, seconds spent, the best reward so far and
-    when each improvement came (``history``: (seconds, episodes, best reward))."""
+    when each improvement came (``history``: (seconds, episodes, best reward)); once it ends,
+    ``best_actions``, the actions of its best state."""
 
     episodes: int = 0
     seconds: float = 0.0
     best_reward: float = -np.inf
     history: list[tuple[float, int, float]] = field(default_factory=list)
+    best_actions: list[int] = field(default_factory=list)
 
     def add_episode(self, reward: float, seconds: float, finished: bool = True) -> bool:
         """Counts a finished episode whose best prefix earned ``reward`` (one the budget cut
@@ -282,6 +284,7 @@ def random_search(
             if progress.add_episode(slots.best[i], progress.seconds, finished=False):
                 best_actions = slots.actions[i][: slots.best_length[i]]
         action_space = vec.env_action_space.name
+    progress.best_actions = [int(a) for a in best_actions]
     state = record_state(
         env_id,
         benchmark,
