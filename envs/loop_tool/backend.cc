@@ -53,10 +53,6 @@ KernelCache& Kernels() {
   return *cache;
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Adds to one of the stats under the cache's lock.
 void Account(double CacheStats::* seconds, int64_t CacheStats::* count, double elapsed) {
   std::lock_guard lock(Kernels().mu);
@@ -101,6 +97,10 @@ class DeviceQueueLock {
 };
 
 }  // namespace
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 const char* DeviceName(Device device) { return device == Device::kCpu ? "cpu" : "cuda"; }
 

@@ -9,6 +9,7 @@
 // one.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -107,6 +108,8 @@ struct CacheStats {
 CacheStats GetCacheStats();
 // Adds a kernel load's wall time to module_load_seconds (the CUDA backend's compile).
 void AccountModuleLoad(double seconds);
+// Wall seconds since `start`, as the stats count them.
+double SecondsSince(std::chrono::steady_clock::time_point start);
 
 // The backends (cpu_backend.cc, cuda_backend.cc). The copies time one copy of `bytes` on every
 // thread the backend runs kernels on.

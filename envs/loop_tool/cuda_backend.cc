@@ -339,8 +339,7 @@ StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
   CUmodule module = nullptr;
   const auto load_start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(Check(Api().cuModuleLoadData(&module, ptx.c_str()), "loading the PTX"));
-  AccountModuleLoad(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count());
+  AccountModuleLoad(SecondsSince(load_start));
   std::vector<CUfunction> functions;
   for (size_t i = 0; i < plan.phases.size(); ++i) {
     CUfunction f = nullptr;

@@ -56,7 +56,8 @@ def devices() -> dict[str, str]:
 
 def cache_stats() -> dict[str, float]:
     """This process's kernel-cache counters (``hits``, ``compiles``) and where measurements
-    spent their wall time: ``compile_seconds``, ``reference_seconds`` (the programs' reference
+    spent their wall time: ``compile_seconds`` (of which ``module_load_seconds`` loading
+    kernels into the GPU driver), ``reference_seconds`` (the programs' reference
     outputs), ``check_seconds`` over ``checks`` new kernels (a run, the copy back, the
     comparison) and ``timing_seconds`` over ``timings`` timed measurements."""
     return json.loads(family_call("cache_stats"))
