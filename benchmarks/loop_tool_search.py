@@ -52,10 +52,6 @@ def neighbours(num_loops: int) -> list[list[int]]:
     return moves
 
 
-def tree_of(env) -> str:
-    return env.observation["loop_tree"].replace(" <- cursor", "")
-
-
 def remeasure(env, repetitions: int) -> float:
     """A fresh measurement of the env's loop tree (new timing options drop the cached one)."""
     fork = env.fork()
@@ -99,7 +95,7 @@ def search(
     env.send_param("timing_repetitions", str(repetitions))
     env.reset(action_space="split")
     current = env  # the state whose neighbours are tried next, cursor at 0 in size mode
-    best_tree, best = tree_of(env), env.fork()
+    best_tree, best = env.observation["loop_tree"], env.fork()
     measured[best_tree] = env.observation["bandwidth"]
     reported = 0
     while len(measured) < budget:
@@ -117,7 +113,7 @@ def search(
         for move in neighbours(len(current.schedule["loops"])):
             fork = current.fork()
             fork.multistep(move)
-            tree = tree_of(fork)
+            tree = fork.observation["loop_tree"]
             if (
                 tree in measured
                 or any(tree == t for t, _ in candidates)

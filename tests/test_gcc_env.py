@@ -153,13 +153,13 @@ def test_a_failing_compile_ends_the_episode_and_the_env_resets(env):
     earned = env.episode_reward
     _, reward, done, info = env.multistep(
         [
-            env.action_space.flags.index("-flive-patching=inline-only-static"),
-            env.action_space.flags.index("-fipa-cp-clone"),
+            env.action_space.flags.index("-fsection-anchors"),
+            env.action_space.flags.index("-fno-toplevel-reorder"),
         ]
     )
     assert done
     assert info["error_type"] == "ABORTED"
-    assert "is incompatible with" in info["error_details"]
+    assert "section anchors must be disabled" in info["error_details"]
     assert reward == -earned
     with pytest.raises(compiler_gym.SessionNotFound):
         env.step(0)

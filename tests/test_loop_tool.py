@@ -62,17 +62,56 @@ def test_worked_example_through_steps(env):
     env.multistep([TOGGLE_MODE, DOWN, TOGGLE_MODE, DOWN])
     assert order(env) == [(341, 1), (1, 0), (3, 0)]
     assert env.observation["loop_tree"] == (
-        "for a in 341 r 1 : L0 [thread]\n"
-        " for a' in 1 : L1 <- cursor\n"
+        "for a in 341 r 1 : L0 cpu_parallel [thread]\n"
+        " for a' in 1 : L1\n"
         "  for a'' in 3 : L2\n"
-        "   %0[a] <- read(A)\n"
-        "   %1[a] <- read(B)\n"
+        "   %0[a] <- read()\n"
+        "  for a'' in 3 : L4\n"
+        "   %1[a] <- read()\n"
+        "  for a'' in 3 : L6\n"
         "   %2[a] <- add(%0, %1)\n"
-        "   %3[a] <- write(%2 -> C)\n"
+        "  for a'' in 3 : L8\n"
+        "   %3[a] <- write(%2)\n"
     )
     # Shrinking a unit loop changes nothing.
     _, _, _, info = env.step(DOWN)
     assert info["action_had_no_effect"]
+
+
+NODES = ["read()", "read()", "add(%0, %1)", "write(%2)"]
+
+
+def add_tree(outer, inner):
+    """The loop_tree text CompilerGym expects for add: two outer loops, then each node in its
+    own copy of the innermost loop (labels L2, L4, ... count the node lines)."""
+    lines = [f"{' ' * i}for {name} in {rest}" for i, (name, rest) in enumerate(outer)]
+    for i, node in enumerate(NODES):
+        lines += [f"  for a'' in {inner} : L{2 + 2 * i}", f"   %{i}[a] <- {node}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize(
+    "actions, outer",
+    [
+        # CompilerGym's induced remainder: the cursor on L1, grown to 3, leaves 341 r 1 above.
+        ([TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP], [("a", "341 r 1 : L0 T"), ("a'", "3 : L1")]),
+        ([TOGGLE_THREAD], [("a", "1024 : L0"), ("a'", "1 : L1")]),  # thread removal
+        ([TOGGLE_MODE, UP, TOGGLE_THREAD], [("a", "1024 : L0 T"), ("a'", "1 : L1 T")]),
+    ],
+)
+def test_loop_tree_is_compilergyms_text(device, actions, outer):
+    if device == "cuda" and not HAS_GPU:
+        pytest.skip(f"no CUDA GPU here: {devices()['cuda']}")
+    # Threaded loops say cpu_parallel on the CPU backend only, as loop_tool prints them.
+    thread = "cpu_parallel [thread]" if device == "cpu" else "[thread]"
+    outer = [(name, rest.replace(" T", " " + thread)) for name, rest in outer]
+    with compiler_gym.make("loop_tool-v0", observation_space="loop_tree") as env:
+        env.send_param("timing_repetitions", "3")
+        env.reset(benchmark=f"benchmark://loop_tool-{device}-v0/1024", action_space="simple")
+        for action in actions:
+            observation, _, _, _ = env.step(action)
+        assert observation == add_tree(outer, 1)
 
 
 def test_flops_reward_is_the_gain(env):

@@ -171,6 +171,16 @@ bool HasNoNegativeForm(std::string_view name) {
          name == "-fstack-protector-strong";
 }
 
+// Listed among the optimizers but not one: live patching restricts inter-procedural
+// optimization for kernel patches, and GCC refuses it beside most -fipa-* flags, so most
+// states that chose it would not compile. CompilerGym leaves it out too.
+constexpr std::string_view kNotOptimizations[] = {"-flive-patching"};
+
+bool NotAnOptimization(std::string_view name) {
+  return std::find(std::begin(kNotOptimizations), std::end(kNotOptimizations), name) !=
+         std::end(kNotOptimizations);
+}
+
 }  // namespace
 
 StatusOr<GccSpec> ParseGccSpec(std::string_view optimizers_help, std::string_view params_help) {
@@ -194,6 +204,7 @@ StatusOr<GccSpec> ParseGccSpec(std::string_view optimizers_help, std::string_vie
     // Options of other languages (C++, Modula-2) and aliases ("-fhandle-exceptions
     // -fexceptions") are not C options of their own.
     if (!token.starts_with("-f") || ForOtherLanguages(state) || state.starts_with("-")) continue;
+    if (NotAnOptimization(token.substr(0, token.find('=')))) continue;
     const size_t eq = token.find('=');
     GccOption option;
     option.name = token.substr(0, eq);
@@ -215,7 +226,7 @@ StatusOr<GccSpec> ParseGccSpec(std::string_view optimizers_help, std::string_vie
     } else if (!ParseValueSpec(spec, option)) {
       continue;
     }
-    // A valued option replaces the plain flag of the same name ("-flive-patching").
+    // A valued option replaces the plain flag of the same name.
     flags.insert_or_assign(option.name, std::move(option));
   }
   if (olevel.values.empty()) return InvalidArgument("no -O levels in --help=optimizers -Q");

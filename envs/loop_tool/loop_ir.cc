@@ -350,30 +350,35 @@ bool Split(Schedule& schedule) {
   return true;
 }
 
-std::string DumpLoopTree(const Program& program, const Schedule& schedule) {
+std::string DumpLoopTree(const Program& program, const Schedule& schedule, bool cpu) {
+  // loop_tool's dump, as CompilerGym prints it: every node sits in its own copy of the
+  // innermost loop (loop_tool's disable_reuse there), and labels number the tree's nodes in
+  // order, the nodes' own lines counted (so the copies are L2, L4, ... for three loops).
   std::string out;
   std::vector<int> seen(program.vars.size(), 0);
-  int depth = 0;
-  for (int i = 0; i < static_cast<int>(schedule.loops.size()); ++i) {
-    const Loop& l = schedule.loops[i];
-    out += std::string(depth++, ' ') + "for " + program.vars[l.var].name +
-           std::string(seen[l.var]++, '\'') + " in " + std::to_string(l.size);
+  int label = 0;
+  const auto loop_line = [&](const Loop& l, int depth, int primes) {
+    out += std::string(depth, ' ') + "for " + program.vars[l.var].name + std::string(primes, '\'') +
+           " in " + std::to_string(l.size);
     if (l.tail) out += " r " + std::to_string(l.tail);
-    out += " : L" + std::to_string(i);
-    if (l.thread) out += " [thread]";
-    if (i == schedule.cursor) out += " <- cursor";
+    out += " : L" + std::to_string(label++);
+    if (l.thread) out += cpu ? " cpu_parallel [thread]" : " [thread]";
     out += "\n";
-  }
+  };
+  const int outer = static_cast<int>(schedule.loops.size()) - 1;
+  for (int i = 0; i < outer; ++i) loop_line(schedule.loops[i], i, seen[schedule.loops[i].var]++);
+  const Loop& innermost = schedule.loops[outer];
+  const int primes = seen[innermost.var];
   for (int i = 0; i < static_cast<int>(program.nodes.size()); ++i) {
+    loop_line(innermost, outer, primes);
     const Node& n = program.nodes[i];
     std::string vars;
     for (int v : n.vars) vars += (vars.empty() ? "" : ", ") + program.vars[v].name;
     std::string args;
-    if (n.op == Op::kRead) args = program.tensors[n.tensor].name;
     for (int in : n.inputs) args += (args.empty() ? "%" : ", %") + std::to_string(in);
-    if (n.op == Op::kWrite) args += " -> " + program.tensors[n.tensor].name;
-    out += std::string(depth, ' ') + "%" + std::to_string(i) + "[" + vars + "] <- " + OpName(n.op) +
-           "(" + args + ")\n";
+    out += std::string(outer + 1, ' ') + "%" + std::to_string(i) + "[" + vars + "] <- " +
+           OpName(n.op) + "(" + args + ")\n";
+    ++label;
   }
   return out;
 }

@@ -112,9 +112,10 @@ bool ToggleThread(Schedule& schedule);
 // then tiles the cursor's loop. Refused (false) at kMaxLoops.
 bool Split(Schedule& schedule);
 
-// The loop tree as text: one line per loop ("for a' in 341 r 1 [thread]", primes counting a
-// variable's loops), the program's nodes indented inside, the cursor marked.
-std::string DumpLoopTree(const Program& program, const Schedule& schedule);
+// The loop tree as loop_tool prints it, CompilerGym's `loop_tree`: one line per loop
+// ("for a' in 341 r 1 : L1 [thread]", primes counting a variable's loops; threaded loops on
+// the CPU say "cpu_parallel [thread]"), each node in its own copy of the innermost loop.
+std::string DumpLoopTree(const Program& program, const Schedule& schedule, bool cpu);
 // A hash of what the generated code depends on: the program and the loops (not the cursor or
 // mode), the same in every run: the compile cache's key.
 uint64_t LoopTreeHash(const Program& program, const std::vector<Loop>& loops);

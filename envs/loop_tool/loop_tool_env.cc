@@ -156,7 +156,7 @@ StatusOr<Observation> LoopToolEnv::Observe(int index) {
       return Observation(std::vector<int64_t>{schedule_.cursor, loop.size, loop.tail});
     }
     case kLoopTree:
-      return Observation(Text{DumpLoopTree(data_->program, schedule_)});
+      return Observation(Text{DumpLoopTree(data_->program, schedule_, device_ == Device::kCpu)});
     case kFlops: {
       ASSIGN_OR_RETURN(const double s, Seconds());
       return Observation(static_cast<double>(data_->program.Flops()) / s / 1e9);

@@ -105,7 +105,7 @@ TEST(LoopIr, RandomActionsKeepTheExtents) {
       }
       ASSERT_TRUE(CheckSchedule(p, s).ok())
           << path << " after " << i << ": " << CheckSchedule(p, s).message() << "\n"
-          << DumpLoopTree(p, s);
+          << DumpLoopTree(p, s, true);
     }
   }
 }
@@ -129,14 +129,38 @@ TEST(LoopIr, DumpLoopTree) {
   s.cursor = 1;
   Resize(p, s, 1);
   Resize(p, s, 1);
-  EXPECT_EQ(DumpLoopTree(p, s),
+  // loop_tool's format, CompilerGym's expected text: labels count the nodes' lines too.
+  EXPECT_EQ(DumpLoopTree(p, s, false),
             "for a in 2 r 2 : L0 [thread]\n"
-            " for a' in 3 : L1 <- cursor\n"
+            " for a' in 3 : L1\n"
             "  for a'' in 1 : L2\n"
-            "   %0[a] <- read(A)\n"
-            "   %1[a] <- read(B)\n"
+            "   %0[a] <- read()\n"
+            "  for a'' in 1 : L4\n"
+            "   %1[a] <- read()\n"
+            "  for a'' in 1 : L6\n"
             "   %2[a] <- add(%0, %1)\n"
-            "   %3[a] <- write(%2 -> C)\n");
+            "  for a'' in 1 : L8\n"
+            "   %3[a] <- write(%2)\n");
+  s.loops[2].thread = true;
+  const std::string cpu = DumpLoopTree(p, s, true);
+  EXPECT_EQ(cpu.substr(0, cpu.find("%0")),
+            "for a in 2 r 2 : L0 cpu_parallel [thread]\n"
+            " for a' in 3 : L1\n"
+            "  for a'' in 1 : L2 cpu_parallel [thread]\n   ");
+  // Two variables: the innermost loop (of c) is the one each node gets a copy of.
+  const Program r = MakeProgram("reduce/3x4").value();
+  EXPECT_EQ(DumpLoopTree(r, InitialSchedule(r), true),
+            "for r in 3 : L0 cpu_parallel [thread]\n"
+            " for r' in 1 : L1\n"
+            "  for r'' in 1 : L2\n"
+            "   for c in 4 : L3\n"
+            "    for c' in 1 : L4\n"
+            "     for c'' in 1 : L5\n"
+            "      %0[r, c] <- read()\n"
+            "     for c'' in 1 : L7\n"
+            "      %1[r] <- add(%0)\n"
+            "     for c'' in 1 : L9\n"
+            "      %2[r] <- write(%1)\n");
 }
 
 TEST(LoopIr, ReferenceOutput) {
@@ -207,13 +231,13 @@ TEST_P(Backend, MatchesTheReferenceUnderRandomSchedules) {
       }
       StatusOr<std::shared_ptr<Kernel>> kernel = GetKernel(GetParam(), data->program, s.loops);
       ASSERT_TRUE(kernel.ok()) << path << ": " << kernel.status().ToString() << "\n"
-                               << DumpLoopTree(data->program, s);
+                               << DumpLoopTree(data->program, s, GetParam() == Device::kCpu);
       std::vector<float> output;
       const Status run = (*kernel)->RunOnce(*data, output);
       ASSERT_TRUE(run.ok()) << path << ": " << run.ToString();
       const Status check = CheckOutput(data->program, reference, output.data());
       EXPECT_TRUE(check.ok()) << path << ": " << check.message() << "\n"
-                              << DumpLoopTree(data->program, s);
+                              << DumpLoopTree(data->program, s, GetParam() == Device::kCpu);
     }
   }
 }
