@@ -196,6 +196,27 @@ def test_multistep_and_lazy_spaces(env):
     assert env.actions == actions
 
 
+def test_raw_step_seed_and_send_param_as_compiler_gym_calls_them(env):
+    mem2reg = env.action_space.flags.index("-mem2reg")
+    observations, rewards, done, _ = env.raw_step([mem2reg], ["IrInstructionCount"], [])
+    assert (observations, rewards, done) == ([env.observation["IrInstructionCount"]], [], False)
+    assert env.actions == [mem2reg]
+    # A reward counts from its own last value: the episode's start, then this call.
+    gain = env.observation["IrInstructionCountO0"] - env.observation["IrInstructionCount"]
+    observations, rewards, _, _ = env.raw_step([], [], ["IrInstructionCount"])
+    assert (observations, rewards) == ([], [gain])
+    assert env.raw_step([], [], ["IrInstructionCount"])[1] == [0.0]
+    # gym's seed(): the same seed, the same samples.
+    assert env.seed(5) == [5]
+    first = [env.action_space.sample() for _ in range(8)]
+    env.seed(5)
+    assert [env.action_space.sample() for _ in range(8)] == first
+    # Settings outlive a reset here, so resend_on_reset has nothing to add.
+    assert env.send_param("runtime_observation_count", 3, resend_on_reset=True) == "3"
+    env.reset()
+    assert env.get_param("runtime_observation_count") == "3"
+
+
 def test_fork_steps_like_original(env):
     env.reward_space = "IrInstructionCount"
     env.reset()
@@ -445,6 +466,17 @@ def test_compiler_gym_api_details(env, capsys):
         fork.close()
 
     assert env.reward_space.range == env.reward_space.reward_range == env.reward_range
+    # CompilerGym's Reward attributes on the engine's rewards too.
+    oz = env.reward.spaces["IrInstructionCountOz"]
+    assert oz.observation_spaces == ["IrInstructionCount", "IrInstructionCountOz"]
+    assert env.reward.spaces["IrInstructionCount"].observation_spaces == ["IrInstructionCount"]
+    assert (oz.min, oz.max, oz.default_value, oz.default_negates_returns) == (
+        -np.inf,
+        np.inf,
+        0.0,
+        True,
+    )
+    assert oz.reward_on_error(7.5) == -7.5
     walltime = env.episode_walltime
     time.sleep(0.01)
     assert 0 < walltime < env.episode_walltime  # read when asked, not at the last step
@@ -506,8 +538,8 @@ def test_derived_observation_spaces(env):
         )
     finally:
         fork.close()
-    assert env.observation.spaces["InstCount2"].default_value() == -1
-    assert env.observation.spaces["IrLen"].default_value() == 0  # len("")
+    assert env.observation.spaces["InstCount2"].default_value == -1
+    assert env.observation.spaces["IrLen"].default_value == 0  # len("")
 
 
 def test_split_benchmark_by_function_and_merge_benchmarks():

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple, Optional
+from typing import Any, ClassVar, NamedTuple, Optional
 
 import gymnasium
 import networkx
@@ -494,8 +494,10 @@ class ObservationSpaceSpec(_NamedSpace):
             return int(value)
         return value
 
+    @property
     def default_value(self) -> Any:
-        """The observation returned when an error ended the episode."""
+        """The observation returned when an error ended the episode (an attribute, as in
+        CompilerGym)."""
         if self.kind == "vector":
             return np.zeros(self.space.shape, dtype=self.space.dtype)
         if self.kind == "ragged":
@@ -550,11 +552,12 @@ class DerivedObservationSpaceSpec(ObservationSpaceSpec):
         """The base space's value of the engine's raw ``value``, derived."""
         return self.derive(self.base.translate(value))
 
+    @property
     def default_value(self) -> Any:
         """The given default, else the base space's default derived."""
         if self.derived_default is not None:
             return self.derived_default
-        return self.derive(self.base.default_value())
+        return self.derive(self.base.default_value)
 
     def make_derived_space(self, id: str, translate: Callable[[Any], Any], **kwargs: Any):
         """A space derived from this one: ``translate`` applies to this space's value."""
@@ -606,6 +609,31 @@ class EngineReward(_NamedSpace):
     def range(self) -> tuple:
         """(min, max), as CompilerGym names it."""
         return self.reward_range
+
+    @property
+    def min(self) -> float:
+        """The least reward of one step (CompilerGym's name)."""
+        return self.reward_range[0]
+
+    @property
+    def max(self) -> float:
+        """The greatest reward of one step (CompilerGym's name)."""
+        return self.reward_range[1]
+
+    @property
+    def observation_spaces(self) -> list[str]:
+        """The observations the engine computes this reward from: the cost and, for a reward
+        relative to a baseline, the baseline's."""
+        return [o for o in (self.cost_observation, self.baseline_observation) if o]
+
+    # A step that ends the episode in an error undoes what the episode earned: the episode
+    # then sums to 0 (CompilerGym's default_value with default_negates_returns).
+    default_value: ClassVar[float] = 0.0
+    default_negates_returns: ClassVar[bool] = True
+
+    def reward_on_error(self, episode_reward: float) -> float:
+        """The reward of a step that ended the episode in an error."""
+        return self.default_value - episode_reward
 
     def __repr__(self) -> str:
         return f"EngineReward({self.name})"

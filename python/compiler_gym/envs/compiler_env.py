@@ -414,13 +414,9 @@ class CompilerEnv:
         if done:
             info["error_type"] = error_type
             info["error_details"] = error_details
-            observations_out = [s.default_value() for s in obs_specs]
-            # An episode that ends in an error is worth nothing: undo what it earned.
+            observations_out = [s.default_value for s in obs_specs]
             so_far = self.episode_reward or 0.0
-            rewards_out = [
-                r.reward_on_error(so_far) if isinstance(r, Reward) else -so_far
-                for r in reward_specs
-            ]
+            rewards_out = [r.reward_on_error(so_far) for r in reward_specs]
         else:
             observations_out = [s.translate(v) for s, v in zip(obs_specs, values, strict=True)]
             by_engine = dict(zip(map(id, engine_rewards), engine_values, strict=True))
@@ -524,13 +520,41 @@ class CompilerEnv:
             reward=self.episode_reward,
         )
 
-    def send_param(self, key: str, value: Any) -> str:
+    def send_param(self, key: str, value: Any, resend_on_reset: bool = False) -> str:
         """Sets a named setting of the environment (as CompilerGym's ``send_param``), e.g.
         ``"runtime_observation_count"`` for LLVM, or ``"worker.step_timeout_seconds"`` of an
         isolated env; returns its value as the environment reads it back. ValueError for
-        unknown names and bad values. Forks copy settings; ``reset()`` keeps them."""
+        unknown names and bad values. Forks copy settings and ``reset()`` keeps them, so
+        CompilerGym's ``resend_on_reset`` is accepted and has nothing left to do."""
+        del resend_on_reset  # settings outlive episodes here (CompilerGym's restarted)
         self._env.set_parameter(key, str(value))
         return self._env.get_parameter(key)
+
+    def raw_step(
+        self,
+        actions: Iterable[int],
+        observation_spaces: Sequence[ObservationSpaceArg],
+        reward_spaces: Sequence[RewardSpaceArg],
+        timeout: Optional[float] = None,
+    ) -> tuple[list[Any], list[float], bool, dict[str, Any]]:
+        """CompilerGym's lower-level step: applies ``actions`` in order and returns
+        ``(observations, rewards, done, info)``, one list entry per given space (either list
+        may be empty). The same as :meth:`multistep` with both lists given."""
+        return self.multistep(
+            actions,
+            observation_spaces=list(observation_spaces),
+            reward_spaces=list(reward_spaces),
+            **timeout_kwargs(timeout),
+        )
+
+    def seed(self, seed: Optional[int] = None) -> list[Optional[int]]:
+        """Seeds the random sampling of the action and observation spaces (the old gym
+        ``Env.seed`` that CompilerGym scripts call); returns ``[seed]``. Benchmarks drawn at
+        random follow ``env.datasets``' own seeding."""
+        self.action_space.seed(seed)
+        if self.observation_space is not None:
+            self.observation_space.seed(seed)
+        return [seed]
 
     def send_params(self, *params: tuple[str, Any]) -> list[str]:
         """:meth:`send_param` for each ``(key, value)`` pair, in order; their values."""

@@ -110,14 +110,14 @@ class LlvmEnv(CompilerEnv):
     make_benchmark_from_source = staticmethod(make_benchmark_from_source)
     make_benchmark_from_command_line = staticmethod(make_benchmark_from_command_line)
 
-    def send_param(self, key: str, value: Any) -> str:
+    def send_param(self, key: str, value: Any, resend_on_reset: bool = False) -> str:
         """:meth:`CompilerEnv.send_param`, also under CompilerGym's LLVM names
         (``llvm.set_runtimes_per_observation_count``, ``llvm.get_...``: a get ignores
         ``value``)."""
         if key in _COMPILER_GYM_PARAMS:
             sets, name = _COMPILER_GYM_PARAMS[key]
             return super().send_param(name, value) if sets else self.get_param(name)
-        return super().send_param(key, value)
+        return super().send_param(key, value, resend_on_reset)
 
     @property
     def runtime_observation_count(self) -> int:
