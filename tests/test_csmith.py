@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 import compiler_gym
+from compiler_gym.envs.gcc.datasets import CsmithBenchmark
 from compiler_gym.errors import BenchmarkInitError
 
 pytestmark = pytest.mark.skipif(shutil.which("csmith") is None, reason="csmith not installed")
@@ -76,4 +77,19 @@ def test_generator_failure_is_retried_then_reported(tmp_path, monkeypatch):
         monkeypatch.setattr(dataset, "binary", str(fake))
         with pytest.raises(BenchmarkInitError, match="out of memory on seed 5 \\(2 attempts\\)"):
             dataset.benchmark("generator://csmith-v0/5")
-    assert count.read_text() == "run\nrun\n"
+        assert count.read_text() == "run\nrun\n"
+        # CompilerGym's benchmark_from_seed: its retry budget, then an OSError.
+        with pytest.raises(OSError, match="on seed 6 \\(3 attempts\\)"):
+            dataset.benchmark_from_seed(6)
+    assert count.read_text() == "run\n" * 5
+
+
+def test_benchmark_from_seed_has_the_source(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPILER_GYM_CACHE", str(tmp_path / "cache"))
+    with compiler_gym.make("gcc-v0") as env:
+        dataset = env.datasets.dataset("generator://csmith-v0")
+        benchmark = dataset.benchmark_from_seed(4)
+        assert isinstance(benchmark, CsmithBenchmark)
+        assert benchmark == dataset.benchmark("generator://csmith-v0/4")
+        assert benchmark.source == (tmp_path / "cache" / "csmith-v0" / "4.c").read_text()
+        assert "csmith" in benchmark.source.lower()

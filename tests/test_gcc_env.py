@@ -10,7 +10,7 @@ import pytest
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvState
-from compiler_gym.errors import BenchmarkInitError
+from compiler_gym.errors import BenchmarkInitError, EnvironmentNotSupported, ServiceError
 
 
 @pytest.fixture
@@ -26,15 +26,18 @@ def _compiles(env) -> int:
 
 def test_spec_matches_the_live_compiler(env):
     spec = env.gcc_spec
-    assert spec.gcc == shutil.which("gcc") or spec.gcc.endswith("/gcc")
+    # CompilerGym's Gcc: bin as given, callable; its spec is this one.
+    assert (spec.gcc.bin, spec.gcc.path) == ("gcc", shutil.which("gcc"))
+    assert spec.gcc.spec is spec
     assert spec.version.startswith("gcc ")
-    version = subprocess.run([spec.gcc, "--version"], capture_output=True, text=True, check=True)
+    version = subprocess.run([spec.gcc.path, "--version"], capture_output=True, text=True)
+    assert spec.gcc("--version", timeout=60) == version.stdout
     assert env.compiler_version == spec.version == version.stdout.splitlines()[0]
     assert len(env.choices) == len(spec.options)
     assert spec.options[0].name == "-O" and spec.options[0][6] == "-Os"
     kinds = {o.kind for o in spec.options}
     assert kinds == {"olevel", "flag", "enum", "int"}
-    tree_pre = next(o for o in spec.options if o.name == "-ftree-pre")
+    tree_pre = next(o for o in spec.options if str(o) == "-ftree-pre")
     assert (len(tree_pre), tree_pre[0], tree_pre[1]) == (2, "-ftree-pre", "-fno-tree-pre")
     threshold = next(o for o in spec.options if o.name == "--param=align-threshold")
     assert (threshold.min, threshold.max, threshold[99]) == (
@@ -134,6 +137,33 @@ def test_choices_set_the_whole_state(env):
         env.choices = choices
     with pytest.raises(ValueError, match="not an option value"):
         env.commandline_to_choices("gcc -fno-such-option")
+
+
+def test_compiler_gym_gcc_names(tmp_path):
+    from compiler_gym.envs.gcc import Gcc
+    from compiler_gym.envs.gcc.datasets import get_gcc_datasets
+    from compiler_gym.envs.gcc.gcc_env import GccEnv
+
+    gcc = Gcc("gcc")
+    assert gcc.spec.options[0].name == "-O" and gcc.spec.gcc.bin == "gcc"
+    with pytest.raises(ServiceError, match="exited with 1"):
+        gcc("-c", "no-such-file.c", timeout=60, cwd=tmp_path)
+    with pytest.raises(FileNotFoundError, match="not found: no-such-gcc"):
+        Gcc("no-such-gcc")
+    with pytest.raises(EnvironmentNotSupported, match="docker"):
+        Gcc("docker:gcc:11.2.0")
+    site = tmp_path / "site"
+    assert {d.site_data_base for d in get_gcc_datasets("gcc", site)} == {site}
+    with GccEnv(datasets_site_path=site, reward_space="obj_size") as env:
+        assert {d.site_data_base for d in env.datasets} == {site}
+        env.reset(benchmark="builtin-v0/crc32")
+        # CompilerGym's session parameters: timeout, and choices as comma-separated text.
+        assert env.send_param("timeout", "5") == "5.0" and env.timeout == 5.0
+        choices = [-1] * len(env.gcc_spec.options)
+        choices[0] = 6
+        assert env.send_param("choices", ",".join(map(str, choices))) == ",".join(map(str, choices))
+        assert env.command_line == "gcc -Os -w -c src.c -o obj.o"
+        assert env.episode_reward > 0
 
 
 def test_missing_or_non_gcc_compilers_are_typed_errors():

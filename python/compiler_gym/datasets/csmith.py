@@ -30,6 +30,15 @@ def _scratch_dir(prefix: str) -> Iterator[str]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+class CsmithBenchmark(Benchmark):
+    """A csmith program: a :class:`Benchmark` with its C ``source`` (CompilerGym's class)."""
+
+    @property
+    def source(self) -> str:
+        """The generated C program."""
+        return Path(self.files[0]).read_text()
+
+
 class CsmithDataset(SeededGeneratorDataset):
     """Random C programs from ``csmith --seed N``.
 
@@ -96,7 +105,7 @@ class CsmithDataset(SeededGeneratorDataset):
         if not verdict_path.is_file():
             write_atomically(verdict_path, json.dumps(self._probe(path)).encode())
         verdict = json.loads(verdict_path.read_text())
-        return Benchmark(
+        return CsmithBenchmark(
             str(uri),
             files=[str(path)],
             # csmith's programs trip many warnings by design; they are not ours to fix.

@@ -142,6 +142,17 @@ class Dataset:
         return hash(self.name)
 
 
+def rebase_site_data(
+    datasets: list[Dataset], site_data_base: Optional[Union[str, Path]]
+) -> list[Dataset]:
+    """``datasets``, each keeping its installed files under ``site_data_base`` when one is
+    given (CompilerGym's ``site_data_base`` / ``datasets_site_path`` arguments)."""
+    if site_data_base is not None:
+        for dataset in datasets:
+            dataset.site_data_base = site_data_base
+    return datasets
+
+
 def round_robin_iterables(iters: Iterable[Iterable[Any]]) -> Iterator[Any]:
     """One item of each iterable in turn, dropping each when it runs out, until all have:
     an infinite iterable never starves the others."""

@@ -64,14 +64,24 @@ class SeededGeneratorDataset(Dataset):
             seed = int(uri.path)
         except ValueError:
             raise LookupError(f"Not a seed: {uri}") from None
+        return self._benchmark_of_seed(uri, seed, self.attempts)
+
+    def benchmark_from_seed(self, seed: int, max_retries: int = 3, retry_count: int = 0):
+        """The benchmark of ``seed`` (CompilerGym's call): the generator runs at most
+        ``max_retries - retry_count`` times (at least once) before ``BenchmarkInitError``
+        (an ``OSError``)."""
+        uri = BenchmarkUri.from_string(f"{self.name}/{seed}")
+        return self._benchmark_of_seed(uri, seed, max(1, max_retries - retry_count))
+
+    def _benchmark_of_seed(self, uri: BenchmarkUri, seed: int, attempts: int) -> Benchmark:
         if seed < 0:
             raise LookupError(f"Seeds are non-negative: {uri}")
         path = cache_path(self.name.split("://")[-1], f"{seed}{self.cache_tag}{self.suffix}")
         if not path.is_file():
-            self._generate(seed, path)
+            self._generate(seed, path, attempts)
         return self.make_benchmark(uri, path)
 
-    def _generate(self, seed: int, path: Path) -> None:
+    def _generate(self, seed: int, path: Path, attempts: int) -> None:
         binary = shutil.which(self.binary)
         if binary is None:
             raise BenchmarkInitError(f"{self.binary} not found: install it with scripts/setup.sh")
@@ -79,7 +89,7 @@ class SeededGeneratorDataset(Dataset):
         # their working directory; csmith writes platform.info) and a time limit. A seed's
         # output is deterministic, so a failure is retried only in case it came from the
         # machine (load, memory), not from the seed.
-        for _ in range(self.attempts):
+        for _ in range(attempts):
             proc = _C.run_sandboxed(
                 [binary, *self.generator_args(seed)], timeout_seconds=self.timeout_seconds
             )
@@ -92,7 +102,5 @@ class SeededGeneratorDataset(Dataset):
                 if proc["timed_out"]
                 else f"failed ({proc['description']}): {stderr}"
             )
-            raise BenchmarkInitError(
-                f"{self.binary} {what} on seed {seed} ({self.attempts} attempts)"
-            )
+            raise BenchmarkInitError(f"{self.binary} {what} on seed {seed} ({attempts} attempts)")
         write_atomically(path, proc["stdout"])

@@ -12,23 +12,85 @@ from __future__ import annotations
 
 import json
 import operator
+import shutil
+import subprocess
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from pathlib import Path
+from typing import Any, Optional, Union
 
 from compiler_gym.datasets import BuiltinDataset, Datasets
 from compiler_gym.datasets.csmith import CsmithDataset
+from compiler_gym.datasets.dataset import rebase_site_data
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.errors import EnvironmentNotSupported, ServiceError
 from compiler_gym.spaces import EngineReward
 
 DEFAULT_GCC = "gcc"
 
 
-def gcc_datasets() -> Datasets:
+def gcc_datasets(site_data_base: Optional[Union[str, Path]] = None) -> Datasets:
     """The C datasets GCC compiles (a benchmark of several translation units, such as a whole
-    pypi-c library, is refused with ``BenchmarkInitError``)."""
-    return Datasets([BuiltinDataset(), CsmithDataset(), GccTortureDataset(), PypiCDataset()])
+    pypi-c library, is refused with ``BenchmarkInitError``); with ``site_data_base`` the ones
+    that install keep their files under it."""
+    datasets = [BuiltinDataset(), CsmithDataset(), GccTortureDataset(), PypiCDataset()]
+    return Datasets(rebase_site_data(datasets, site_data_base))
+
+
+class Gcc:
+    """A GCC binary, as CompilerGym's ``Gcc``: ``bin`` is what the user gave (a path or a
+    command), ``path`` the executable it names; calling it runs GCC with the arguments and
+    returns its standard output.
+
+    ``FileNotFoundError`` when ``bin`` names no executable; CompilerGym's ``docker:IMAGE``
+    compilers are ``EnvironmentNotSupported`` (GCC runs locally here)."""
+
+    def __init__(self, bin: Union[str, Path], spec: Optional[GccSpec] = None):
+        self.bin = str(bin)
+        if self.bin.startswith("docker:"):
+            raise EnvironmentNotSupported(
+                f"{self.bin}: docker images are not supported; pass a local GCC as gcc_bin"
+            )
+        path = shutil.which(self.bin)
+        if path is None:
+            raise FileNotFoundError(f"GCC binary not found: {self.bin}")
+        self.path = path
+        self._spec = spec
+
+    @property
+    def spec(self) -> GccSpec:
+        """The compiler's options (read from the compiler once, as an environment reads them)."""
+        if self._spec is None:
+            with GccEnv(gcc_bin=self.bin) as env:
+                self._spec = env.gcc_spec
+        return self._spec
+
+    def __call__(
+        self, *args: str, timeout: float, cwd: Optional[Union[str, Path]] = None, volumes=None
+    ) -> str:
+        """Runs GCC with ``args`` in ``cwd``; its standard output. ``TimeoutError`` past
+        ``timeout`` seconds, ``ServiceError`` when it fails. ``volumes`` (docker's) is
+        accepted and unused."""
+        del volumes
+        try:
+            result = subprocess.run(
+                [self.path, *map(str, args)],
+                cwd=cwd,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired as e:
+            raise TimeoutError(f"{self.bin} took more than {timeout} s") from e
+        if result.returncode != 0:
+            raise ServiceError(
+                f"{self.bin} exited with {result.returncode}: {result.stderr.strip()[:500]}"
+            )
+        return result.stdout
+
+    def __repr__(self) -> str:
+        return f"Gcc({self.bin!r})"
 
 
 @dataclass(frozen=True)
@@ -48,6 +110,9 @@ class Option:
     def __len__(self) -> int:
         return self.num_values
 
+    def __str__(self) -> str:
+        return self.name
+
     def __getitem__(self, choice: int) -> str:
         if not 0 <= choice < self.num_values:
             raise IndexError(f"{self.name} has {self.num_values} values, not choice {choice}")
@@ -56,9 +121,10 @@ class Option:
 
 @dataclass(frozen=True)
 class GccSpec:
-    """What a GCC binary lets us tune: its path, version line and options, in choice order."""
+    """What a GCC binary lets us tune: the compiler (``gcc.bin`` as given, ``gcc.path`` the
+    executable), its version line and options, in choice order."""
 
-    gcc: str
+    gcc: Gcc
     gcc_bin: str
     version: str
     options: tuple[Option, ...] = field(repr=False)
@@ -89,18 +155,23 @@ class GccEnv(CompilerEnv):
     def __init__(
         self,
         env_id: str = "gcc-v0",
-        gcc_bin: Optional[str] = None,
+        gcc_bin: Optional[Union[str, Path]] = None,
         datasets: Optional[Datasets] = None,
         timeout: Optional[float] = None,
         parameters: Optional[dict[str, Any]] = None,
+        datasets_site_path: Optional[Union[str, Path]] = None,
         **kwargs,
     ):
+        """``datasets_site_path`` (CompilerGym's) is where installed datasets keep files."""
         parameters = dict(parameters or {})
-        parameters.setdefault("gcc_bin", gcc_bin or DEFAULT_GCC)
+        parameters.setdefault("gcc_bin", str(gcc_bin or DEFAULT_GCC))
         if timeout is not None:
             parameters["compile_timeout_seconds"] = timeout
         super().__init__(
-            env_id, datasets=datasets or gcc_datasets(), parameters=parameters, **kwargs
+            env_id,
+            datasets=datasets or gcc_datasets(datasets_site_path),
+            parameters=parameters,
+            **kwargs,
         )
         self._gcc_spec: Optional[GccSpec] = None
 
@@ -122,8 +193,22 @@ class GccEnv(CompilerEnv):
                 )
                 for o in raw["options"]
             )
-            self._gcc_spec = GccSpec(raw["gcc"], raw["gcc_bin"], raw["version"], options)
+            gcc = Gcc.__new__(Gcc)  # the engine resolved the binary already
+            gcc.bin, gcc.path = raw["gcc_bin"], raw["gcc"]
+            self._gcc_spec = GccSpec(gcc, raw["gcc_bin"], raw["version"], options)
+            gcc._spec = self._gcc_spec
         return self._gcc_spec
+
+    def send_param(self, key: str, value: Any, resend_on_reset: bool = False) -> str:
+        """:meth:`CompilerEnv.send_param`, also under CompilerGym's GCC names: ``timeout``
+        (seconds a compile may take) and ``choices`` (the whole state, comma-separated)."""
+        if key == "timeout":
+            self.timeout = float(value)
+            return str(self.timeout)
+        if key == "choices":
+            self.choices = [int(c) for c in str(value).split(",") if c.strip()]
+            return ",".join(map(str, self.choices))
+        return super().send_param(key, value, resend_on_reset)
 
     @property
     def timeout(self) -> float:

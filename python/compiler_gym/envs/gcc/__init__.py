@@ -1,6 +1,6 @@
 """CompilerGym's ``compiler_gym.envs.gcc``: the GCC environment under the name CompilerGym users
 import (the implementation is ``compiler_gym.envs.gcc_env``)."""
 
-from compiler_gym.envs.gcc_env import DEFAULT_GCC, GccEnv, GccSpec, Option, gcc_datasets
+from compiler_gym.envs.gcc_env import DEFAULT_GCC, Gcc, GccEnv, GccSpec, Option, gcc_datasets
 
-__all__ = ["DEFAULT_GCC", "GccEnv", "GccSpec", "Option", "gcc_datasets"]
+__all__ = ["DEFAULT_GCC", "Gcc", "GccEnv", "GccSpec", "Option", "gcc_datasets"]

@@ -14,6 +14,7 @@ from typing import Any, Union
 
 from compiler_gym import _C
 from compiler_gym.datasets import Benchmark, ClangInvocation, make_benchmark
+from compiler_gym.datasets.make_benchmark import make_benchmark_from_command_line
 from compiler_gym.envs.llvm_env import LlvmEnv, clang_path
 from compiler_gym.spaces import ObservationSpaceSpec
 
@@ -100,6 +101,7 @@ __all__ = [
     "compute_observation",
     "get_system_library_flags",
     "make_benchmark",
+    "make_benchmark_from_command_line",
     "merge_benchmarks",
     "split_benchmark_by_function",
 ]

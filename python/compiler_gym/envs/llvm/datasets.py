@@ -11,6 +11,7 @@ from typing import Optional, Union
 from compiler_gym.datasets import Dataset
 from compiler_gym.datasets.builtin import BuiltinDataset
 from compiler_gym.datasets.csmith import CsmithDataset
+from compiler_gym.datasets.dataset import rebase_site_data
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.llvm_stress import LlvmStressDataset
 from compiler_gym.datasets.pypi_c import PypiCDataset
@@ -20,11 +21,7 @@ from compiler_gym.envs.llvm_env import llvm_datasets
 def get_llvm_datasets(site_data_base: Optional[Union[str, Path]] = None) -> list[Dataset]:
     """The datasets of the LLVM environment (CompilerGym's function); with ``site_data_base``
     the ones that install keep their files under it instead of ``$COMPILER_GYM_SITE_DATA``."""
-    datasets = list(llvm_datasets())
-    if site_data_base is not None:
-        for dataset in datasets:
-            dataset.site_data_base = site_data_base
-    return datasets
+    return rebase_site_data(list(llvm_datasets()), site_data_base)
 
 
 __all__ = [
