@@ -47,10 +47,16 @@ def runfiles_path(relpath: str) -> Path:
 def transient_cache_path(*parts: str) -> Path:
     """Returns a path in ``$COMPILER_GYM_TRANSIENT_CACHE`` (default: a per-user folder in
     ``/dev/shm`` where it exists, else in the temporary directory): scratch space that need
-    not survive a reboot."""
+    not survive a reboot. The cache folder and the path's parent exist on return, so
+    ``transient_cache_path(".")`` can be ``tempfile.TemporaryDirectory``'s ``dir`` (as
+    CompilerGym scripts use it)."""
     root = os.environ.get("COMPILER_GYM_TRANSIENT_CACHE")
     if not root:
         shm = Path("/dev/shm")
         base = shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
         root = base / f"compiler_gym_{os.getuid()}"
-    return Path(root).joinpath(*parts)
+    # Per-user scratch space: only its owner reads it (as tempfile's own directories).
+    Path(root).mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = Path(root).joinpath(*parts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,338 @@
+"""CompilerGym's ``compiler_gym.util.executor``: where a script's jobs run, chosen by one
+setting (the local machine, this process for debugging, nowhere, or a SLURM cluster).
+
+    >>> executor = Executor(type="local", cpus=4)
+    >>> with executor.get_executor(logs_dir=create_user_logs_dir("sweep")) as ex:
+    ...     jobs = [ex.submit(tune, benchmark) for benchmark in benchmarks]
+    >>> [job.result() for job in jobs]  # the block waited for them all
+
+``local`` runs jobs in a pool of fresh (spawned) processes, so a job's function and its
+arguments must be picklable: a function defined at the top level of an importable module or
+of a script guarded by ``if __name__ == "__main__"``. A fresh process is used rather than a
+fork because the engine runs threads of its own in this one. ``slurm`` needs the optional
+``submitit`` package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from enum import Enum
+from pathlib import Path
+from typing import Any, Optional, Union
+
+logger = logging.getLogger(__name__)
+
+_default_executor: Optional[Executor] = None
+_default_executor_lock = threading.Lock()
+# wait_on_jobs names at most this many job ids in its log line.
+_JOB_IDS_SHOWN = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class Executor:
+    """How and where jobs run: ``Executor(type="local", cpus=8)``, then submit functions to
+    the executor that :meth:`get_executor` yields. Fields (fixed once made):
+
+    - ``type``: an :class:`Executor.Type` or its name (``"local"``, ``"debug"``, ``"noop"``,
+      ``"slurm"``).
+    - ``slurm_partition``: the SLURM partition to submit to (required for ``slurm``).
+    - ``cpus``: for ``local`` the number of jobs run at once (-1: every CPU), for ``slurm``
+      the CPUs of each job; ignored by ``debug`` and ``noop``.
+    - ``gpus``: the GPUs of each ``slurm`` job.
+    - ``timeout_hours``: how long a job may run (``local``: how long a result is waited for).
+    - ``block``: whether leaving the ``get_executor`` block waits for every job; always true
+      for ``local`` and ``noop``, and ``debug`` runs its jobs then in any case.
+    """
+
+    class Type(str, Enum):
+        """Where jobs run."""
+
+        SLURM = "slurm"
+        """Submitted to a SLURM cluster through ``submitit``."""
+        LOCAL = "local"
+        """In parallel, in a pool of processes on this machine."""
+        DEBUG = "debug"
+        """One at a time in this process, when their result is asked for."""
+        NOOP = "noop"
+        """Not at all: every result is None (to check a script's setup without the work)."""
+
+    type: Executor.Type
+    slurm_partition: Optional[str] = None
+    cpus: int = 1
+    gpus: int = 0
+    timeout_hours: float = 12
+    block: bool = False
+
+    def __post_init__(self) -> None:
+        try:
+            kind = Executor.Type(self.type)
+        except ValueError:
+            names = ", ".join(t.value for t in Executor.Type)
+            raise ValueError(f"unknown executor type {self.type!r}; one of: {names}") from None
+        if isinstance(self.cpus, bool) or self.cpus != int(self.cpus) or self.cpus < -1:
+            raise ValueError(f"cpus is a positive integer or -1 (every CPU), not {self.cpus!r}")
+        if self.cpus == 0:
+            raise ValueError("cpus is a positive integer or -1 (every CPU), not 0")
+        if isinstance(self.gpus, bool) or self.gpus != int(self.gpus) or self.gpus < 0:
+            raise ValueError(f"gpus is an integer >= 0, not {self.gpus!r}")
+        if not self.timeout_hours > 0:
+            raise ValueError(f"timeout_hours must be positive, not {self.timeout_hours!r}")
+        if kind == Executor.Type.SLURM and not self.slurm_partition:
+            raise ValueError("a slurm executor needs a slurm_partition")
+        object.__setattr__(self, "type", kind)
+        if kind == Executor.Type.LOCAL and self.cpus == -1:
+            object.__setattr__(self, "cpus", os.cpu_count() or 1)
+        if kind in (Executor.Type.LOCAL, Executor.Type.NOOP):
+            object.__setattr__(self, "block", True)
+
+    @contextlib.contextmanager
+    def get_executor(
+        self,
+        logs_dir: Union[str, Path],
+        timeout_hours: Optional[float] = None,
+        cpus: Optional[int] = None,
+    ) -> Iterator[WrappedExecutor]:
+        """A ``with`` block in which ``executor.submit(fn, *args, **kwargs)`` starts a job and
+        returns it (``job.job_id``, ``job.result()``, ``job.cancel()``, ``job.done()``).
+        ``timeout_hours`` and ``cpus`` override the executor's own; ``logs_dir`` holds a
+        ``slurm`` executor's logs. When the block ends it waits for the jobs (``local``,
+        ``noop``, ``debug`` and ``block=True``), so a job's exception is raised there, and
+        frees the executor's processes. ``OSError`` for ``slurm`` without ``submitit``."""
+        cpus = cpus or self.cpus
+        if cpus == -1:
+            cpus = os.cpu_count() or 1
+        timeout_hours = timeout_hours or self.timeout_hours
+        if self.type == Executor.Type.SLURM:
+            try:
+                from submitit import AutoExecutor
+            except ImportError as e:
+                raise OSError(
+                    "the slurm executor needs the submitit package: python -m pip install submitit"
+                ) from e
+            backend = AutoExecutor(folder=logs_dir)
+            backend.update_parameters(
+                timeout_min=int(round(timeout_hours * 60)),
+                nodes=1,
+                cpus_per_task=cpus,
+                gpus_per_node=self.gpus,
+                slurm_partition=self.slurm_partition,
+            )
+            name = self.slurm_partition
+        elif self.type == Executor.Type.LOCAL:
+            backend = LocalParallelExecutor(cpus, int(round(timeout_hours * 3600)))
+            name = "local"
+        elif self.type == Executor.Type.DEBUG:
+            backend, name = LocalSynchronousExecutor(), "local"
+        else:
+            backend, name = DummyExecutor(), "noop"
+
+        executor = WrappedExecutor(backend, name=name)
+        finished = False
+        try:
+            yield executor
+            if self.type == Executor.Type.DEBUG or self.block:
+                wait_on_jobs(
+                    executor.jobs,
+                    executor_name=str(executor),
+                    cancel_on_error=self.type == Executor.Type.SLURM,
+                )
+            finished = True
+        finally:
+            if hasattr(backend, "close"):
+                backend.close(cancel=not finished)
+
+    @staticmethod
+    def get_default_local_executor() -> Executor:
+        """The process's shared ``local`` executor, one job per CPU."""
+        global _default_executor
+        with _default_executor_lock:
+            if _default_executor is None:
+                _default_executor = Executor(type=Executor.Type.LOCAL, cpus=-1)
+            return _default_executor
+
+
+class WrappedExecutor:
+    """The executor of a :meth:`Executor.get_executor` block: submits jobs to ``unwrapped``
+    (the backend) and keeps them, in order, in ``jobs``."""
+
+    def __init__(self, executor: Any, name: str):
+        self.unwrapped = executor
+        self.jobs: list[Any] = []
+        self.name = name
+
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Starts ``fn(*args, **kwargs)`` as a job and returns the job."""
+        job = self.unwrapped.submit(fn, *args, **kwargs)
+        logger.info("Submitting job %s to %s ...", job.job_id, self)
+        self.jobs.append(job)
+        return job
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def wait_on_jobs(
+    jobs: Iterable[Any], executor_name: str = "executor", cancel_on_error: bool = True
+) -> None:
+    """Waits for each job's result, in order. A job that fails raises its exception, or with
+    ``cancel_on_error`` is logged and the jobs not yet finished are cancelled instead."""
+    pending = deque(jobs)
+    total = len(pending)
+    ids = ", ".join(str(job.job_id) for job in list(pending)[:_JOB_IDS_SHOWN])
+    more = " ..." if total > _JOB_IDS_SHOWN else ""
+    logger.info(
+        "Waiting for %d %s jobs to complete with job IDs: %s%s", total, executor_name, ids, more
+    )
+    completed = 0
+    while pending:
+        job = pending[0]
+        try:
+            job.result()
+        except Exception as e:
+            if not cancel_on_error:
+                raise
+            logger.error("Caught: %s: %s", type(e).__name__, e)
+            logger.info("Cancelling %d %s jobs", len(pending), executor_name)
+            for unfinished in pending:
+                with contextlib.suppress(Exception):
+                    unfinished.cancel()
+            return
+        pending.popleft()
+        completed += 1
+        logger.info("Jobs completed = %d of %d ...", completed, total)
+    logger.info("All done.")
+
+
+class LocalParallelExecutor:
+    """The ``local`` backend: a pool of ``cpus`` spawned processes; each job's result waits
+    at most ``timeout_seconds``."""
+
+    class LocalJob:
+        """A job in the pool."""
+
+        def __init__(self, job_id: int, future: Future, timeout_seconds: float):
+            self.job_id = job_id
+            self.timeout_seconds = timeout_seconds
+            self._future = future
+
+        def result(self) -> Any:
+            """The job's return value (raises its exception, or ``TimeoutError``)."""
+            return self._future.result(timeout=self.timeout_seconds)
+
+        def done(self) -> bool:
+            """Whether the job has finished."""
+            return self._future.done()
+
+        def cancel(self) -> bool:
+            """Cancels the job if it has not started; whether it was."""
+            return self._future.cancel()
+
+    def __init__(self, cpus: int, timeout_seconds: float):
+        self.timeout_seconds = timeout_seconds
+        self.last_job_id = 0
+        self._pool = ProcessPoolExecutor(
+            max_workers=cpus, mp_context=multiprocessing.get_context("spawn")
+        )
+
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> LocalJob:
+        """Queues ``fn(*args, **kwargs)`` in the pool."""
+        self.last_job_id += 1
+        future = self._pool.submit(fn, *args, **kwargs)
+        return self.LocalJob(self.last_job_id, future, self.timeout_seconds)
+
+    def close(self, cancel: bool = False) -> None:
+        """Stops the pool's processes once their jobs end (with ``cancel``, after dropping
+        the jobs not yet started)."""
+        self._pool.shutdown(wait=True, cancel_futures=cancel)
+
+
+class LocalSynchronousExecutor:
+    """The ``debug`` backend: a job runs in this process the first time its result is asked
+    for, so a debugger or a traceback sees it directly."""
+
+    class LocalJob:
+        """A job that has not run yet, or its outcome."""
+
+        def __init__(self, job_id: int, fn: Callable[..., Any], *args: Any, **kwargs: Any):
+            self.job_id = job_id
+            self._call = (fn, args, kwargs)
+            self._outcome: Optional[tuple[bool, Any]] = None
+
+        def result(self) -> Any:
+            """Runs the job if it has not run, then returns its value (or raises its
+            exception, every time it is asked)."""
+            if self._outcome is None:
+                fn, args, kwargs = self._call
+                try:
+                    self._outcome = (True, fn(*args, **kwargs))
+                except Exception as e:
+                    self._outcome = (False, e)
+            ok, value = self._outcome
+            if not ok:
+                raise value
+            return value
+
+        def done(self) -> bool:
+            """Whether the job has run."""
+            return self._outcome is not None
+
+        def cancel(self) -> bool:
+            """A job runs only when asked for: nothing to cancel."""
+            return False
+
+    def __init__(self) -> None:
+        self.last_job_id = 0
+
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> LocalJob:
+        """Records ``fn(*args, **kwargs)`` to run when its result is asked for."""
+        self.last_job_id += 1
+        return self.LocalJob(self.last_job_id, fn, *args, **kwargs)
+
+
+class DummyExecutor:
+    """The ``noop`` backend: jobs do not run and their result is None."""
+
+    class DummyJob:
+        """A job that never runs."""
+
+        def __init__(self, job_id: int):
+            self.job_id = job_id
+
+        def result(self) -> None:
+            """None: the job did not run."""
+            return None
+
+        def done(self) -> bool:
+            """Always true."""
+            return True
+
+        def cancel(self) -> bool:
+            """Nothing to cancel."""
+            return False
+
+    def __init__(self) -> None:
+        self.last_job_id = 0
+
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> DummyJob:
+        """Returns a job that does not run ``fn``."""
+        del fn, args, kwargs
+        self.last_job_id += 1
+        return self.DummyJob(self.last_job_id)
+
+
+__all__ = [
+    "DummyExecutor",
+    "Executor",
+    "LocalParallelExecutor",
+    "LocalSynchronousExecutor",
+    "WrappedExecutor",
+    "wait_on_jobs",
+]
