@@ -65,6 +65,35 @@ def test_a_policy_may_not_change_the_reward_space(tmp_path):
         eval_llvm_instcount_policy(cheat, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
 
 
+def test_a_policys_own_absl_flags_parse_beside_the_harness_flags(tmp_path, capsys):
+    # A CompilerGym leaderboard entry defines its flags with absl and reads --nproc.
+    from absl import flags as absl_flags
+
+    if "leaderboard_test_steps" not in absl_flags.FLAGS:
+        absl_flags.DEFINE_integer("leaderboard_test_steps", 1, "passes the test policy runs")
+    seen = []
+
+    def policy(env) -> None:
+        seen.append((absl_flags.FLAGS.leaderboard_test_steps, absl_flags.FLAGS.nproc))
+        env.multistep([env.action_space.flags.index(f) for f in PASSES[: seen[-1][0]]])
+
+    result = eval_llvm_instcount_policy(
+        policy,
+        flags(tmp_path, "--n=1", "--max_benchmarks=1", "--leaderboard_test_steps=5", "--nproc=3")
+        + ["--novalidate"],
+    )
+    assert seen == [(5, 3)] and result.validated is None
+    assert result.states[0].reward == EXPECTED["benchmark://builtin-v0/adpcm"]
+    # Each evaluation starts from the defaults, not from the previous one's flags.
+    eval_llvm_instcount_policy(policy, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
+    assert seen[-1][0] == 1
+    for bad in (["--n=0"], ["--no_such_flag"]):
+        with pytest.raises(SystemExit) as exit:
+            eval_llvm_instcount_policy(policy, flags(tmp_path, *bad))
+        assert exit.value.code == 2
+        assert capsys.readouterr().err.startswith("error: ")
+
+
 def test_the_committed_leaderboard_entries_replay():
     # Every results CSV under benchmarks/leaderboard/ reproduces its rewards here.
     from pathlib import Path

@@ -25,7 +25,6 @@ beside the mean wall time per benchmark. Results are a CSV of states that
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from absl import app
+from absl import flags as absl_flags
 from tqdm import tqdm
 
 import compiler_gym
@@ -42,6 +43,7 @@ from compiler_gym.compiler_env_state import (
     CompilerEnvStateWriter,
 )
 from compiler_gym.envs.llvm_env import LlvmEnv
+from compiler_gym.util.flags import nproc  # noqa: F401 (--nproc, which CompilerGym's entries read)
 from compiler_gym.util.statistics import geometric_mean
 
 Policy = Callable[[LlvmEnv], None]
@@ -61,25 +63,36 @@ class LeaderboardResult:
     validated: Optional[bool]  # None when validation was not run
 
 
-def _flags(argv: Optional[Sequence[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description="Evaluates a policy for the LLVM instruction count leaderboard.",
-        add_help=False,
-    )
-    parser.add_argument("-h", "--help", "--helpfull", action="help")
-    parser.add_argument("--leaderboard_results", default="llvm_instcount-results.csv")
-    parser.add_argument("--leaderboard_logfile", default="llvm_instcount-results.log")
-    parser.add_argument("--max_benchmarks", type=int, default=0, help="first N (0 = all)")
-    parser.add_argument("--n", type=int, default=10, help="runs of the policy per benchmark")
-    parser.add_argument("--test_dataset", default="builtin-v0")
-    parser.add_argument("--validate", dest="validate", action="store_true", default=True)
-    parser.add_argument("--novalidate", dest="validate", action="store_false")
-    parser.add_argument("--resume", dest="resume", action="store_true", default=False)
-    parser.add_argument("--noresume", dest="resume", action="store_false")
-    flags = parser.parse_args(argv)
-    if flags.n < 1:
-        parser.error("--n must be at least 1")
-    return flags
+# CompilerGym's harness flags, defined with absl as CompilerGym defined them, so that a policy
+# script's own absl flags (and --nproc, which CompilerGym's entries read) parse beside them.
+absl_flags.DEFINE_string(
+    "leaderboard_results", "llvm_instcount-results.csv", "The CSV file the states go to."
+)
+absl_flags.DEFINE_string(
+    "leaderboard_logfile", "llvm_instcount-results.log", "A log of each run's reward and time."
+)
+absl_flags.DEFINE_integer(
+    "max_benchmarks", 0, "Evaluate only the first N benchmarks in sorted order (0: all).", 0
+)
+absl_flags.DEFINE_integer("n", 10, "Runs of the policy per benchmark.", lower_bound=1)
+absl_flags.DEFINE_string("test_dataset", "builtin-v0", "The dataset of the test suite.")
+absl_flags.DEFINE_boolean("validate", True, "Replay the results at the end.")
+absl_flags.DEFINE_boolean(
+    "resume", False, "Keep the results already in --leaderboard_results and run the rest."
+)
+FLAGS = absl_flags.FLAGS
+
+
+def _parse_flags(argv: Sequence[str]) -> None:
+    """Parses ``argv`` (without the program name) into :data:`FLAGS` from their defaults; a
+    bad flag is one ``error:`` line and exit status 2, as the tools report them."""
+    app.define_help_flags()  # --help / --helpfull, as absl's app.run gives them
+    FLAGS.unparse_flags()
+    try:
+        FLAGS([sys.argv[0] if sys.argv else "llvm_instcount", *argv])
+    except absl_flags.Error as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def eval_llvm_instcount_policy(
@@ -89,18 +102,20 @@ def eval_llvm_instcount_policy(
     state to ``--leaderboard_results`` as it finishes; then prints the score and validates
     the results. Flags as CompilerGym's (``--n``, ``--leaderboard_results``,
     ``--leaderboard_logfile``, ``--max_benchmarks``, ``--test_dataset``, ``--[no]validate``,
-    ``--[no]resume``), read from ``argv`` (default: the command line). Exits with status 1
+    ``--[no]resume``, and ``--nproc``), absl flags as CompilerGym defined them, so the policy
+    script's own absl flags parse beside them; read from ``argv`` (default: the command
+    line). Exits with status 1
     when a state fails validation. The policy may set an observation space but not change the
     benchmark or the reward space."""
-    flags = _flags(sys.argv[1:] if argv is None else argv)
-    results = Path(flags.leaderboard_results)
+    _parse_flags(sys.argv[1:] if argv is None else argv)
+    results = Path(FLAGS.leaderboard_results)
     with compiler_gym.make(ENV_ID) as env:
-        benchmarks = sorted(env.datasets[flags.test_dataset].benchmark_uris())
-    if flags.max_benchmarks:
-        benchmarks = benchmarks[: flags.max_benchmarks]
-    todo = sorted(benchmarks * flags.n)
+        benchmarks = sorted(env.datasets[FLAGS.test_dataset].benchmark_uris())
+    if FLAGS.max_benchmarks:
+        benchmarks = benchmarks[: FLAGS.max_benchmarks]
+    todo = sorted(benchmarks * FLAGS.n)
     states: list[CompilerEnvState] = []
-    if flags.resume and results.is_file():
+    if FLAGS.resume and results.is_file():
         states = list(CompilerEnvStateReader.read_paths([str(results)]))
         for state in states:
             if state.benchmark in todo:
@@ -108,11 +123,11 @@ def eval_llvm_instcount_policy(
     print(f"Writing results to {results}; {len(todo)} runs of the policy to go")
     with (
         open(results, "a" if states else "w") as out,
-        open(flags.leaderboard_logfile, "a") as log,
+        open(FLAGS.leaderboard_logfile, "a") as log,
         compiler_gym.make(ENV_ID) as env,
     ):
         writer = CompilerEnvStateWriter(out, header=not states)
-        progress = tqdm(todo, desc=f"{flags.test_dataset}", unit="run", disable=None)
+        progress = tqdm(todo, desc=f"{FLAGS.test_dataset}", unit="run", disable=None)
         for benchmark in progress:
             env.reset(benchmark=benchmark)
             start = time.perf_counter()
@@ -143,7 +158,7 @@ def eval_llvm_instcount_policy(
         f"geomean {REWARD} reward {result.geomean_reward:.4f} over {len(states)} runs; "
         f"mean walltime {result.mean_walltime:.3f} s per benchmark"
     )
-    if flags.validate:
+    if FLAGS.validate:
         from compiler_gym.bin.validate import main as validate
 
         result.validated = validate(["--env", ENV_ID, str(results)]) == 0
