@@ -217,6 +217,26 @@ def test_raw_step_seed_and_send_param_as_compiler_gym_calls_them(env):
     assert env.get_param("runtime_observation_count") == "3"
 
 
+def test_lexed_ir_tuple_is_lexed_irs_tokens(env, tmp_path):
+    from compiler_gym.envs.llvm.lexed_ir import LexedIrTuple, LexedToken
+
+    columns = env.observation["LexedIr"]
+    tokens = env.observation["LexedIrTuple"]
+    assert len(tokens) == len(columns["token_id"]) > 100
+    assert tokens[0] == LexedToken(
+        columns["token_id"][0],
+        columns["token_kind"][0],
+        columns["token_category"][0],
+        columns["token_value"][0],
+    )
+    assert env.observation.spaces["LexedIrTuple"].space.contains(tokens)
+    assert not env.observation.spaces["LexedIrTuple"].space.contains(columns)
+    env.write_bitcode(tmp_path / "module.bc")
+    assert LexedIrTuple(tmp_path / "module.bc") == tokens
+    with env.fork() as fork:
+        assert fork.observation["LexedIrTuple"] == tokens
+
+
 def test_fork_steps_like_original(env):
     env.reward_space = "IrInstructionCount"
     env.reset()

@@ -89,9 +89,10 @@ class Dict(gymnasium.spaces.Dict):
 
 class Sequence(gymnasium.spaces.Space):
     """A sequence of variable length: CompilerGym's ``Sequence(name, size_range, dtype)``. Its
-    values are ``str`` (dtype ``str``), ``bytes`` (``bytes``) or 1-d NumPy arrays of ``dtype``,
-    whose length lies in ``size_range`` (``(min, max)``, max None: unbounded) and, for numbers,
-    whose values lie in ``scalar_range`` (a :class:`Scalar`) when given. It cannot be sampled."""
+    values are ``str`` (dtype ``str``), ``bytes`` (``bytes``), lists of records (a
+    ``NamedTuple`` dtype) or 1-d NumPy arrays of ``dtype``, whose length lies in
+    ``size_range`` (``(min, max)``, max None: unbounded) and, for numbers, whose values lie in
+    ``scalar_range`` (a :class:`Scalar`) when given. It cannot be sampled."""
 
     def __init__(
         self,
@@ -112,6 +113,12 @@ class Sequence(gymnasium.spaces.Space):
         lo, hi = self.size_range
         if self.element_type in (str, bytes):
             if not isinstance(x, self.element_type):
+                return False
+        elif isinstance(self.element_type, type) and issubclass(self.element_type, tuple):
+            # Records (NamedTuples, such as LexedIrTuple's tokens): a list of them.
+            if not isinstance(x, (list, tuple)) or not all(
+                isinstance(v, self.element_type) for v in x
+            ):
                 return False
         else:
             x = np.asarray(x)

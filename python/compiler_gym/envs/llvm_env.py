@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from compiler_gym import _C
 from compiler_gym.datasets import BuiltinDataset, Datasets
@@ -18,7 +18,7 @@ from compiler_gym.datasets.make_benchmark import (
 )
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
-from compiler_gym.spaces import Commandline
+from compiler_gym.spaces import Commandline, Sequence
 
 # CompilerGym's send_param names for the runtime settings: whether each sets or reads, and the
 # setting it is.
@@ -82,6 +82,21 @@ def llvm_datasets() -> Datasets:
     )
 
 
+class LexedToken(NamedTuple):
+    """One token of LLVM's IR lexer (CompilerGym's ``LexedIrTuple`` element)."""
+
+    ID: int
+    kind: str
+    category: str
+    value: str
+
+
+def lexed_tokens(lexed_ir: dict[str, list]) -> list[LexedToken]:
+    """The tokens of a ``LexedIr`` observation (its four columns), one tuple each."""
+    columns = ("token_id", "token_kind", "token_category", "token_value")
+    return [LexedToken(*row) for row in zip(*(lexed_ir[c] for c in columns), strict=True)]
+
+
 class LlvmEnv(CompilerEnv):
     """LLVM phase ordering: each action runs one LLVM 19 pass on the module."""
 
@@ -92,6 +107,14 @@ class LlvmEnv(CompilerEnv):
 
     def __init__(self, env_id: str = "llvm-v0", datasets: Optional[Datasets] = None, **kwargs):
         super().__init__(env_id, datasets=datasets or llvm_datasets(), **kwargs)
+        # CompilerGym's LexedIrTuple: LexedIr's columns as one LexedToken per token.
+        self.observation.add_derived_space(
+            "LexedIrTuple",
+            "LexedIr",
+            translate=lexed_tokens,
+            space=Sequence(name="LexedToken", size_range=(0, None), dtype=LexedToken),
+            default_value=[],
+        )
 
     def _make_action_space(self, spec: dict) -> Commandline:
         return Commandline(
