@@ -32,8 +32,10 @@ import time
 import numpy as np
 
 import compiler_gym
+from compiler_gym.envs.llvm_env import LlvmEnv
 
-STATE_SPACES = ["Autophase", "InstCount", "IrInstructionCount", "IrSha1"]
+# What the explorer observes of every state of an LLVM env.
+STATE_SPACES = LlvmEnv.state_summary.spaces
 
 
 def pct(values, q) -> float:

@@ -158,6 +158,15 @@ def test_describe_lists_the_env(client, logged_db, server):
     assert datasets["benchmark://builtin-v0"]["installed"] is True
     assert list(server.site_data.iterdir()) == []
     assert len(body["features"]["autophase"]) == 56 and len(body["features"]["instcount"]) == 70
+    assert body["default_reward"] == "IrInstructionCountOz"
+    assert body["state"] == {
+        "headline": {"key": "ir_instruction_count", "label": "Instructions"},
+        "text": {"key": "ir", "label": "IR"},
+        "features": [
+            {"key": "autophase", "title": "Autophase"},
+            {"key": "instcount", "title": "InstCount"},
+        ],
+    }
 
 
 def test_start_and_step_give_the_env_states(client):
@@ -373,11 +382,68 @@ def test_command_line_refusals(tmp_path):
             env={**os.environ, "PYTHONWARNINGS": "ignore"},
         )
 
-    gcc = run("--env", "gcc-v0")
-    assert gcc.returncode == 2 and "LLVM environments" in gcc.stderr
+    gcc = run("--env", "gcc-v0", "--db", str(logged_db_path(tmp_path)))
+    assert gcc.returncode == 2 and "the database holds LLVM states" in gcc.stderr
     missing = run("--db", str(tmp_path / "missing.db"))
     assert missing.returncode == 2 and "no database" in missing.stderr
     not_a_db = tmp_path / "not.db"
     not_a_db.write_text(json.dumps({"not": "sqlite"}))
     bad = run("--db", str(not_a_db))
     assert bad.returncode == 2 and "error:" in bad.stderr
+
+
+def logged_db_path(tmp_path) -> Path:
+    """An empty database of the SQLite logger's schema."""
+    db = tmp_path / "empty.db"
+    SynchronousSqliteLogger(compiler_gym.make("llvm-v0"), db_path=db).close()
+    return db
+
+
+def test_other_families_show_their_own_state_summary():
+    # gcc-v0: the object size, instruction counts and assembly of each state.
+    with (
+        ExplorerServer("--env", "gcc-v0") as server,
+        httpx.Client(base_url=server.url, timeout=60) as client,
+    ):
+        body = client.get("/api/v4/describe").json()
+        assert body["default_reward"] == "obj_size"
+        assert body["state"]["headline"] == {"key": "obj_size", "label": "Object bytes"}
+        assert body["state"]["text"] == {"key": "asm", "label": "Assembly"}
+        start = client.get(f"/api/v4/start/obj_size/-O2/{quote(CRC32, safe='')}?ir=1").json()
+        with compiler_gym.make("gcc-v0", benchmark=CRC32, reward_space="obj_size") as env:
+            env.reset()
+            o0 = (env.obj_size, env.obj_hash, env.instruction_counts)
+            _, reward, _, _ = env.step(env.action_space["-O2"])
+            o2 = (env.obj_size, env.obj_hash, env.instruction_counts, env.asm)
+        first, second = start["states"]
+        assert (first["obj_size"], first["state_hash"], first["instruction_counts"]) == o0
+        assert (second["obj_size"], second["state_hash"], second["instruction_counts"]) == o2[:3]
+        assert second["reward"] == reward and second["asm"] == o2[3]
+        # Going back replays the actions and checks the state's hash (the object's md5).
+        state = client.get(f"/api/v4/state/{start['session_id']}/0?ir=1").json()["state"]
+        assert state["state_hash"] == o0[1] and state["asm"].startswith("\t.file")
+
+    # loop_tool-v0: GFLOP/s and the loop tree; the state hash covers the cursor too.
+    with (
+        ExplorerServer("--env", "loop_tool-v0") as server,
+        httpx.Client(base_url=server.url, timeout=60) as client,
+    ):
+        body = client.get("/api/v4/describe").json()
+        assert body["state"]["features"] == [] and body["features"] == {}
+        uri = quote("benchmark://loop_tool-cpu-v0/1024", safe="")
+        states = client.get(f"/api/v4/start/flops/toggle_mode,up/{uri}?ir=1").json()["states"]
+        assert [s["action_name"] for s in states] == [None, "toggle_mode", "up"]
+        assert all(s["flops"] > 0 for s in states)
+        assert states[2]["loop_tree"].startswith("for a in 1024 : L0 cpu_parallel [thread]")
+        # "up" in select mode moved the cursor, not the loops: the same loop tree, another
+        # state. (The mode is no observation, so toggle_mode alone keeps the hash.)
+        assert states[1]["state_hash"] == states[0]["state_hash"] != states[2]["state_hash"]
+
+
+def test_an_env_without_a_state_summary_is_refused(monkeypatch):
+    from compiler_gym.bin import explorer
+    from compiler_gym.envs.example_env import ExampleEnv
+
+    monkeypatch.setattr(ExampleEnv, "state_summary", None)
+    with pytest.raises(explorer.ExplorerError, match="names no state_summary"):
+        explorer.describe_env("example-v0", 10)

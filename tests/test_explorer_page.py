@@ -110,7 +110,7 @@ def test_three_actions_then_back_and_branch(server, browser):
     browser.find_element(By.ID, "start").click()
     idle(browser)
     assert tree(browser) == ([(0, None, "")], [0])
-    assert shown(browser, "instruction-count") == str(expected[0]["ir_instruction_count"])
+    assert shown(browser, "headline") == str(expected[0]["ir_instruction_count"])
     total = 0.0
     for k, flag in enumerate(flags, start=1):
         Select(browser.find_element(By.ID, "action")).select_by_visible_text(flag)
@@ -125,8 +125,8 @@ def test_three_actions_then_back_and_branch(server, browser):
         [3],
     )
     assert shown(browser, "reward-value") == f"+{expected[3]['reward']:.4f}"
-    assert shown(browser, "ir") == expected[3]["ir"]
-    assert shown(browser, "instruction-count") == str(expected[3]["ir_instruction_count"])
+    assert shown(browser, "text") == expected[3]["ir"]
+    assert shown(browser, "headline") == str(expected[3]["ir_instruction_count"])
     bars = browser.find_elements(By.CSS_SELECTOR, "#autophase-chart g.bar")
     assert {b.get_attribute("data-name"): int(b.get_attribute("data-value")) for b in bars} == (
         expected[3]["autophase"]
@@ -143,7 +143,7 @@ def test_three_actions_then_back_and_branch(server, browser):
     assert len(shape) == 4 and current == [2]
     back_total = expected[1]["reward"] + expected[2]["reward"]
     assert shown(browser, "cumulative-reward") == f"{back_total:.4f}"
-    assert shown(browser, "ir") == expected[2]["ir"]
+    assert shown(browser, "text") == expected[2]["ir"]
     screenshot(browser, "explorer_back_one.png")
 
     # Another action from there: a branch, with the env's reward for it.
@@ -161,7 +161,7 @@ def test_three_actions_then_back_and_branch(server, browser):
     idle(browser)
     assert tree(browser)[1] == [1]
     assert shown(browser, "cumulative-reward") == f"{expected[1]['reward']:.4f}"
-    assert shown(browser, "ir") == expected[1]["ir"]
+    assert shown(browser, "text") == expected[1]["ir"]
     assert console_errors(browser) == []
 
 
@@ -178,13 +178,13 @@ def test_database_view(server, browser):
     idle(browser)
     total = expected[1]["reward"] + expected[2]["reward"]
     assert shown(browser, "cumulative-reward") == f"{total:.4f}"
-    assert shown(browser, "instruction-count") == str(expected[2]["ir_instruction_count"])
+    assert shown(browser, "headline") == str(expected[2]["ir_instruction_count"])
     screenshot(browser, "explorer_database.png")
     # From the database's state to a live session that starts there.
     browser.find_element(By.ID, "explore-from").click()
     idle(browser)
     assert tree(browser) == ([(0, None, ""), (1, 0, "-mem2reg"), (2, 1, "-gvn")], [2])
-    assert shown(browser, "ir") == expected[2]["ir"]
+    assert shown(browser, "text") == expected[2]["ir"]
     assert console_errors(browser) == []
 
 
@@ -214,6 +214,6 @@ def test_page_without_a_database_and_its_errors(browser):
         browser.find_element(By.ID, "start").click()
         idle(browser)
         qsort = episode([], benchmark="benchmark://builtin-v0/qsort")[0]
-        assert shown(browser, "instruction-count") == str(qsort["ir_instruction_count"])
+        assert shown(browser, "headline") == str(qsort["ir_instruction_count"])
         assert tree(browser) == ([(0, None, "")], [0])
         assert console_errors(browser) == []

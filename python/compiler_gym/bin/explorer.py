@@ -1,30 +1,34 @@
-"""The explorer: a web page over the LLVM environments, and over a database of what was explored.
+"""The explorer: a web page over an environment, and over a database of what was explored.
 
     python -m compiler_gym.bin.explorer [--port 5000] [--db explored.db]    (compiler_gym-explorer)
 
 Serves, on 127.0.0.1 unless told otherwise, a page where a person picks a benchmark and a reward,
 takes actions, sees the tree of the actions taken with their rewards, the cumulative reward, the
-Autophase and InstCount features as charts and the current state's IR, and goes back to any
-earlier state to take another action from there. With ``--db`` (a database of
-:class:`~compiler_gym.wrappers.SynchronousSqliteLogger` or ``make_logged_vec``) the page also
-shows what was explored, per benchmark, as a tree.
+state's headline number, features as charts and text (what the env's family names in its
+``state_summary``: for LLVM the instruction count, Autophase and InstCount, and the IR; for GCC
+the object size, instruction counts and assembly; for loop_tool the GFLOP/s and the loop tree),
+and goes back to any earlier state to take another action from there. With ``--db`` (a database
+of :class:`~compiler_gym.wrappers.SynchronousSqliteLogger` or ``make_logged_vec``, whose states
+are LLVM's) the page also shows what was explored, per benchmark, as a tree.
 
 The JSON API, in CompilerGym's shape (``ACTIONS``: comma-separated action indices or flags,
 ``-`` for none; ``BENCHMARK``: a URI, percent-encoded or not):
 
 - ``GET /api/v4/describe``: actions (flag to index), observation and reward spaces, datasets,
-  feature names, the database's path (or null);
+  what a state shows (``state``: its headline, text and features' keys and titles), feature
+  names, the database's path (or null);
 - ``GET /api/v4/start/REWARD/ACTIONS/BENCHMARK``: a new session, its states (the start state,
   then one per action);
 - ``GET /api/v4/step/SESSION/ACTIONS?from=NODE&ir=1``: one state per action, taken from
-  state ``NODE`` of the session's tree (default: the last one returned); ``ir=1`` adds the IR
-  of the last state;
+  state ``NODE`` of the session's tree (default: the last one returned); ``ir=1`` adds the
+  text of the last state (LLVM's IR, GCC's assembly, ...);
 - ``GET /api/v4/state/SESSION/NODE?ir=1``: one state again; ``GET /api/v4/stop/SESSION``;
 - ``GET /api/v4/db``, ``/api/v4/db/tree?benchmark=URI``, ``/api/v4/db/state/STATE_ID``: the
   database's benchmarks, one benchmark's states as a tree, one state's features and IR.
 
 A state is ``{id, parent, action, action_name, reward, cumulative_reward, done, state_hash,
-ir_instruction_count, commandline, autophase, instcount}`` (features as name: value). Sessions
+commandline}`` and the family's headline and features under their keys (for LLVM
+``ir_instruction_count``, ``autophase``, ``instcount``; features as name: value). Sessions
 are envs of their own, closed after ``--session-timeout`` seconds unused; at most
 ``--max-sessions`` are open. Bad input answers with a 4xx status and ``{"error": message}``.
 Session responses carry ``Server-Timing: env;dur=MS``, the time spent in the env.
@@ -51,13 +55,14 @@ from pathlib import Path
 from typing import Any, Optional
 from urllib.parse import unquote
 
+import numpy as np
+
 import compiler_gym
+from compiler_gym.envs.compiler_env import StateSummary
 from compiler_gym.errors import BenchmarkInitError
+from compiler_gym.wrappers.sqlite_logger import LOGGED_SPACES
 
 STATIC_DIR = Path(__file__).parent / "explorer_static"
-
-# The observations of every state: the features the page charts, and what names a state.
-STATE_SPACES = ["Autophase", "InstCount", "IrInstructionCount", "IrSha1"]
 
 
 class ExplorerError(Exception):
@@ -126,19 +131,12 @@ class Session:
     """One person's episode tree on one env. Its methods do the env's work and run on worker
     threads, one at a time (the server holds :attr:`lock` around them)."""
 
-    def __init__(
-        self,
-        session_id: str,
-        env: Any,
-        reward_space: str,
-        max_nodes: int,
-        feature_names: dict[str, list[str]],
-    ):
+    def __init__(self, session_id: str, env: Any, reward_space: str, max_nodes: int):
         self.id = session_id
         self.env = env
         self.reward_space = reward_space
         self.max_nodes = max_nodes
-        self.feature_names = feature_names
+        self.summary: StateSummary = env.state_summary
         self.nodes: list[Node] = []
         self.latest = 0  # the last state returned: where a step without ``from`` starts
         self.env_at: Optional[int] = None  # the node the env is in (None: unknown)
@@ -156,6 +154,8 @@ class Session:
 
     def _payload(self, node: Node, reward: Optional[float], values: Optional[list]) -> dict:
         flags = self.env.action_space.flags
+        summary = self.summary
+        headline = summary.headline[0]
         payload = {
             "id": node.id,
             "parent": node.parent,
@@ -164,22 +164,17 @@ class Session:
             "reward": None if reward is None else _finite(reward),
             "cumulative_reward": _finite(node.cumulative_reward),
             "done": node.done,
-            "state_hash": None,
-            "ir_instruction_count": None,
+            "state_hash": node.state_hash,
+            headline: None,
             "commandline": self.env.action_space.to_string(node.actions),
-            "autophase": None,
-            "instcount": None,
+            **{key: None for key, _, _ in summary.features},
         }
         if values is not None:
-            autophase, instcount, count, sha1 = values
-            payload["autophase"] = dict(
-                zip(self.feature_names["autophase"], autophase.tolist(), strict=True)
-            )
-            payload["instcount"] = dict(
-                zip(self.feature_names["instcount"], instcount.tolist(), strict=True)
-            )
-            payload["ir_instruction_count"] = int(count)
-            payload["state_hash"] = sha1
+            value = values[len(summary.identity)]
+            payload[headline] = _finite(float(value)) if isinstance(value, float) else int(value)
+            features = values[len(summary.identity) + 1 :]
+            for (key, _, _), feature in zip(summary.features, features, strict=True):
+                payload[key] = {name: np.asarray(v).item() for name, v in feature.items()}
         return payload
 
     def _add(
@@ -195,7 +190,11 @@ class Session:
             actions=(base.actions + (action,)) if base else (),
             cumulative_reward=(base.cumulative_reward + reward) if base else 0.0,
             done=done,
-            state_hash=values[3] if values is not None else None,
+            state_hash=(
+                None
+                if values is None
+                else self.summary.state_hash(values[: len(self.summary.identity)])
+            ),
             payload={},
         )
         node.payload = self._payload(node, reward if base else None, values)
@@ -206,8 +205,8 @@ class Session:
 
     def _goto(self, node_id: int) -> None:
         """Puts the env in a node's state: steps forward from where it is when the node lies
-        below, replays the node's actions from a reset otherwise (LLVM passes are
-        deterministic; the state's hash checks it)."""
+        below, replays the node's actions from a reset otherwise (actions are deterministic;
+        the state's hash checks it)."""
         if self.env_at == node_id:
             return
         target = self.nodes[node_id]
@@ -221,7 +220,8 @@ class Session:
         if todo:
             # With the env's reward space: the next step's reward counts from this state.
             self._env(self.env.multistep, list(todo))
-        if self._env(self.env.observation.__getitem__, "IrSha1") != target.state_hash:
+        identity = [self._env(self.env.observation.__getitem__, o) for o in self.summary.identity]
+        if self.summary.state_hash(identity) != target.state_hash:
             raise ExplorerError(500, f"replaying state {node_id} did not reach the same state")
         self.env_at = node_id
 
@@ -229,7 +229,7 @@ class Session:
         """Resets the env and takes ``actions``: the start state and one state per action."""
         self.env_seconds = 0.0
         self._env(self.env.reset)
-        values = self._env(lambda: [self.env.observation[s] for s in STATE_SPACES])
+        values = self._env(lambda: [self.env.observation[s] for s in self.summary.spaces])
         root = self._add(None, None, 0.0, False, values)
         self.env_at = root.id
         if not actions:
@@ -258,7 +258,7 @@ class Session:
                 observations, rewards, done, info = self._env(
                     self.env.step,
                     action,
-                    observation_spaces=STATE_SPACES,
+                    observation_spaces=self.summary.spaces,
                     reward_spaces=[self.reward_space],
                 )
                 failed = bool(done and info.get("error_type"))
@@ -282,13 +282,15 @@ class Session:
 
     def _with_ir(self, node_id: int) -> dict:
         node = self.nodes[node_id]
+        key = self.summary.text[0]
         if node.state_hash is None:  # a state the episode ended in with an error
-            return {**node.payload, "ir": None}
+            return {**node.payload, key: None}
         self._goto(node_id)
-        return {**node.payload, "ir": self._env(self.env.observation.__getitem__, "Ir")}
+        text = self._env(self.env.observation.__getitem__, self.env.render_observation)
+        return {**node.payload, key: text}
 
     def state(self, node_id: int, include_ir: bool) -> dict:
-        """A state of the tree again, with its IR when asked for."""
+        """A state of the tree again, with its text (IR, assembly, ...) when asked for."""
         self.env_seconds = 0.0
         self._check_node(node_id)
         return self._with_ir(node_id) if include_ir else self.nodes[node_id].payload
@@ -499,6 +501,8 @@ def describe_env(env_id: str, max_benchmarks: int) -> dict:
     is not installed is listed without benchmarks: listing them would install it (a download or
     an extraction of minutes) before the server could answer; its benchmarks still start by URI."""
     with compiler_gym.make(env_id) as env:
+        if env.state_summary is None:
+            raise ExplorerError(400, f"{env_id}'s family names no state_summary to show")
         env.reset()
         datasets = []
         for dataset in env.datasets:
@@ -517,19 +521,24 @@ def describe_env(env_id: str, max_benchmarks: int) -> dict:
                     "truncated": unknown_size or dataset.size > len(uris),
                 }
             )
+        summary = env.state_summary
         return {
             "env": env_id,
             "actions": {flag: i for i, flag in enumerate(env.action_space.flags)},
             "observations": list(env.observation.spaces),
             "rewards": list(env.reward.spaces),
             "default_benchmark": str(env.benchmark.uri),
-            "default_reward": "IrInstructionCountOz",
+            "default_reward": env.gymnasium_reward,
             "datasets": datasets,
-            # The names of the env's dict spaces, in the order of the feature vectors.
-            "features": {
-                "autophase": list(env.observation["AutophaseDict"]),
-                "instcount": list(env.observation["InstCountDict"]),
+            # What the page shows of a state: the keys of a state's headline, text, features.
+            "state": {
+                "headline": {"key": summary.headline[0], "label": summary.headline[1]},
+                "text": {"key": summary.text[0], "label": summary.text[1]},
+                "features": [{"key": k, "title": t} for k, t, _ in summary.features],
             },
+            # The names in the start state's features, in order (a database's feature vectors
+            # follow them).
+            "features": {k: list(env.observation[o]) for k, _, o in summary.features},
         }
 
 
@@ -632,6 +641,11 @@ def create_app(config: ExplorerConfig):
     sessions = Sessions(config.max_sessions, config.session_timeout)
     info = describe_env(config.env, config.max_benchmarks_per_dataset)
     flags = list(info["actions"])
+    missing = [o for o in LOGGED_SPACES if o not in info["observations"]]
+    if config.db and missing:
+        raise ExplorerError(
+            400, f"the database holds LLVM states; {config.env} has no {', '.join(missing)}"
+        )
     database = ExploredDatabase(config.db, flags, info["features"]) if config.db else None
     info["database"] = str(config.db) if config.db else None  # the page asks for it when set
 
@@ -699,7 +713,7 @@ def create_app(config: ExplorerConfig):
             raise ExplorerError(404, str(e).strip("'\"")) from e
         except (OSError, ValueError) as e:
             raise ExplorerError(400, f"benchmark {benchmark} cannot be used: {e}") from e
-        session = Session(secrets.token_hex(8), env, reward, config.max_nodes, info["features"])
+        session = Session(secrets.token_hex(8), env, reward, config.max_nodes)
         try:
             states = session.start(actions, ir)
         except BenchmarkInitError as e:
@@ -797,7 +811,7 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000, help="port (default 5000; 0: any free)")
-    parser.add_argument("--env", default="llvm-v0", help="an LLVM environment id (default llvm-v0)")
+    parser.add_argument("--env", default="llvm-v0", help="an environment id (default llvm-v0)")
     parser.add_argument("--db", type=Path, help="a database of SqliteWriter to show")
     parser.add_argument("--max-sessions", type=int, default=16, help="open sessions at most")
     parser.add_argument(
@@ -816,9 +830,6 @@ def main(argv=None) -> int:
             f"error: the explorer needs {e.name}: pip install 'compiler_gym[explorer]'",
             file=sys.stderr,
         )
-        return 2
-    if not args.env.startswith("llvm-"):
-        print(f"error: the explorer shows LLVM environments, not {args.env}", file=sys.stderr)
         return 2
     if args.db is not None and not args.db.is_file():
         print(f"error: no database {args.db}", file=sys.stderr)

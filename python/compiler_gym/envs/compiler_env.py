@@ -5,11 +5,14 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import hashlib
+import json
 import math
 import os
 import time
 import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 import gymnasium
@@ -76,6 +79,36 @@ class _Closed:
         raise ServiceIsClosed(f"the {self._name} is closed")
 
 
+@dataclass(frozen=True)
+class StateSummary:
+    """What a tool that shows states (the explorer) observes of each, as a family says it:
+
+    - ``identity``: observations whose values identify a state (one is used as the state's
+      hash itself; several are hashed together);
+    - ``headline``: ``(key, label, observation)``, the number shown for each state;
+    - ``text``: ``(key, label)`` of the family's ``render_observation``;
+    - ``features``: ``(key, title, observation)`` of dict-valued observations to chart.
+    """
+
+    identity: tuple[str, ...]
+    headline: tuple[str, str, str]
+    text: tuple[str, str]
+    features: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def spaces(self) -> list[str]:
+        """The observations of every state, in the order :meth:`state_hash` and tools read
+        them: the identity, the headline, then the features."""
+        return [*self.identity, self.headline[2], *(f[2] for f in self.features)]
+
+    def state_hash(self, identity_values: Sequence[Any]) -> str:
+        """The state's hash from its identity observations' values."""
+        if len(identity_values) == 1:
+            return str(identity_values[0])
+        text = json.dumps([np.asarray(v).tolist() for v in identity_values])
+        return hashlib.sha1(text.encode()).hexdigest()
+
+
 class CompilerEnv:
     """A compiler optimization environment with CompilerGym's API.
 
@@ -87,7 +120,8 @@ class CompilerEnv:
     A family's subclass, the one in ``compiler_gym.envs.<family>_env`` whose ``family`` names
     the engine's family, says what the generic layers need of it: the spaces Gymnasium uses
     when an id has no default observation or reward (``gymnasium_observation``,
-    ``gymnasium_reward``) and the text observation ``render()`` shows (``render_observation``).
+    ``gymnasium_reward``), the text observation ``render()`` shows (``render_observation``)
+    and what tools that show states observe of each (``state_summary``).
     """
 
     family: Optional[str] = None
@@ -95,6 +129,7 @@ class CompilerEnv:
     gymnasium_observation: Optional[str] = None
     gymnasium_reward: Optional[str] = None
     render_observation: Optional[str] = None
+    state_summary: Optional[StateSummary] = None
 
     def __init__(
         self,

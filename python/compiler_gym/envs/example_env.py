@@ -24,7 +24,7 @@ import numpy as np
 
 from compiler_gym.datasets import Benchmark, Dataset, Datasets
 from compiler_gym.datasets.benchmark import BenchmarkUri
-from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.compiler_env import CompilerEnv, StateSummary
 
 
 class ExampleDataset(Dataset):
@@ -58,6 +58,12 @@ class ExampleEnv(CompilerEnv):
     gymnasium_observation = "values"
     gymnasium_reward = "inversions"
     render_observation = "program"
+    # What the explorer shows of a state: identified by its list, headed by the inversions.
+    state_summary = StateSummary(
+        identity=("program",),
+        headline=("inversions", "Inversions", "inversions"),
+        text=("program", "List"),
+    )
 
     def __init__(self, env_id: str = "example-v0", datasets: Optional[Datasets] = None, **kwargs):
         super().__init__(env_id, datasets=datasets or Datasets([ExampleDataset()]), **kwargs)

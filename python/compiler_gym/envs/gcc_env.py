@@ -23,7 +23,7 @@ from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.pypi_c import PypiCDataset
-from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.compiler_env import CompilerEnv, StateSummary
 from compiler_gym.errors import EnvironmentNotSupported, ServiceError
 from compiler_gym.spaces import EngineReward
 
@@ -151,6 +151,13 @@ class GccEnv(CompilerEnv):
     gymnasium_observation = "choices"
     gymnasium_reward = "obj_size"
     render_observation = "asm"
+    # Actions that leave the object file as it was reach the same state, as in LLVM's IrSha1.
+    state_summary = StateSummary(
+        identity=("obj_hash",),
+        headline=("obj_size", "Object bytes", "obj_size"),
+        text=("asm", "Assembly"),
+        features=(("instruction_counts", "Instruction counts", "instruction_counts"),),
+    )
 
     def __init__(
         self,

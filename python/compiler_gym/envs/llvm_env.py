@@ -17,7 +17,7 @@ from compiler_gym.datasets.make_benchmark import (
     make_benchmark_from_source,
 )
 from compiler_gym.datasets.pypi_c import PypiCDataset
-from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.compiler_env import CompilerEnv, StateSummary
 from compiler_gym.spaces import Commandline, Sequence
 
 # CompilerGym's send_param names for the runtime settings: whether each sets or reads, and the
@@ -104,6 +104,15 @@ class LlvmEnv(CompilerEnv):
     gymnasium_observation = "Autophase"
     gymnasium_reward = "IrInstructionCountOz"
     render_observation = "Ir"
+    state_summary = StateSummary(
+        identity=("IrSha1",),
+        headline=("ir_instruction_count", "Instructions", "IrInstructionCount"),
+        text=("ir", "IR"),
+        features=(
+            ("autophase", "Autophase", "AutophaseDict"),
+            ("instcount", "InstCount", "InstCountDict"),
+        ),
+    )
 
     def __init__(self, env_id: str = "llvm-v0", datasets: Optional[Datasets] = None, **kwargs):
         super().__init__(env_id, datasets=datasets or llvm_datasets(), **kwargs)

@@ -30,7 +30,7 @@ import numpy as np
 from compiler_gym import _C
 from compiler_gym.datasets import Benchmark, Dataset, Datasets
 from compiler_gym.datasets.benchmark import BenchmarkUri
-from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.compiler_env import CompilerEnv, StateSummary
 
 # The programs each dataset lists (any other valid program path works too): the pointwise add
 # at powers of two, then the larger kernels at sizes that fill a GPU.
@@ -114,6 +114,11 @@ class LoopToolEnv(CompilerEnv):
     gymnasium_observation = "action_state"
     gymnasium_reward = "flops"
     render_observation = "loop_tree"
+    state_summary = StateSummary(
+        identity=("loop_tree", "action_state"),
+        headline=("flops", "GFLOP/s", "flops"),
+        text=("loop_tree", "Loop tree"),
+    )
 
     def __init__(self, env_id: str = "loop_tool-v0", datasets: Optional[Datasets] = None, **kwargs):
         super().__init__(env_id, datasets=datasets or loop_tool_datasets(), **kwargs)

@@ -304,7 +304,7 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
 
 
 # What a logged state needs from the engine, beside the caller's own observation space.
-_LOGGED_SPACES = ("IrSha1", "IrInstructionCount", "Autophase", "InstCount")
+LOGGED_SPACES = ("IrSha1", "IrInstructionCount", "Autophase", "InstCount")
 
 
 def _host(value: Any) -> Any:
@@ -369,7 +369,7 @@ class SqliteLoggedVecEnv(CompilerVecEnv):
             )
         if "extra_observation_spaces" in kwargs:
             raise TypeError("SqliteLoggedVecEnv sets extra_observation_spaces itself")
-        spaces = list(_LOGGED_SPACES) + (["Ir"] if log_ir else [])
+        spaces = list(LOGGED_SPACES) + (["Ir"] if log_ir else [])
         super().__init__(id, num_envs, extra_observation_spaces=spaces, **kwargs)
         if self._reward_space is None:
             self.close()

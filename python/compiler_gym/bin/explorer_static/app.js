@@ -7,7 +7,7 @@ import { formatReward, renderTree } from "./tree.js";
 const $ = (id) => document.getElementById(id);
 
 // The two views. Nodes are the API's states, indexed by id; `current` is the one shown.
-const live = { session: null, nodes: [], current: null, ir: new Map() };
+const live = { session: null, nodes: [], current: null, texts: new Map() };
 const db = { benchmark: null, nodes: [], current: null, details: new Map() };
 let describe = null;
 let mode = "live";
@@ -75,6 +75,15 @@ async function setup() {
   benchmarks.value = describe.default_benchmark;
   for (const reward of describe.rewards) $("reward").appendChild(new Option(reward, reward));
   $("reward").value = describe.default_reward;
+  // What a state shows is the env family's: its headline number, text and feature charts.
+  $("headline-label").textContent = describe.state.headline.label;
+  $("text-label").textContent = describe.state.text.label;
+  for (const feature of describe.state.features) {
+    const panel = $("feature-panel").content.firstElementChild.cloneNode(true);
+    panel.querySelector(".title").textContent = feature.title;
+    panel.querySelector(".bars").id = `${feature.key}-chart`;
+    $("text-panel").before(panel);
+  }
   fillActions("");
   if (describe.database) setupDatabase(await api("/api/v4/db"));
 }
@@ -86,10 +95,11 @@ function setupDatabase(summary) {
 }
 
 function absorb(states) {
+  const key = describe.state.text.key;
   for (const state of states) {
-    const { ir, ...rest } = state;
+    const { [key]: text, ...rest } = state;
     live.nodes[state.id] = rest;
-    if (ir !== undefined) live.ir.set(state.id, ir);
+    if (text !== undefined) live.texts.set(state.id, text);
   }
   live.current = states[states.length - 1].id;
 }
@@ -99,7 +109,7 @@ async function start(benchmark, actions = []) {
   const reward = encodeURIComponent($("reward").value);
   const taken = actions.length ? actions.join(",") : "-";
   const body = await api(`/api/v4/start/${reward}/${taken}/${encodeURIComponent(benchmark)}?ir=1`);
-  Object.assign(live, { session: body.session_id, nodes: [], current: null, ir: new Map() });
+  Object.assign(live, { session: body.session_id, nodes: [], current: null, texts: new Map() });
   absorb(body.states);
 }
 
@@ -117,9 +127,9 @@ async function step() {
 
 async function selectLive(id) {
   live.current = id;
-  if (!live.ir.has(id)) {
+  if (!live.texts.has(id)) {
     const body = await api(`/api/v4/state/${live.session}/${id}?ir=1`);
-    live.ir.set(id, body.state.ir);
+    live.texts.set(id, body.state[describe.state.text.key]);
   }
 }
 
@@ -167,30 +177,31 @@ function render() {
   $("tree-size").textContent = count ? `${count} states${more}` : "";
   setNumber("cumulative-reward", node?.cumulative_reward, (v) => v.toFixed(4));
   setNumber("reward-value", node?.reward, formatReward);
-  setNumber("instruction-count", node?.ir_instruction_count, String);
+  setNumber("headline", describe ? node?.[describe.state.headline.key] : null, String);
   $("state-title").textContent = node ? `#${node.id} ${node.state_hash ? node.state_hash.slice(0, 12) : ""}` : "";
   let features = null;
   let previous = null;
-  let ir = "";
+  let text = "";
   if (isLive) {
     $("commandline").textContent = node?.commandline ?? "–";
     features = node;
     previous = parent;
-    ir = node ? live.ir.get(node.id) ?? "" : "";
-    if (node?.error) ir = `The episode ended in an error: ${node.error}`;
+    text = node ? live.texts.get(node.id) ?? "" : "";
+    if (node?.error) text = `The episode ended in an error: ${node.error}`;
   } else {
     $("commandline").textContent = node ? node.actions.map(flagOf).join(" ") || "(the start state)" : "–";
     features = node ? db.details.get(node.state_hash) : null;
     previous = parent ? db.details.get(parent.state_hash) : null;
-    ir = features ? features.ir ?? "The database holds no IR of this state (log it with log_ir=True)." : "";
+    text = features ? features.ir ?? "The database holds no IR of this state (log it with log_ir=True)." : "";
   }
-  renderBars($("autophase-chart"), features?.autophase, previous?.autophase);
-  renderBars($("instcount-chart"), features?.instcount, previous?.instcount);
+  for (const { key } of describe?.state.features ?? []) {
+    renderBars($(`${key}-chart`), features?.[key], previous?.[key]);
+  }
   renderLine(
     $("reward-chart"),
     node ? path(view.nodes, node.id).map((n) => ({ value: n.cumulative_reward })) : [],
   );
-  $("ir").textContent = ir;
+  $("text").textContent = text;
   $("step").disabled = !(isLive && live.session && node && !node.done);
   $("action").disabled = !live.session;
   $("back").disabled = !(isLive && parent);
