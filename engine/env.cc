@@ -63,7 +63,7 @@ Status Env::CheckActions(std::span<const int> actions) const {
 }
 
 StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
-  if (!in_episode_) return NoEpisode("step() called before reset()");
+  if (!in_episode_) return NoEpisode("Must call reset() before step()");  // CompilerGym's words
   if (episode_over_) return NoEpisode("the episode is over; call reset()");
   RETURN_IF_ERROR(CheckActions(actions));
   ASSIGN_OR_RETURN(StepOutcome outcome, DoStep(actions));

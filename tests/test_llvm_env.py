@@ -306,7 +306,7 @@ def test_bad_benchmarks_raise_typed_errors(tmp_path):
 
 def test_step_before_reset_raises():
     with compiler_gym.make("llvm-v0") as env:
-        with pytest.raises(SessionNotFound):
+        with pytest.raises(SessionNotFound, match=r"Must call reset\(\) before step\(\)"):
             env.step(0)
 
 
