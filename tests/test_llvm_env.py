@@ -1,5 +1,6 @@
 """The CompilerGym API of the LLVM environment: steps, observations, rewards, fork, errors."""
 
+import subprocess
 import time
 
 import numpy as np
@@ -235,6 +236,24 @@ def test_lexed_ir_tuple_is_lexed_irs_tokens(env, tmp_path):
     assert LexedIrTuple(tmp_path / "module.bc") == tokens
     with env.fork() as fork:
         assert fork.observation["LexedIrTuple"] == tokens
+
+
+def test_third_party_llvm_tools_are_the_engines_llvm(env, tmp_path):
+    from compiler_gym.third_party import llvm
+
+    version = subprocess.run([llvm.opt_path(), "--version"], capture_output=True, text=True)
+    assert "LLVM version 19." in version.stdout
+    assert llvm.download_llvm_files() == llvm.opt_path().parent.parent
+    # opt's mem2reg on the env's bitcode gives the module the env's -mem2reg gives.
+    env.write_bitcode(tmp_path / "in.bc")
+    subprocess.run(
+        [llvm.opt_path(), "-passes=mem2reg", tmp_path / "in.bc", "-o", tmp_path / "out.bc"],
+        check=True,
+    )
+    env.step(env.action_space["-mem2reg"])
+    with compiler_gym.make("llvm-v0", benchmark=f"file://{tmp_path / 'out.bc'}") as other:
+        other.reset()
+        assert other.observation["IrInstructionCount"] == env.observation["IrInstructionCount"]
 
 
 def test_fork_steps_like_original(env):
