@@ -174,7 +174,11 @@ class Session:
             payload[headline] = _finite(float(value)) if isinstance(value, float) else int(value)
             features = values[len(summary.identity) + 1 :]
             for (key, _, _), feature in zip(summary.features, features, strict=True):
-                payload[key] = {name: np.asarray(v).item() for name, v in feature.items()}
+                # JSON takes Python numbers: NumPy scalars become theirs.
+                payload[key] = {
+                    name: v.item() if isinstance(v, np.generic) else v
+                    for name, v in feature.items()
+                }
         return payload
 
     def _add(
