@@ -438,6 +438,13 @@ def test_other_families_show_their_own_state_summary():
         # "up" in select mode moved the cursor, not the loops: the same loop tree, another
         # state. (The mode is no observation, so toggle_mode alone keeps the hash.)
         assert states[1]["state_hash"] == states[0]["state_hash"] != states[2]["state_hash"]
+        # A CUDA benchmark on a machine without a GPU is the client's to change: 400.
+        from compiler_gym.envs.loop_tool import devices
+
+        if devices()["cuda"]:
+            uri = quote("benchmark://loop_tool-cuda-v0/1024", safe="")
+            response = client.get(f"/api/v4/start/flops/-/{uri}")
+            assert response.status_code == 400 and "NVIDIA GPU" in response.json()["error"]
 
 
 def test_an_env_without_a_state_summary_is_refused(monkeypatch):

@@ -59,7 +59,7 @@ import numpy as np
 
 import compiler_gym
 from compiler_gym.envs.compiler_env import StateSummary
-from compiler_gym.errors import BenchmarkInitError
+from compiler_gym.errors import BenchmarkInitError, EnvironmentNotSupported
 from compiler_gym.wrappers.sqlite_logger import LOGGED_SPACES
 
 STATIC_DIR = Path(__file__).parent / "explorer_static"
@@ -720,7 +720,7 @@ def create_app(config: ExplorerConfig):
         session = Session(secrets.token_hex(8), env, reward, config.max_nodes)
         try:
             states = session.start(actions, ir)
-        except BenchmarkInitError as e:
+        except (BenchmarkInitError, EnvironmentNotSupported) as e:  # a CUDA one without a GPU
             session.close()
             raise ExplorerError(400, f"benchmark {benchmark} cannot be used: {e}") from e
         except BaseException:
