@@ -176,6 +176,14 @@ def test_missing_or_non_gcc_compilers_are_typed_errors():
     with compiler_gym.make("gcc-v0", gcc_bin="gcc-12") as env:
         env.reset()
         assert env.command_line.startswith("gcc-12 ")
+    # A path runs as given, through its links: GCC names itself after it, as for CompilerGym's
+    # `gcc_bin --version` (the file /usr/bin/gcc links to calls itself x86_64-linux-gnu-gcc-12).
+    path = shutil.which("gcc")
+    with compiler_gym.make("gcc-v0", gcc_bin=path) as env:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
+        assert env.compiler_version == version.splitlines()[0]
+        assert env.compiler_version.startswith("gcc ")
+        assert env.gcc_spec.gcc.path == path
 
 
 def test_a_failing_compile_ends_the_episode_and_the_env_resets(env):

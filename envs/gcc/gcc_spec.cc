@@ -6,6 +6,7 @@
 #include <charconv>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -260,9 +261,12 @@ StatusOr<std::string> ResolveExecutable(const std::string& command) {
   if (command.empty()) return InvalidArgument("empty compiler command");
   if (command.find('/') != std::string::npos) {
     if (!executable(command)) return NotFound("no executable " + command);
-    char resolved[PATH_MAX];
-    if (::realpath(command.c_str(), resolved) == nullptr) return NotFound("no file " + command);
-    return std::string(resolved);
+    // Absolute, but through the links as given: GCC names itself after the path it was run
+    // by (--version of /usr/bin/gcc says "gcc", of the file it links to "x86_64-...-gcc-12").
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(command, error);
+    if (error) return NotFound("no file " + command + ": " + error.message());
+    return absolute.lexically_normal().string();
   }
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");

@@ -64,7 +64,8 @@ StatusOr<GccSpec> ParseGccSpec(std::string_view optimizers_help, std::string_vie
 // (its output does not parse) or older than GCC 5.
 StatusOr<std::shared_ptr<const GccSpec>> LoadGccSpec(const std::string& gcc_bin);
 
-// A command on $PATH (or a path with a slash) as an absolute executable path; kNotFound else.
+// A command on $PATH (or a path with a slash) as an absolute executable path, its links kept;
+// kNotFound else.
 StatusOr<std::string> ResolveExecutable(const std::string& command);
 
 }  // namespace compiler_gym::gcc_env
