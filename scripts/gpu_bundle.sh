@@ -36,7 +36,7 @@ echo "[gpu_bundle] the package for Python $VERSION ($PY)"
 # Pure-Python dependencies that the device's image lacks (it has numpy, scipy, networkx,
 # tqdm, tabulate, filelock, torch, pytest), at the versions this machine tests with.
 deps=()
-for name in gymnasium farama-notifications platformdirs; do
+for name in gymnasium farama-notifications platformdirs absl-py; do
   deps+=("$name==$(python3 -c "import importlib.metadata as m; print(m.version('$name'))")")
 done
 "$PY" -m pip download -q --no-deps --only-binary=:all: -d "$STAGE/wheels" "${deps[@]}"
