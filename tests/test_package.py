@@ -517,3 +517,34 @@ def test_compiler_gyms_type_hint_names():
 
     assert RewardType is float and isinstance(ObservationType, typing.TypeVar)
     assert typing.get_origin(StepType) is tuple and ActionType.__name__ == "ActionType"
+
+
+def test_compiler_gym_module_paths_name_the_same_objects():
+    # CompilerGym's module paths of the classes and functions users import.
+    import importlib
+
+    import compiler_gym.datasets as datasets
+    import compiler_gym.envs.llvm as llvm
+    from compiler_gym.envs.llvm_env import LlvmEnv
+
+    expected = {
+        "compiler_gym.datasets.uri": {"BenchmarkUri": datasets.BenchmarkUri},
+        "compiler_gym.datasets.datasets": {"Datasets": datasets.Datasets},
+        "compiler_gym.datasets.files_dataset": {"FilesDataset": datasets.FilesDataset},
+        "compiler_gym.datasets.tar_dataset": {"TarDataset": datasets.TarDataset},
+        "compiler_gym.envs.llvm.llvm_env": {"LlvmEnv": LlvmEnv},
+        "compiler_gym.envs.llvm.compute_observation": {
+            "compute_observation": llvm.compute_observation
+        },
+        "compiler_gym.envs.llvm.llvm_benchmark": {
+            "make_benchmark": datasets.make_benchmark,
+            "ClangInvocation": datasets.ClangInvocation,
+            "get_system_library_flags": llvm.get_system_library_flags,
+            "merge_benchmarks": llvm.merge_benchmarks,
+            "split_benchmark_by_function": llvm.split_benchmark_by_function,
+        },
+    }
+    for module, names in expected.items():
+        imported = importlib.import_module(module)
+        for name, value in names.items():
+            assert getattr(imported, name) is value, f"{module}.{name}"
