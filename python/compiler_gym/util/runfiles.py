@@ -1,9 +1,12 @@
 """Where compiler_gym keeps its files (package data, site data, caches), and how it writes
 them."""
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Union
 
 import platformdirs
 
@@ -23,12 +26,41 @@ def site_data_path(*parts: str) -> Path:
     return Path(root).joinpath(*parts)
 
 
+@contextlib.contextmanager
+def atomic_file_write(
+    path: Path, fileobj: bool = False, mode: str = "wb"
+) -> Iterator[Union[Path, IO]]:
+    """Writes ``path`` atomically: the ``with`` block writes a temporary file beside it, which
+    replaces ``path`` in one rename when the block ends, so readers see the old file or the
+    whole new one, never a part. Yields the temporary file's path, or with ``fileobj`` the file
+    opened in ``mode``. On an exception the temporary file is removed and ``path`` is left as
+    it was. Concurrent writers do not wait for each other: the last rename wins. The new file
+    is readable by its owner only, as :mod:`tempfile` makes it."""
+    path = Path(path)
+    with tempfile.NamedTemporaryFile(
+        mode=mode, dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    ) as tmp:
+        tmp_path = Path(tmp.name)
+        try:
+            if fileobj:
+                yield tmp
+            else:
+                tmp.close()  # the caller writes the path, maybe with another program
+                yield tmp_path
+        except BaseException:
+            tmp.close()
+            tmp_path.unlink(missing_ok=True)
+            raise
+    if tmp_path.is_file():  # not when the caller moved it away
+        os.replace(tmp_path, path)
+
+
 def write_atomically(path: Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` so that readers see the whole file or none of it."""
+    """Writes ``data`` to ``path`` (its folder made if missing) so that readers see the whole
+    file or none of it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
+    with atomic_file_write(path, fileobj=True) as f:
         f.write(data)
-    Path(f.name).replace(path)
 
 
 def cache_path(*parts: str) -> Path:
