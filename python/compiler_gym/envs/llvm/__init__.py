@@ -9,34 +9,13 @@ import hashlib
 import json
 import re
 import subprocess
-from pathlib import Path
-from typing import Any, Union
+from typing import Union
 
 from compiler_gym import _C
 from compiler_gym.datasets import Benchmark, ClangInvocation, make_benchmark
 from compiler_gym.datasets.make_benchmark import make_benchmark_from_command_line
+from compiler_gym.envs.llvm.compute_observation import compute_observation
 from compiler_gym.envs.llvm_env import LlvmEnv, clang_path
-from compiler_gym.spaces import ObservationSpaceSpec
-
-
-def compute_observation(
-    observation_space: Union[str, ObservationSpaceSpec],
-    bitcode: Union[str, Path],
-    timeout: float = 300,
-) -> Any:
-    """The observation ``observation_space`` (a name or a spec) of a bitcode or IR file,
-    computed in a worker process: a file that crashes LLVM raises instead of ending this
-    process, and one that takes longer than ``timeout`` seconds raises ``TimeoutError``.
-    ``FileNotFoundError`` for a missing file, ``BenchmarkInitError`` for one LLVM cannot
-    read, ``LookupError`` for an unknown space."""
-    name = observation_space if isinstance(observation_space, str) else observation_space.id
-    path = Path(bitcode).resolve()
-    benchmark = Benchmark.from_file(f"file://{path}", str(path))
-    parameters = {"worker.step_timeout_seconds": timeout}
-    with LlvmEnv(isolation="process", parameters=parameters) as env:
-        env.observation._spec(name)  # an unknown name fails before any work
-        env.reset(benchmark=benchmark)
-        return env.observation[name]
 
 
 @functools.cache
