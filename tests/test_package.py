@@ -9,10 +9,12 @@ import numpy as np
 
 
 def test_import_compiler_gym_does_not_import_torch_or_the_rl_libraries():
-    # A single env needs none of them; make_vec imports torch with its first batch.
+    # A single env needs none of them; make_vec imports torch with its first batch, and
+    # networkx comes with the first graph space (an LLVM env's ProGraML).
     code = (
         "import sys, compiler_gym\n"
-        "heavy = ('torch', 'torchrl', 'stable_baselines3', 'matplotlib', 'nevergrad')\n"
+        "heavy = ('torch', 'torchrl', 'stable_baselines3', 'matplotlib', 'nevergrad', "
+        "'networkx')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

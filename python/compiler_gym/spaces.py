@@ -12,13 +12,15 @@ import shlex
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Optional
 
 import gymnasium
-import networkx
 import numpy as np
 
 from compiler_gym.util.names import did_you_mean
+
+if TYPE_CHECKING:  # networkx is imported where graphs are made: it took a third of the
+    import networkx  # time of `import compiler_gym`
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -399,6 +401,8 @@ def _gym_space(spec: dict) -> gymnasium.spaces.Space:
         )
         return gymnasium.spaces.Sequence(element, stack=True)
     if kind == "graph":
+        import networkx
+
         return _AnySpace(name, networkx.MultiDiGraph, networkx.MultiDiGraph())
     if kind == "text":
         return _AnySpace(name, str, "")
@@ -416,6 +420,8 @@ def graph_to_networkx(graph: dict) -> networkx.MultiDiGraph:
     node text's vocabulary id); edges carry ``flow`` and ``position``, with keys numbering
     parallel edges in order, as in ``ProgramlJson``.
     """
+    import networkx
+
     g = networkx.MultiDiGraph()
     columns = zip(
         graph["node_type"].tolist(),
@@ -510,6 +516,8 @@ class ObservationSpaceSpec(_NamedSpace):
         if self.kind == "ragged":
             return np.zeros((0,) + self.space.feature_space.shape, self.space.feature_space.dtype)
         if self.kind == "graph":
+            import networkx
+
             return networkx.MultiDiGraph()
         return {"scalar": 0, "text": "", "bytes": b"", "dict": {}}.get(self.kind)
 
