@@ -46,13 +46,16 @@ class Gcc:
     ``FileNotFoundError`` when ``bin`` names no executable; CompilerGym's ``docker:IMAGE``
     compilers are ``EnvironmentNotSupported`` (GCC runs locally here)."""
 
-    def __init__(self, bin: Union[str, Path], spec: Optional[GccSpec] = None):
+    def __init__(
+        self, bin: Union[str, Path], spec: Optional[GccSpec] = None, path: Optional[str] = None
+    ):
+        """``path``: the executable, when the engine has resolved ``bin`` already."""
         self.bin = str(bin)
         if self.bin.startswith("docker:"):
             raise EnvironmentNotSupported(
                 f"{self.bin}: docker images are not supported; pass a local GCC as gcc_bin"
             )
-        path = shutil.which(self.bin)
+        path = path or shutil.which(self.bin)
         if path is None:
             raise FileNotFoundError(f"GCC binary not found: {self.bin}")
         self.path = path
@@ -200,10 +203,9 @@ class GccEnv(CompilerEnv):
                 )
                 for o in raw["options"]
             )
-            gcc = Gcc.__new__(Gcc)  # the engine resolved the binary already
-            gcc.bin, gcc.path = raw["gcc_bin"], raw["gcc"]
+            gcc = Gcc(raw["gcc_bin"], path=raw["gcc"])
             self._gcc_spec = GccSpec(gcc, raw["gcc_bin"], raw["version"], options)
-            gcc._spec = self._gcc_spec
+            gcc._spec = self._gcc_spec  # each names the other
         return self._gcc_spec
 
     def send_param(self, key: str, value: Any, resend_on_reset: bool = False) -> str:
