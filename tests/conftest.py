@@ -1,6 +1,9 @@
 """Shared fixtures for the integration tests."""
 
+import functools
+import http.server
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -28,3 +31,22 @@ def opt19():
 
 def fixture_uri(name: str) -> str:
     return f"file://{DATA / name}"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def http_dir(tmp_path):
+    """A directory served over HTTP on loopback: yields (directory, base URL)."""
+    served = tmp_path / "www"
+    served.mkdir()
+    handler = functools.partial(_QuietHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield served, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()

@@ -1,12 +1,9 @@
 """The user's own programs: folders, tarballs and manifests of URLs (served on loopback),
 and benchmarks from a compiler command line."""
 
-import functools
 import hashlib
-import http.server
 import json
 import tarfile
-import threading
 
 import pytest
 
@@ -38,21 +35,6 @@ def programs(tmp_path):
     (root / "sub" / "tiny.ll").write_text(IR)
     (root / "README.txt").write_text("not a program")
     return root
-
-
-@pytest.fixture
-def server(tmp_path):
-    """An HTTP server on loopback serving tmp_path/www; yields its base URL."""
-    www = tmp_path / "www"
-    www.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
-    handler.log_message = lambda *args: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
 
 
 def sha256(path) -> str:
@@ -106,14 +88,14 @@ def test_local_tarball_dataset_installs_once(programs, tmp_path, site_data):
     assert marker.stat().st_mtime_ns == stamp
 
 
-def test_tarball_over_http(programs, server, site_data):
-    www, url = server
+def test_tarball_over_http(programs, http_dir, site_data):
+    www, url = http_dir
     tarball = make_tarball(programs, www / "programs.tar.xz")
     check_dataset(TarDataset("benchmark://web-v0", f"{url}/programs.tar.xz", sha256(tarball)))
 
 
-def test_bad_tarballs_leave_nothing(tmp_path, server, site_data):
-    www, url = server
+def test_bad_tarballs_leave_nothing(tmp_path, http_dir, site_data):
+    www, url = http_dir
     (www / "corrupt.tar.gz").write_bytes(b"\x1f\x8b this is not gzip")
     cases = [
         (f"{url}/corrupt.tar.gz", None, DatasetInitError, "not a readable tarball"),
@@ -128,8 +110,8 @@ def test_bad_tarballs_leave_nothing(tmp_path, server, site_data):
         assert [p.name for p in (site_data / "user").iterdir()] == [".broken-v0.lock"]
 
 
-def test_manifest_over_http(programs, server, site_data):
-    www, url = server
+def test_manifest_over_http(programs, http_dir, site_data):
+    www, url = http_dir
     (www / "answer.c").write_text(PROGRAM)
     (www / "tiny.ll").write_text(IR)
     entries = [

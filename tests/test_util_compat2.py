@@ -2,9 +2,7 @@
 decorators, download, filesystem, parallelization, permutation}, the wrapper modules and the
 random_eval tool, on fixed inputs."""
 
-import functools
 import hashlib
-import http.server
 import importlib
 import json
 import math
@@ -285,25 +283,6 @@ def test_communicate_and_popen_kill_a_sleep_on_timeout_and_exit(tmp_path):
 
 
 # download
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def http_dir(tmp_path):
-    """A directory served over HTTP on localhost: (directory, base URL)."""
-    served = tmp_path / "served"
-    served.mkdir()
-    handler = functools.partial(_QuietHandler, directory=str(served))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield served, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
 
 
 def test_download_checks_the_sha256_and_caches(tmp_path, http_dir, monkeypatch):

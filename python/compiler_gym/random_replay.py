@@ -4,10 +4,33 @@ log each step, as CompilerGym's random search leaves them in its output director
 from __future__ import annotations
 
 import csv
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Union
+
+# The files of a random search's output directory, as CompilerGym names them.
+METADATA_FILE = "random_search.json"  # env, benchmark, reward space, best reward, settings
+PROGRESS_FILE = "random_search_progress.csv"  # (seconds, best reward) at each improvement
+BEST_ACTIONS_FILE = "random_search_best_actions.txt"  # one action name a line
+BEST_ACTIONS_PROGRESS_FILE = "random_search_best_actions_progress.csv"  # a row per step
+COMMANDLINE_FILE = "random_search_best_actions_commandline.txt"
+
+
+def read_metadata(outdir: Union[str, Path]) -> dict:
+    """The search's metadata (:data:`METADATA_FILE`) in ``outdir``; ``ValueError`` when the
+    directory is not a random search's or the file is not a JSON object."""
+    path = Path(outdir) / METADATA_FILE
+    if not path.is_file():
+        raise ValueError(f"not a random search's output directory: {outdir} (no {path.name})")
+    try:
+        metadata = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from None
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return metadata
 
 
 def replay_actions(env: Any, action_names: Sequence[str], outdir: Union[str, Path]) -> float:
@@ -27,15 +50,23 @@ def replay_actions(env: Any, action_names: Sequence[str], outdir: Union[str, Pat
         rows.append((reward, env.episode_reward, time.perf_counter() - start, name))
         if done and info.get("error_type"):
             raise ValueError(f"replaying {name} ended the episode: {info.get('error_details')}")
-    with open(outdir / "random_search_best_actions_progress.csv", "w", newline="") as f:
+    with open(outdir / BEST_ACTIONS_PROGRESS_FILE, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["reward", "cumulative reward", "runtime", "action"])
         writer.writerows(rows)
-    (outdir / "random_search_best_actions.txt").write_text("".join(f"{n}\n" for n in action_names))
-    (outdir / "random_search_best_actions_commandline.txt").write_text(env.commandline() + "\n")
+    (outdir / BEST_ACTIONS_FILE).write_text("".join(f"{n}\n" for n in action_names))
+    (outdir / COMMANDLINE_FILE).write_text(env.commandline() + "\n")
     if hasattr(env, "write_bitcode"):
         env.write_bitcode(outdir / "optimized.bc")
     return float(env.episode_reward or 0.0)
 
 
-__all__ = ["replay_actions"]
+__all__ = [
+    "BEST_ACTIONS_FILE",
+    "BEST_ACTIONS_PROGRESS_FILE",
+    "COMMANDLINE_FILE",
+    "METADATA_FILE",
+    "PROGRESS_FILE",
+    "read_metadata",
+    "replay_actions",
+]

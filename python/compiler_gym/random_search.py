@@ -12,11 +12,14 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from compiler_gym.compiler_env_state import CompilerEnvState
-from compiler_gym.random_replay import replay_actions
+from compiler_gym.random_replay import (
+    COMMANDLINE_FILE,
+    METADATA_FILE,
+    PROGRESS_FILE,
+    replay_actions,
+)
 from compiler_gym.search import random_search as search_random
 from compiler_gym.spaces import Reward
-
-_COMMANDLINE_FILE = "random_search_best_actions_commandline.txt"
 
 
 def random_search(
@@ -35,8 +38,8 @@ def random_search(
     finished search's best command line is replayed instead of searched again."""
     env = make_env()
     try:
-        if outdir is not None and skip_done and (Path(outdir) / _COMMANDLINE_FILE).is_file():
-            commandline = (Path(outdir) / _COMMANDLINE_FILE).read_text().strip()
+        if outdir is not None and skip_done and (Path(outdir) / COMMANDLINE_FILE).is_file():
+            commandline = (Path(outdir) / COMMANDLINE_FILE).read_text().strip()
             env.apply(CompilerEnvState(str(env.benchmark.uri), commandline, 0.0))
             return env
         reward = env.reward_space
@@ -94,8 +97,8 @@ def write_search_logs(
         "best_reward": reward,
         **(settings or {}),
     }
-    (outdir / "random_search.json").write_text(json.dumps(metadata, indent=2) + "\n")
-    with open(outdir / "random_search_progress.csv", "w", newline="") as f:
+    (outdir / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+    with open(outdir / PROGRESS_FILE, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["runtime_seconds", "reward"])
         writer.writerows(history)

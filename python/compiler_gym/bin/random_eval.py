@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 from pathlib import Path
 from typing import Optional
 
+from compiler_gym.random_replay import (
+    BEST_ACTIONS_FILE,
+    METADATA_FILE,
+    PROGRESS_FILE,
+    read_metadata,
+)
 from compiler_gym.util.cli import user_errors
 from compiler_gym.util.statistics import arithmetic_mean, geometric_mean
 from compiler_gym.util.tabulate import tabulate
 from compiler_gym.util.timer import humanize_duration
 
-_METADATA = "random_search.json"
-_PROGRESS = "random_search_progress.csv"
-_BEST_ACTIONS = "random_search_best_actions.txt"
 _HEADERS = ("Benchmark", "Reward space", "Best reward", "Found after", "Episodes", "#. actions")
 
 
@@ -33,11 +35,11 @@ def _search_dirs(output_dir: Path) -> list[Path]:
     ValueError when there are none."""
     if not output_dir.is_dir():
         raise ValueError(f"Directory not found: {output_dir}")
-    if (output_dir / _METADATA).is_file():
+    if (output_dir / METADATA_FILE).is_file():
         return [output_dir]
-    dirs = sorted(d for d in output_dir.iterdir() if (d / _METADATA).is_file())
+    dirs = sorted(d for d in output_dir.iterdir() if (d / METADATA_FILE).is_file())
     if not dirs:
-        raise ValueError(f"no random search logs in {output_dir} (no {_METADATA})")
+        raise ValueError(f"no random search logs in {output_dir} (no {METADATA_FILE})")
     return dirs
 
 
@@ -45,15 +47,9 @@ def _read_search(search_dir: Path) -> dict:
     """A search's row: its metadata, joined with the last row of its progress log (the final
     improvement). This package's logs say the episodes and the best reward in the metadata,
     CompilerGym's in the progress log; the actions are counted when the log lacks them."""
-    metadata_path, progress_path = search_dir / _METADATA, search_dir / _PROGRESS
-    try:
-        metadata = json.loads(metadata_path.read_text())
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{metadata_path}: not JSON ({e})") from None
-    if not isinstance(metadata, dict):
-        raise ValueError(f"{metadata_path}: not a JSON object")
+    metadata, progress_path = read_metadata(search_dir), search_dir / PROGRESS_FILE
     if not progress_path.is_file():
-        raise ValueError(f"{search_dir}: no {_PROGRESS}")
+        raise ValueError(f"{search_dir}: no {PROGRESS_FILE}")
     with open(progress_path, newline="") as f:
         rows = list(csv.DictReader(f))
     last = rows[-1] if rows else {}
@@ -62,8 +58,8 @@ def _read_search(search_dir: Path) -> dict:
         seconds = last.get("runtime_seconds")
         episodes = metadata.get("episodes", last.get("total_episode_count"))
         actions = last.get("num_passes")
-        if actions is None and (search_dir / _BEST_ACTIONS).is_file():
-            actions = len((search_dir / _BEST_ACTIONS).read_text().split())
+        if actions is None and (search_dir / BEST_ACTIONS_FILE).is_file():
+            actions = len((search_dir / BEST_ACTIONS_FILE).read_text().split())
         return {
             "benchmark": str(metadata.get("benchmark") or search_dir.name),
             "reward": metadata.get("reward") or "-",

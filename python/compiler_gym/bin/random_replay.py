@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 from pathlib import Path
 
 import compiler_gym
-from compiler_gym.random_replay import replay_actions
+from compiler_gym.random_replay import (
+    BEST_ACTIONS_FILE,
+    BEST_ACTIONS_PROGRESS_FILE,
+    METADATA_FILE,
+    read_metadata,
+    replay_actions,
+)
 from compiler_gym.util.cli import user_errors
 from compiler_gym.util.shell_format import plural
 from compiler_gym.util.tabulate import tabulate
 
-_METADATA = "random_search.json"
-_BEST_ACTIONS = "random_search_best_actions.txt"
-_PROGRESS = "random_search_best_actions_progress.csv"
 # For an LLVM env, the sizes CompilerGym's tool printed after a replay: a row's label and its
 # observation spaces at -O0, at -Oz and after the replay.
 _LLVM_SIZES = [
@@ -37,18 +39,12 @@ _LLVM_SIZES = [
 def _read_logs(output_dir: Path) -> tuple[dict, list[str]]:
     """The search's metadata and its best actions; ValueError when the directory is not a
     random search's."""
-    metadata_path, actions_path = output_dir / _METADATA, output_dir / _BEST_ACTIONS
-    for path in (metadata_path, actions_path):
-        if not path.is_file():
-            raise ValueError(
-                f"not a random search's output directory: {output_dir} (no {path.name})"
-            )
-    try:
-        metadata = json.loads(metadata_path.read_text())
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{metadata_path}: not JSON ({e})") from None
-    if not isinstance(metadata, dict):
-        raise ValueError(f"{metadata_path}: not a JSON object")
+    metadata = read_metadata(output_dir)
+    actions_path = output_dir / BEST_ACTIONS_FILE
+    if not actions_path.is_file():
+        raise ValueError(
+            f"not a random search's output directory: {output_dir} (no {actions_path.name})"
+        )
     actions = [line.strip() for line in actions_path.read_text().splitlines() if line.strip()]
     return metadata, actions
 
@@ -77,13 +73,13 @@ def main(argv=None) -> int:
     benchmark = args.benchmark or metadata.get("benchmark")
     if not env_id or not benchmark:
         missing = "env" if not env_id else "benchmark"
-        raise ValueError(f"{output_dir / _METADATA} names no {missing}: pass --{missing}")
+        raise ValueError(f"{output_dir / METADATA_FILE} names no {missing}: pass --{missing}")
 
     with compiler_gym.make(
         env_id, benchmark=benchmark, reward_space=metadata.get("reward", "default")
     ) as env:
         reward = replay_actions(env, actions, output_dir)
-        with open(output_dir / _PROGRESS, newline="") as f:
+        with open(output_dir / BEST_ACTIONS_PROGRESS_FILE, newline="") as f:
             steps = list(csv.DictReader(f))
         for i, step in enumerate(steps, start=1):
             print(
