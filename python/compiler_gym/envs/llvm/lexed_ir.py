@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Union
 
-from compiler_gym.envs.llvm import compute_observation
+from compiler_gym.envs.llvm.compute_observation import compute_observation
 from compiler_gym.envs.llvm_env import LexedToken, lexed_tokens
 
 
