@@ -1,9 +1,12 @@
 """loop_tool-v0 through the public API: CompilerGym's semantics, the kernels against NumPy, PTX
 checked by ptxas, the vector engine, validation, and the errors."""
 
+import fcntl
+import os
 import random
 import shutil
 import subprocess
+import threading
 
 import numpy as np
 import pytest
@@ -386,6 +389,34 @@ def test_in_a_worker_process():
         assert order(env) == [(8, 0), (2, 0), (1, 0), (1, 0)] + [(16, 0), (1, 0), (1, 0)] * 2
         assert env.observation["flops"] > 0
         assert env.validate().okay()
+
+
+def test_a_worker_waits_for_the_device_queue_another_process_holds(tmp_path, monkeypatch):
+    """The device queue holds across processes: while this process holds the CPU queue's file
+    lock, a step in a worker (which measures its new loop tree) waits, and goes on once the
+    lock is released."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the worker inherits it: a queue of our own
+    lock_path = tmp_path / f"compiler_gym-loop_tool-cpu-{os.getuid()}.lock"
+    with compiler_gym.make(
+        "loop_tool-v0", isolation="process", benchmark="loop_tool-cpu-v0/add/4096"
+    ) as env:
+        env.send_param("timing_repetitions", "1")
+        env.reset(action_space="simple")
+        env.multistep([TOGGLE_MODE, UP, TOGGLE_MODE])  # cursor 1, size mode
+        result = {}
+        stepper = threading.Thread(target=lambda: result.update(step=env.step(UP)))
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            stepper.start()
+            # Unqueued, the step (one 4096-element add) finishes in milliseconds.
+            stepper.join(timeout=3)
+            assert stepper.is_alive(), "the worker measured while another process held the queue"
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        stepper.join(timeout=120)
+        assert not stepper.is_alive()
+        _, reward, done, info = result["step"]
+        assert not done, info
+        assert order(env) == [(2048, 0), (2, 0), (1, 0)]
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
