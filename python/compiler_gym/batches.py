@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 
@@ -27,6 +28,15 @@ def to_tensor(value: Any) -> torch.Tensor:
     if hasattr(value, "dtype") and str(value.dtype) == "bool":
         return torch.from_numpy(value)
     return torch.from_dlpack(value)
+
+
+def to_numpy(value: Any) -> Any:
+    """A batch output as a NumPy array on the host: NumPy arrays and lists as arrays, tensors and
+    engine arrays through a view, copied back from the GPU on ``device="cuda"``."""
+    if isinstance(value, (list, tuple, np.ndarray)) or not hasattr(value, "__dlpack__"):
+        return np.asarray(value)
+    tensor = value if isinstance(value, torch.Tensor) else to_tensor(value)
+    return tensor.detach().cpu().numpy()
 
 
 @dataclass

@@ -35,14 +35,11 @@ from typing import Any, Optional
 import gymnasium
 import numpy as np
 
+from compiler_gym.batches import to_numpy
 from compiler_gym.vector import make_vec
 
 #: The name :func:`configure_rllib` registers :func:`make_rllib_env` under with Ray Tune.
 RLLIB_ENV_NAME = "compiler_gym_vec"
-
-
-def _numpy(value: Any) -> np.ndarray:
-    return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 
 
 def _symlog(values: np.ndarray) -> np.ndarray:
@@ -135,7 +132,7 @@ class CompilerRLlibVecEnv(gymnasium.vector.VectorEnv):
 
     def _observe(self, obs: Any) -> np.ndarray:
         # A copy: RLlib keeps observations in its episodes, and the engine reuses its slabs.
-        values = _numpy(obs).astype(np.float32)
+        values = to_numpy(obs).astype(np.float32)
         return _symlog(values) if self.observation_transform == "symlog" else values
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -148,9 +145,9 @@ class CompilerRLlibVecEnv(gymnasium.vector.VectorEnv):
         """Steps every env; an env whose episode ended at the previous step is reset instead,
         its action ignored (NEXT_STEP)."""
         obs, rewards, terminated, truncated, info = self.venv.step(np.asarray(actions))
-        rewards = _numpy(rewards).astype(np.float64)
-        terminated = _numpy(terminated).astype(bool)
-        truncated = _numpy(truncated).astype(bool)
+        rewards = to_numpy(rewards).astype(np.float64)
+        terminated = to_numpy(terminated).astype(bool)
+        truncated = to_numpy(truncated).astype(bool)
         started = np.asarray(info["is_reset"], dtype=bool)
         self._returns[started] = 0.0
         self._returns[~started] += rewards[~started]

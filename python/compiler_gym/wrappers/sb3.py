@@ -21,11 +21,8 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
+from compiler_gym.batches import to_numpy
 from compiler_gym.vector import CompilerVecEnv, make_vec
-
-
-def _numpy(value: Any) -> np.ndarray:
-    return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 
 
 class CompilerSB3VecEnv(VecEnv):
@@ -47,24 +44,24 @@ class CompilerSB3VecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        return _numpy(obs)
+        return to_numpy(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
 
     def step_wait(self):
         obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
-        terminated, truncated = _numpy(terminated), _numpy(truncated)
+        terminated, truncated = to_numpy(terminated), to_numpy(truncated)
         dones = terminated | truncated
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         final = info.get("final_obs")
         for i in np.flatnonzero(dones):
-            infos[i]["terminal_observation"] = _numpy(final[i]) if final is not None else None
+            infos[i]["terminal_observation"] = to_numpy(final[i]) if final is not None else None
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
             if info["_error_type"][i]:
                 infos[i]["error_type"] = info["error_type"][i]
                 infos[i]["error_details"] = info["error_details"][i]
-        return _numpy(obs), _numpy(rewards).astype(np.float32), dones, infos
+        return to_numpy(obs), to_numpy(rewards).astype(np.float32), dones, infos
 
     def close(self) -> None:
         self.venv.close()
