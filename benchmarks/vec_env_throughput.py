@@ -36,16 +36,21 @@ URIS = [
 ]
 
 
-def vec_sync(env_id, n, threads, steps, rng, isolation="none"):
+def _make_vec(env_id, n, threads, steps, **kwargs):
     vec = compiler_gym.make_vec(
         env_id,
         num_envs=n,
         num_threads=threads,
         benchmarks=URIS,
         max_episode_steps=steps,
-        isolation=isolation,
+        **kwargs,
     )
     vec.reset()
+    return vec
+
+
+def vec_sync(env_id, n, threads, steps, rng, isolation="none"):
+    vec = _make_vec(env_id, n, threads, steps, isolation=isolation)
     actions = rng.integers(vec.single_action_space.n, size=(steps, n))
     start = time.perf_counter()
     for t in range(steps):
@@ -56,16 +61,7 @@ def vec_sync(env_id, n, threads, steps, rng, isolation="none"):
 
 
 def vec_async(env_id, n, threads, steps, rng):
-    batch = max(1, n // 2)
-    vec = compiler_gym.make_vec(
-        env_id,
-        num_envs=n,
-        batch_size=batch,
-        num_threads=threads,
-        benchmarks=URIS,
-        max_episode_steps=steps,
-    )
-    vec.reset()
+    vec = _make_vec(env_id, n, threads, steps, batch_size=max(1, n // 2))
     k = vec.single_action_space.n
     vec.send(rng.integers(k, size=n))
     done = 0
@@ -76,11 +72,10 @@ def vec_async(env_id, n, threads, steps, rng):
         done += len(ids)
         vec.send(rng.integers(k, size=len(ids)), ids)
     elapsed = time.perf_counter() - start
-    while True:  # drain: recv() with nothing in flight is a RuntimeError
-        try:
-            vec.recv(timeout=30)
-        except RuntimeError:
-            break
+    in_flight = n  # every env received was sent again: all n are in flight
+    while in_flight:
+        in_flight -= len(vec.recv()[4]["env_id"])
+    vec.close()
     return done / elapsed
 
 
