@@ -44,3 +44,28 @@ def test_the_committed_weights_reproduce_the_zero_shot_results():
             assert env.state.commandline == states[benchmark].commandline, benchmark
             assert env.episode_reward == pytest.approx(states[benchmark].reward)
             assert env.actions == actions
+
+
+def test_a_table_change_maps_the_policy_by_flag_name(tmp_path):
+    """Weights whose table names a pass the current table lacks, and lacks one it has: the
+    missing pass gets probability 0, the pass the policy never saw is never chosen and leaves
+    the input histogram, and the rest keep their relative probabilities."""
+    ppo = HERE / "ppo"
+    trained = (ppo / "actions.txt").read_text().split()
+    renamed = trained[1]  # the policy's output 1 now names a pass that no table has
+    (tmp_path / "actions.txt").write_text("\n".join([trained[0], "-no-such-pass", *trained[2:]]))
+    (tmp_path / "weights.zip").symlink_to(ppo / "ppo-llvm_instcount.zip")
+    original, changed = PpoAgent(), PpoAgent(tmp_path / "weights.zip")
+    with compiler_gym.make("llvm-ic-v0") as env:
+        env.reset(benchmark="builtin-v0/crc32")
+        autophase = env.observation["Autophase"]
+        unseen = list(env.action_space.flags).index(renamed)
+    rows = np.repeat(autophase[None], 2, axis=0)
+    p = original.probabilities(rows, [[0, 2], [0, 2]])
+    q = changed.probabilities(rows, [[0, 2], [0, unseen, 2]])
+    assert changed.to_env[1] == -1 and changed.to_policy[unseen] == -1
+    assert np.allclose(q.sum(axis=1), 1.0)
+    assert (q[:, unseen] == 0).all() and (p[:, unseen] > 0).all()
+    assert np.allclose(q[0], q[1])  # the unseen action is not part of the policy's input
+    kept = np.flatnonzero(q[0])
+    assert np.allclose(q[0, kept] / p[0, kept], 1 / (1 - p[0, unseen]))
