@@ -56,16 +56,6 @@ std::vector<int64_t> Slab::shape() const {
   return shape;
 }
 
-void Slab::Clear(int64_t row) {
-  if (fixed_) {
-    std::memset(bytes_.get() + row * width_ * element_size_, 0, width_ * element_size_);
-  } else if (spec_.kind == SpaceKind::kGraph) {
-    graphs_[row].reset();
-  } else {
-    variable_[row].clear();
-  }
-}
-
 namespace {
 
 // Converts one element to the slab's dtype.
@@ -104,6 +94,19 @@ std::string PackVector(const std::vector<T>& v) {
 }
 
 }  // namespace
+
+// A row with no observation (an error ended its episode) reads the space's default.
+void Slab::Clear(int64_t row) {
+  if (fixed_) {
+    unsigned char* out = bytes_.get() + row * width_ * element_size_;
+    std::memset(out, 0, width_ * element_size_);
+    if (spec_.kind == SpaceKind::kScalar) Store(spec_.dtype, out, spec_.default_value);
+  } else if (spec_.kind == SpaceKind::kGraph) {
+    graphs_[row].reset();
+  } else {
+    variable_[row].clear();
+  }
+}
 
 Status Slab::Write(int64_t row, const Observation& value) {
   if (row < 0 || row >= rows_) return OutOfRange("slab row out of range");

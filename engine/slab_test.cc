@@ -31,6 +31,18 @@ TEST(Slab, ConvertsToTheSlabDtype) {
   EXPECT_DOUBLE_EQ(static_cast<const double*>(scalar.data())[2], 5.0);
 }
 
+TEST(Slab, AClearedScalarRowReadsTheSpacesDefault) {
+  SpaceSpec spec{"size", SpaceKind::kScalar, DType::kInt64, {}};
+  spec.default_value = -1;
+  Slab slab(spec, 2);
+  ASSERT_TRUE(slab.Write(0, Observation(int64_t{42})).ok());
+  ASSERT_TRUE(slab.Write(1, Observation(int64_t{43})).ok());
+  slab.Clear(1);
+  const auto* data = static_cast<const int64_t*>(slab.data());
+  EXPECT_EQ(data[0], 42);
+  EXPECT_EQ(data[1], -1);
+}
+
 TEST(Slab, RejectsWhatDoesNotFit) {
   Slab slab(SpaceSpec{"v", SpaceKind::kVector, DType::kInt64, {3}}, 1);
   EXPECT_EQ(slab.Write(0, Observation(std::vector<int64_t>{1, 2})).code(),

@@ -39,6 +39,9 @@ struct SpaceSpec {
   bool deterministic = true;
   bool platform_dependent = false;
   std::string doc;
+  // What a scalar observation reads when an error ended the episode (CompilerGym's
+  // default_observation: 0, but -1 for GCC's sizes, where 0 would be a real size).
+  double default_value = 0;
 };
 
 // A discrete action space: each action has a name (e.g. an LLVM pass flag).

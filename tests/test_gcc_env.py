@@ -199,6 +199,17 @@ def test_a_failing_compile_ends_the_episode_and_the_env_resets(env):
     assert info["error_type"] == "ABORTED"
     assert "section anchors must be disabled" in info["error_details"]
     assert reward == -earned
+    env.reset()
+    observations, _, done, _ = env.multistep(
+        [
+            env.action_space.flags.index("-fsection-anchors"),
+            env.action_space.flags.index("-fno-toplevel-reorder"),
+        ],
+        observation_spaces=["obj_size", "asm_size", "asm_hash"],
+    )
+    assert done and observations == [-1, -1, ""]  # CompilerGym's defaults: a size is never -1
+    assert env.observation.spaces["obj_size"].default_value == -1
+    assert env.observation.spaces["obj_size"].space.low == -1
     with pytest.raises(compiler_gym.SessionNotFound):
         env.step(0)
     env.reset()
@@ -270,6 +281,20 @@ def test_make_vec_rows_equal_single_envs():
     for single in singles:
         single.close()
     vec.close()
+
+
+def test_make_vec_rows_of_a_failed_compile_read_the_sizes_default():
+    with compiler_gym.make_vec(
+        "gcc-v0", num_envs=2, benchmarks=["builtin-v0/crc32"], observation_space="obj_size"
+    ) as vec:
+        flags = vec.env_action_space.flags
+        anchors, reorder = flags.index("-fsection-anchors"), flags.index("-fno-toplevel-reorder")
+        obs, _ = vec.reset()
+        assert (obs > 0).all()
+        vec.step([anchors, anchors])
+        obs, _, terminated, _, info = vec.step([reorder, 0])
+        assert terminated.tolist() == [True, False]
+        assert obs[0] == -1 and obs[1] > 0
 
 
 def test_gymnasium_checks_pass():

@@ -70,6 +70,7 @@ py::dict SpaceToDict(const SpaceSpec& s) {
   d["deterministic"] = s.deterministic;
   d["platform_dependent"] = s.platform_dependent;
   d["doc"] = s.doc;
+  d["default_value"] = s.default_value;
   return d;
 }
 

@@ -325,9 +325,18 @@ SpaceSpec TextSpace(std::string name, std::string doc, int64_t length = -1) {
                    std::move(doc)};
 }
 
+// CompilerGym's sizes: -1 (also the space's low) when an error ended the episode.
 SpaceSpec Size(std::string name, std::string doc) {
-  return SpaceSpec{std::move(name), SpaceKind::kScalar, DType::kInt64, {}, 0, kInf, true, true,
-                   std::move(doc)};
+  return SpaceSpec{std::move(name),
+                   SpaceKind::kScalar,
+                   DType::kInt64,
+                   {},
+                   -1,
+                   kInf,
+                   true,
+                   true,
+                   std::move(doc),
+                   -1};
 }
 
 StatusOr<Observation> SizeOf(Impl& s, const std::vector<std::string>& options,

@@ -474,6 +474,7 @@ class ObservationSpaceSpec(_NamedSpace):
     deterministic: bool
     platform_dependent: bool
     doc: str = ""
+    scalar_default: float = 0  # the engine's default of a scalar space (gcc's sizes: -1)
 
     @classmethod
     def from_dict(cls, index: int, spec: dict) -> ObservationSpaceSpec:
@@ -487,6 +488,7 @@ class ObservationSpaceSpec(_NamedSpace):
             deterministic=spec["deterministic"],
             platform_dependent=spec["platform_dependent"],
             doc=spec["doc"],
+            scalar_default=spec["default_value"],
         )
 
     @property
@@ -519,7 +521,9 @@ class ObservationSpaceSpec(_NamedSpace):
             import networkx
 
             return networkx.MultiDiGraph()
-        return {"scalar": 0, "text": "", "bytes": b"", "dict": {}}.get(self.kind)
+        if self.kind == "scalar":
+            return self.translate(self.scalar_default)
+        return {"text": "", "bytes": b"", "dict": {}}.get(self.kind)
 
     def make_derived_space(
         self,
