@@ -22,6 +22,13 @@ if [ -e "$work/build/envs/llvm/llvm_env_test" ]; then
   echo "[check_wheel] the wheel's build made the tests" >&2
   exit 1
 fi
+# The extension must import where no CUDA toolkit is installed: the CUDA runtime is linked in
+# (the driver is opened at run time), never a shared library the module needs.
+needed=$(readelf -d "$work"/venv/lib/python*/site-packages/compiler_gym/_C*.so | grep NEEDED)
+if grep -q 'libcud' <<<"$needed"; then
+  echo "[check_wheel] _C needs a CUDA library at load time: $needed" >&2
+  exit 1
+fi
 cd "$work"
 "$venv_py" - <<'PY'
 import sys

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import compiler_gym
+from compiler_gym.errors import EnvironmentNotSupported
 
 URIS = [
     "benchmark://builtin-v0/qsort",
@@ -99,7 +100,7 @@ def test_same_outputs_on_any_thread_count():
 def test_cuda_without_a_gpu_is_a_clear_error():
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is present")
-    with pytest.raises(RuntimeError, match="no CUDA device"):
+    with pytest.raises(EnvironmentNotSupported, match="no CUDA device"):
         compiler_gym.make_vec("llvm-v0", num_envs=2, device="cuda")
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from compiler_gym import _C
 from compiler_gym.datasets import Benchmark
 from compiler_gym.envs.compiler_env import _Closed, default_isolation
+from compiler_gym.errors import EnvironmentNotSupported
 from compiler_gym.registration import make
 
 
@@ -93,9 +94,12 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         if device.startswith("cuda"):
             import torch
 
+            # The batches are handed to PyTorch, so PyTorch must see the GPU too (a CPU wheel
+            # does not, on a machine with one).
             if not torch.cuda.is_available():
-                raise RuntimeError(
-                    f"device={device!r} requested but no CUDA device is available; use device='cpu'"
+                raise EnvironmentNotSupported(
+                    f"device={device!r} requested but no CUDA device is available to PyTorch; "
+                    "use device='cpu'"
                 )
         elif device != "cpu":
             raise ValueError(f"Unknown device {device!r}")
