@@ -21,8 +21,8 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import queue
 import re
-import select
 import signal
 import subprocess
 import sys
@@ -68,15 +68,28 @@ def start_server(args) -> tuple[subprocess.Popen, str, int]:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and process.poll() is None:
-        if select.select([process.stdout], [], [], 1)[0]:
-            line = process.stdout.readline()
+    addresses: queue.Queue = queue.Queue()
+
+    def drain():
+        # Everything the server prints is read, to the end: a pipe left unread fills (64 KiB
+        # of tracebacks) and blocks the server. What follows its address goes to stderr.
+        for line in process.stdout:
             found = re.search(r"http://([\d.]+):(\d+)/", line)
-            if found:
-                return process, found.group(1), int(found.group(2))
-    process.kill()
-    raise SystemExit("the explorer did not start")
+            if found and addresses.empty():
+                addresses.put((found.group(1), int(found.group(2))))
+            else:
+                sys.stderr.write(line)
+        addresses.put(None)  # it exited
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        address = addresses.get(timeout=60)
+    except queue.Empty:
+        address = None
+    if address is None:
+        process.kill()
+        raise SystemExit("the explorer did not start")
+    return process, *address
 
 
 def get(connection: http.client.HTTPConnection, path: str) -> tuple[dict, float, float]:

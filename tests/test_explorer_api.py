@@ -2,11 +2,12 @@
 to an earlier state, sessions that time out and are capped, the database endpoints, and a 4xx
 JSON error for every kind of bad input while the server goes on serving."""
 
+import concurrent.futures
 import json
 import os
-import select
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -32,13 +33,37 @@ class ExplorerServer:
     """``python -m compiler_gym.bin.explorer --port 0 ARGS`` in a subprocess, for a ``with``
     block: ``url`` is where it listens; leaving the block stops it (SIGTERM, then SIGKILL). Its
     site data is an empty folder (``site_data``), as on a machine where no dataset that installs
-    has been installed."""
+    has been installed.
+
+    A thread reads what the server prints (stdout and stderr) as it comes: a pipe left unread
+    fills (64 KiB) and blocks the server mid-request. Each line is echoed to this process's
+    stdout, so that pytest shows a failing test what the server printed during it;
+    :meth:`output` has all of it."""
 
     def __init__(self, *args: str):
         self.args = [sys.executable, "-m", "compiler_gym.bin.explorer", "--port", "0", *args]
         self.process = None
         self.url = None
         self.site_data = None
+        self._lines: list[str] = []
+        self._started = threading.Event()
+        self._reader = None
+
+    def _read(self):
+        for line in self.process.stdout:
+            self._lines.append(line)
+            try:
+                sys.stdout.write(f"[explorer] {line}")
+            except (ValueError, OSError):  # pytest's capture closed: go on draining
+                pass
+            if line.startswith("compiler_gym explorer: ") and self.url is None:
+                self.url = line.split(": ", 1)[1].strip().rstrip("/")
+                self._started.set()
+        self._started.set()  # the server exited
+
+    def output(self) -> str:
+        """What the server has printed so far."""
+        return "".join(self._lines)
 
     def __enter__(self):
         self.site_data = Path(tempfile.mkdtemp(prefix="explorer-site-"))
@@ -49,17 +74,12 @@ class ExplorerServer:
             text=True,
             env={**os.environ, "COMPILER_GYM_SITE_DATA": str(self.site_data)},
         )
-        deadline = time.monotonic() + 60
-        line = ""
-        while time.monotonic() < deadline and self.process.poll() is None:
-            ready, _, _ = select.select([self.process.stdout], [], [], 1)
-            if ready:
-                line = self.process.stdout.readline()
-                if line.startswith("compiler_gym explorer: "):
-                    self.url = line.split(": ", 1)[1].strip().rstrip("/")
-                    return self
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        if self._started.wait(60) and self.url is not None:
+            return self
         self.__exit__()
-        raise RuntimeError(f"the explorer did not start: {line!r}")
+        raise RuntimeError(f"the explorer did not start; it printed:\n{self.output()}")
 
     def alive(self) -> bool:
         """Whether the server process is still running."""
@@ -73,6 +93,7 @@ class ExplorerServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self._reader.join(timeout=15)  # to the end of the pipe: the server has exited
         self.process.stdout.close()
         shutil.rmtree(self.site_data, ignore_errors=True)
 
@@ -137,28 +158,88 @@ def client(server):
         yield c
 
 
+# What llvm-v0's spec gives: the test names its values rather than asking an env for them,
+# which would compute them as the server does.
+LLVM_REWARDS = [
+    "IrInstructionCount",
+    "IrInstructionCountNorm",
+    "IrInstructionCountO3",
+    "IrInstructionCountOz",
+    "ObjectTextSizeBytes",
+    "ObjectTextSizeNorm",
+    "ObjectTextSizeO3",
+    "ObjectTextSizeOz",
+    "TextSizeBytes",
+    "TextSizeNorm",
+    "TextSizeO3",
+    "TextSizeOz",
+    "Runtime",
+]
+BUILTIN = [
+    f"benchmark://builtin-v0/{name}"
+    for name in (
+        "adpcm aes bitcount blowfish boyer_moore bwt crc32 dct dijkstra fft hashtable huffman "
+        "kmeans lpc lzw matmul md5 nbody patricia qsort regex sha256 sort_merge sudoku "
+        "susan_edges susan_smooth"
+    ).split()
+]
+
+
 def test_describe_lists_the_env(client, logged_db, server):
     body = client.get("/api/v4/describe").json()
-    assert body["database"] == str(logged_db)
-    with compiler_gym.make("llvm-v0") as env:
-        assert body["actions"] == {f: i for i, f in enumerate(env.action_space.flags)}
-        assert body["rewards"] == list(env.reward.spaces)
-        assert body["observations"] == list(env.observation.spaces)
-        builtin = list(env.datasets["benchmark://builtin-v0"].benchmark_uris())
+    assert body["env"] == "llvm-v0" and body["database"] == str(logged_db)
+    actions = body["actions"]
+    assert len(actions) == 122
+    assert list(actions)[:3] == ["-add-discriminators", "-adce", "-aggressive-instcombine"]
+    assert list(actions.values()) == list(range(122))
+    assert {f: actions[f] for f in FLAGS + ["-sroa"]} == {
+        "-mem2reg": 96,
+        "-gvn": 35,
+        "-simplifycfg": 8,
+        "-sroa": 103,
+    }
+    assert body["rewards"] == LLVM_REWARDS
+    observations = body["observations"]
+    assert len(observations) == 35
+    assert observations[:4] == ["Ir", "IrSha1", "Bitcode", "BitcodeFile"]
+    assert {"Autophase", "AutophaseDict", "InstCountDict", "Programl", "LexedIrTuple"} <= set(
+        observations
+    )
+    assert body["default_benchmark"] == "benchmark://builtin-v0/qsort"
+    assert body["default_reward"] == "IrInstructionCountOz"
     datasets = {d["name"]: d for d in body["datasets"]}
-    assert datasets["benchmark://builtin-v0"]["benchmarks"] == builtin
-    assert datasets["benchmark://builtin-v0"]["truncated"] is False
-    assert datasets["generator://csmith-v0"]["size"] is None
-    assert datasets["generator://csmith-v0"]["truncated"] is True
+    assert set(datasets) == {
+        "benchmark://builtin-v0",
+        "generator://llvm-stress-v0",
+        "generator://csmith-v0",
+        "benchmark://gcc-torture-v0",
+        "benchmark://pypi-c-v0",
+    }
+    builtin = datasets["benchmark://builtin-v0"]
+    assert builtin["benchmarks"] == BUILTIN
+    assert (builtin["installed"], builtin["size"], builtin["truncated"]) == (True, 26, False)
+    csmith = datasets["generator://csmith-v0"]
+    assert csmith["size"] is None and csmith["truncated"] is True
+    assert (
+        len(csmith["benchmarks"]) == 2000 and csmith["benchmarks"][0] == "generator://csmith-v0/0"
+    )
     # Datasets that install (an extraction, downloads) are listed, not installed, so that the
     # server answers at once on a fresh machine.
     torture = datasets["benchmark://gcc-torture-v0"]
     assert torture["installed"] is False and torture["benchmarks"] == []
     assert torture["size"] is None and torture["truncated"] is True
-    assert datasets["benchmark://builtin-v0"]["installed"] is True
     assert list(server.site_data.iterdir()) == []
-    assert len(body["features"]["autophase"]) == 56 and len(body["features"]["instcount"]) == 70
-    assert body["default_reward"] == "IrInstructionCountOz"
+    # Feature names from the engine's tables, in the order of the logged vectors.
+    autophase, instcount = body["features"]["autophase"], body["features"]["instcount"]
+    assert len(autophase) == 56 and autophase[:3] == ["BBNumArgsHi", "BBNumArgsLo", "onePred"]
+    assert autophase[-1] == "testUnary"
+    assert len(instcount) == 70 and instcount[:4] == [
+        "TotalInstsCount",
+        "TotalBlocksCount",
+        "TotalFuncsCount",
+        "RetCount",
+    ]
+    assert instcount[-1] == "FreezeCount"
     assert body["state"] == {
         "headline": {"key": "ir_instruction_count", "label": "Instructions"},
         "text": {"key": "ir", "label": "IR"},
@@ -167,6 +248,34 @@ def test_describe_lists_the_env(client, logged_db, server):
             {"key": "instcount", "title": "InstCount"},
         ],
     }
+
+
+def test_feature_names_are_the_dict_observations_keys():
+    """The tables describe reads give the keys the env's dict observations have."""
+    with compiler_gym.make("llvm-v0", benchmark=CRC32) as env:
+        tables = env.state_summary.feature_names()
+        assert set(tables) == {"AutophaseDict", "InstCountDict"}
+        env.reset()
+        for space, names in tables.items():
+            assert list(env.observation[space]) == names, space
+
+
+def test_describe_starts_no_episode(monkeypatch):
+    """Everything describe answers is in the env's spec or the engine's tables: no reset (an
+    episode on the default benchmark, a compile for GCC)."""
+    from compiler_gym.bin import explorer
+    from compiler_gym.envs.compiler_env import CompilerEnv
+
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("describe_env reset an env")
+
+    monkeypatch.setattr(CompilerEnv, "reset", refuse)
+    for env_id in ("llvm-v0", "gcc-v0", "loop_tool-v0"):
+        info = explorer.describe_env(env_id, 10)
+        assert info["env"] == env_id
+    assert explorer.describe_env("llvm-v0", 10)["features"]["autophase"][0] == "BBNumArgsHi"
+    # GCC's instruction counts have a key per mnemonic the assembly holds: no fixed names.
+    assert explorer.describe_env("gcc-v0", 10)["features"] == {"instruction_counts": None}
 
 
 def test_start_and_step_give_the_env_states(client):
@@ -289,8 +398,11 @@ def test_bad_input_answers_4xx_json_and_the_server_goes_on(server, client):
         assert response.headers["content-type"] == "application/json", path
         body = response.json()
         assert body["status"] == status and message in body["error"], (path, body)
-    big = client.post("/api/v4/describe", content=b"x" * 20000)
-    assert big.status_code == 413 and "at most 16384" in big.json()["error"]
+    # No endpoint takes a body: one is refused, unread, whatever its size or method.
+    for method, content in [("POST", b"x" * 20000), ("GET", b"x"), ("GET", iter([b"x"] * 9))]:
+        sent = client.request(method, "/api/v4/describe", content=content)
+        assert sent.status_code == 413, (method, sent.text)
+        assert sent.json()["error"] == f"{method} /api/v4/describe takes no request body"
     # A page elsewhere whose name was made to point here (DNS rebinding) is refused.
     rebound = client.get("/api/v4/describe", headers={"Host": "attacker.example:5000"})
     assert rebound.status_code == 400 and "'attacker.example'" in rebound.json()["error"]
@@ -301,6 +413,163 @@ def test_bad_input_answers_4xx_json_and_the_server_goes_on(server, client):
     state = client.get(f"/api/v4/step/{session}/-mem2reg").json()["states"][0]
     assert state["reward"] == pytest.approx(episode(["-mem2reg"])[1]["reward"])
     client.get(f"/api/v4/stop/{session}")
+
+
+def run_guard(guard, method, path, headers, chunks):
+    """One request through an ASGI ``guard``: its status, its JSON body (or None), and how
+    many times the guard read the request's body."""
+    import asyncio
+
+    reads = []
+    sent = []
+
+    async def receive():
+        reads.append(1)
+        more = len(reads) < len(chunks)
+        return {"type": "http.request", "body": chunks[len(reads) - 1], "more_body": more}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+    }
+    asyncio.run(guard(scope, receive, send))
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, json.loads(body) if body else None, len(reads)
+
+
+def test_request_guard_reads_only_the_bodies_of_endpoints_that_take_one():
+    from compiler_gym.bin.explorer import RequestGuard
+
+    seen = []
+
+    async def app(scope, receive, send):
+        message = await receive()
+        seen.append(message["body"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    guard = RequestGuard(app, 100, None, body_endpoints=[("POST", "/upload")])
+    chunked = {"transfer-encoding": "chunked"}
+    # A GET with a body, however long (a chunked one says nothing of its length): answered
+    # without reading any of it.
+    status, body, reads = run_guard(guard, "GET", "/api/v4/describe", chunked, [b"x" * 60] * 1000)
+    assert (status, reads) == (413, 0)
+    assert body["error"] == "GET /api/v4/describe takes no request body"
+    assert run_guard(guard, "GET", "/a", {"content-length": "5"}, [b"12345"])[::2] == (413, 0)
+    # Without a body (or an empty one), the request goes on, unread by the guard.
+    assert run_guard(guard, "GET", "/a", {"content-length": "0"}, [b""])[0] == 200
+    assert run_guard(guard, "GET", "/a", {}, [b""])[0] == 200
+    # An endpoint that takes one: read whole and given to the app, up to the limit.
+    status, _, reads = run_guard(guard, "POST", "/upload/x", chunked, [b"a" * 40, b"b" * 40])
+    assert (status, reads) == (200, 2) and seen[-1] == b"a" * 40 + b"b" * 40
+    status, body, reads = run_guard(guard, "POST", "/upload", chunked, [b"x" * 60] * 1000)
+    assert (status, reads) == (413, 2) and body["error"] == "request body over 100 bytes"
+    status, body, reads = run_guard(guard, "POST", "/upload", {"content-length": "101"}, [b""])
+    assert (status, reads) == (413, 0) and "at most 100" in body["error"]
+
+
+def test_a_server_that_prints_much_goes_on_serving():
+    """The test server's output is drained as it comes: an access log of more than a pipe's
+    64 KiB (about 8 KiB a request here) does not block the server."""
+    with ExplorerServer("--access-log") as server:
+        with httpx.Client(base_url=server.url, timeout=20) as client:
+            path = "/api/v4/stop/" + "x" * 8000
+            for _ in range(40):
+                assert client.get(path).status_code == 404
+        assert server.alive()
+        assert server.output().count("GET /api/v4/stop/xxx") >= 40
+
+
+def test_the_database_keeps_one_connection_per_thread(logged_db, tmp_path, monkeypatch):
+    """Each thread that reads the database opens one connection, reused by its later
+    requests, which see what a writer adds meanwhile; closing the database closes them all,
+    and later requests answer 503."""
+    from compiler_gym.bin import explorer
+
+    db = tmp_path / "growing.db"
+    shutil.copy(logged_db, db)
+    opened = []
+    connect = sqlite3.connect
+
+    def counting(*args, **kwargs):  # the explorer's (read-only) connections
+        connection = connect(*args, **kwargs)
+        if "mode=ro" in str(args[0]):
+            opened.append(connection)
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", counting)
+    info = explorer.describe_env("llvm-v0", 1)
+    database = explorer.ExploredDatabase(db, list(info["actions"]), info["features"])
+    for _ in range(3):
+        assert database.summary()["states"] == 5
+    assert len(opened) == 1
+    writer = SynchronousSqliteLogger(
+        compiler_gym.make("llvm-v0", benchmark=CRC32, reward_space=REWARD), db_path=db
+    )
+    writer.reset()
+    writer.step("-dce")
+    writer.close()
+    assert database.summary()["states"] == 6 and len(opened) == 1
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        assert pool.submit(database.summary).result()["states"] == 6
+        list(pool.map(lambda _: database.tree(CRC32, 10), range(6)))
+    assert 2 <= len(opened) <= 3  # this thread's and the pool's (one or two threads)
+    database.close()
+    for connection in opened:
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            connection.execute("SELECT 1")
+    with pytest.raises(explorer.ExplorerError) as refused:
+        database.summary()
+    assert refused.value.status == 503
+
+
+def test_the_server_closes_its_database_connections_when_it_stops(logged_db, monkeypatch):
+    import asyncio
+
+    from compiler_gym.bin import explorer
+
+    opened = []
+    connect = sqlite3.connect
+
+    def counting(*args, **kwargs):
+        opened.append(connect(*args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", counting)
+    app = explorer.create_app(explorer.ExplorerConfig(db=logged_db))
+
+    async def serve():  # the app's life, as uvicorn runs it: startup, requests, shutdown
+        fastapi = app.app
+        async with fastapi.router.lifespan_context(fastapi):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
+                for _ in range(4):
+                    assert (await c.get("/api/v4/db")).json()["states"] == 5
+
+    asyncio.run(serve())
+    assert opened
+    for connection in opened:
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            connection.execute("SELECT 1")
+
+
+def test_the_page_scripts_define_element_once():
+    """tree.js and charts.js draw with svg.js's element(), which no other script redefines."""
+    from compiler_gym.bin import explorer
+
+    scripts = sorted(explorer.STATIC_DIR.glob("*.js"))
+    defining = [p.name for p in scripts if "function element(" in p.read_text()]
+    assert defining == ["svg.js"]
+    for name in ("tree.js", "charts.js"):
+        assert 'import { element } from "./svg.js";' in (explorer.STATIC_DIR / name).read_text()
 
 
 def test_sessions_are_capped_and_time_out():
@@ -431,13 +700,25 @@ def test_other_families_show_their_own_state_summary():
         body = client.get("/api/v4/describe").json()
         assert body["state"]["features"] == [] and body["features"] == {}
         uri = quote("benchmark://loop_tool-cpu-v0/1024", safe="")
-        states = client.get(f"/api/v4/start/flops/toggle_mode,up/{uri}?ir=1").json()["states"]
+        start = client.get(f"/api/v4/start/flops/toggle_mode,up/{uri}?ir=1").json()
+        states = start["states"]
         assert [s["action_name"] for s in states] == [None, "toggle_mode", "up"]
         assert all(s["flops"] > 0 for s in states)
         assert states[2]["loop_tree"].startswith("for a in 1024 : L0 cpu_parallel [thread]")
-        # "up" in select mode moved the cursor, not the loops: the same loop tree, another
-        # state. (The mode is no observation, so toggle_mode alone keeps the hash.)
-        assert states[1]["state_hash"] == states[0]["state_hash"] != states[2]["state_hash"]
+        # The same loop tree in all three: toggle_mode changes no observation but what up
+        # and down do next, and "up" in select mode moved the cursor. Three states all the
+        # same. (Going back to each replays it and checks its hash, the mode's part too.)
+        session = start["session_id"]
+        trees = [
+            client.get(f"/api/v4/state/{session}/{i}?ir=1").json()["state"]["loop_tree"]
+            for i in (0, 1)
+        ]
+        assert trees == [states[2]["loop_tree"]] * 2
+        assert len({s["state_hash"] for s in states}) == 3
+        # "up" from the start state, in size mode: the outer loop has no parent to trade
+        # sizes with, so nothing changes, and the state is the start state again.
+        (same,) = client.get(f"/api/v4/step/{session}/up?from=0").json()["states"]
+        assert same["state_hash"] == states[0]["state_hash"]
         # A CUDA benchmark on a machine without a GPU is the client's to change: 400.
         from compiler_gym.envs.loop_tool import devices
 

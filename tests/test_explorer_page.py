@@ -4,8 +4,10 @@ back one state and branch from it, then the database view. Screenshots are kept 
 tests/artifacts/ (the test prints their paths)."""
 
 import shutil
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 from test_explorer_api import CRC32, REWARD, ExplorerServer, episode
 
@@ -216,4 +218,36 @@ def test_page_without_a_database_and_its_errors(browser):
         qsort = episode([], benchmark="benchmark://builtin-v0/qsort")[0]
         assert shown(browser, "headline") == str(qsort["ir_instruction_count"])
         assert tree(browser) == ([(0, None, "")], [0])
+        assert console_errors(browser) == []
+
+        # A start that fails keeps the session shown, which goes on stepping: the page stops
+        # the old session only once a new one has started.
+        session = shown(browser, "status")
+        uri.clear()
+        uri.send_keys("benchmark://builtin-v0/no-such-program")
+        browser.find_element(By.ID, "start").click()
+        WebDriverWait(browser, 60).until(
+            lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-busy") == "false"
+        )
+        assert browser.find_element(By.ID, "error").is_displayed()
+        assert len(console_errors(browser)) == 1  # the 404 of the start
+        assert shown(browser, "status") == session
+        Select(browser.find_element(By.ID, "action")).select_by_visible_text("-mem2reg")
+        browser.find_element(By.ID, "step").click()
+        idle(browser)
+        assert tree(browser) == ([(0, None, ""), (1, 0, "-mem2reg")], [1])
+        mem2reg = episode(["-mem2reg"], benchmark="benchmark://builtin-v0/qsort")[1]
+        assert shown(browser, "headline") == str(mem2reg["ir_instruction_count"])
+
+        # A start that succeeds replaces the session, and the old one is stopped.
+        uri.clear()
+        browser.find_element(By.ID, "start").click()
+        idle(browser)
+        assert shown(browser, "status") != session and tree(browser) == ([(0, None, "")], [0])
+        old = session.removeprefix("session ")
+        with httpx.Client(base_url=bare.url, timeout=60) as client:
+            deadline = time.monotonic() + 30  # the page does not wait for the stop
+            while client.get(f"/api/v4/step/{old}/-mem2reg").status_code != 404:
+                assert time.monotonic() < deadline, "the old session was not stopped"
+                time.sleep(0.1)
         assert console_errors(browser) == []

@@ -61,6 +61,80 @@ def test_tables_after_a_known_episode(tmp_path):
     assert {(a, b, c): r for a, b, c, r in transitions} == pytest.approx(expected)
 
 
+def test_a_step_computes_the_logged_observations_itself(tmp_path, monkeypatch):
+    """The logged spaces are asked for in the step, beside the caller's (the engine computes
+    them with it), not read one by one after it; the caller gets what it asked for."""
+    crc32 = "benchmark://builtin-v0/crc32"
+    flags = ["-mem2reg", "-gvn", "-sroa"]
+    with compiler_gym.make("llvm-v0", benchmark=crc32, observation_space="Autophase") as plain:
+        plain.reset()
+        expected = [
+            plain.step(plain.action_space[f], reward_spaces=["IrInstructionCount"]) for f in flags
+        ]
+    inner = compiler_gym.make(
+        "llvm-v0", benchmark=crc32, observation_space="Autophase", reward_space="IrInstructionCount"
+    )
+    env = SynchronousSqliteLogger(inner, db_path=tmp_path / "one.db", log_ir=True)
+    env.reset()
+    reads = []
+    observe = inner._observe
+    monkeypatch.setattr(inner, "_observe", lambda spec: reads.append(spec.id) or observe(spec))
+    # The env's default observation, alone.
+    observation, reward, done, _ = env.step(flags[0])
+    assert isinstance(observation, np.ndarray)
+    np.testing.assert_array_equal(observation, expected[0][0])
+    assert reward == pytest.approx(expected[0][1][0]) and not done
+    # The caller's spaces, as a list of its own.
+    observation, reward, _, _ = env.step(
+        flags[1], observation_spaces=["IrInstructionCount"], reward_spaces=["IrInstructionCount"]
+    )
+    assert observation == [plain_count(crc32, flags[:2])]
+    assert reward == [pytest.approx(expected[1][1][0])]
+    # No default observation: None.
+    inner.observation_space = None
+    assert env.step(flags[2])[0] is None
+    assert reads == []
+    env.close()
+    db = tmp_path / "one.db"
+    assert len(rows(db, "SELECT * FROM States")) == 4
+    # Each state's observations, its IR included (-sroa changed nothing: 3 states).
+    assert rows(db, "SELECT COUNT(DISTINCT state_id) FROM States") == [(3,)]
+    assert rows(db, "SELECT COUNT(compressed_llvm_ir) FROM Observations") == [(3,)]
+
+
+def plain_count(benchmark, flags):
+    """The instruction count after ``flags`` on a plain env."""
+    with compiler_gym.make("llvm-v0", benchmark=benchmark) as env:
+        env.reset()
+        env.multistep(flags)
+        return env.observation["IrInstructionCount"]
+
+
+def test_under_a_wrapper_that_converts_observations_the_log_reads_them_after(tmp_path):
+    """A wrapper that converts observations would be given the logged spaces too: under one,
+    the logger reads them after the step, and the caller's observation is converted as
+    without the logger."""
+    from compiler_gym.wrappers import ObservationWrapper
+
+    class Length(ObservationWrapper):
+        def convert_observation(self, observation):
+            return len(observation)
+
+    crc32 = "benchmark://builtin-v0/crc32"
+    db = tmp_path / "wrapped.db"
+    inner = compiler_gym.make("llvm-ic-v0", benchmark=crc32, observation_space="Autophase")
+    env = SynchronousSqliteLogger(Length(inner), db_path=db)
+    env.reset()
+    observation, _, _, _ = env.step("-mem2reg")
+    assert observation == 56
+    env.close()
+    with compiler_gym.make("llvm-v0", benchmark=crc32) as plain:
+        plain.reset()
+        plain.step(plain.action_space["-mem2reg"])
+        state_id = plain.observation["IrSha1"]
+    assert state_id in {s for (s,) in rows(db, "SELECT state_id FROM States")}
+
+
 def test_a_logger_over_an_env_already_in_an_episode_starts_from_its_state(tmp_path):
     db = tmp_path / "mid.db"
     inner = compiler_gym.make("llvm-ic-v0", benchmark="benchmark://builtin-v0/crc32")

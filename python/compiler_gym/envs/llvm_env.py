@@ -97,6 +97,14 @@ def lexed_tokens(lexed_ir: dict[str, list]) -> list[LexedToken]:
     return [LexedToken(*row) for row in zip(*(lexed_ir[c] for c in columns), strict=True)]
 
 
+def _feature_names() -> dict[str, list[str]]:
+    return {
+        "AutophaseDict": list(_C.autophase_feature_names()),
+        # InstCountDict keys each count "<name>Count" (CompilerGym's keys).
+        "InstCountDict": [f"{name}Count" for name in _C.instcount_feature_names()],
+    }
+
+
 class LlvmEnv(CompilerEnv):
     """LLVM phase ordering: each action runs one LLVM 19 pass on the module."""
 
@@ -112,6 +120,7 @@ class LlvmEnv(CompilerEnv):
             ("autophase", "Autophase", "AutophaseDict"),
             ("instcount", "InstCount", "InstCountDict"),
         ),
+        feature_names=_feature_names,
     )
 
     def __init__(self, env_id: str = "llvm-v0", datasets: Optional[Datasets] = None, **kwargs):

@@ -118,6 +118,8 @@ class LoopToolEnv(CompilerEnv):
         identity=("loop_tree", "action_state"),
         headline=("flops", "GFLOP/s", "flops"),
         text=("loop_tree", "Loop tree"),
+        # No observation shows the mode, yet it decides what up and down do next.
+        unobserved_identity=lambda env: env.schedule["mode"],
     )
 
     def __init__(self, env_id: str = "loop_tool-v0", datasets: Optional[Datasets] = None, **kwargs):

@@ -32,9 +32,13 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from compiler_gym.envs.compiler_env import timeout_kwargs
+from compiler_gym.envs.compiler_env import CompilerEnv, timeout_kwargs
 from compiler_gym.vector import CompilerVecEnv, _as_array
-from compiler_gym.wrappers.core import CompilerEnvWrapper
+from compiler_gym.wrappers.core import (
+    CompilerEnvWrapper,
+    ConversionWrapperEnv,
+    ObservationWrapper,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS States (
@@ -60,6 +64,10 @@ CREATE TABLE IF NOT EXISTS StateTransitions (
   PRIMARY KEY (initial_state_id, action_value)
 );
 """
+
+
+# What a logged state needs from the engine, beside the caller's own observation space.
+LOGGED_SPACES = ("IrSha1", "IrInstructionCount", "Autophase", "InstCount")
 
 
 def _state_rows(
@@ -179,7 +187,11 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
     (CompilerGym's wrapper). Give ``db_path`` for a database of its own, or ``writer`` to share
     one :class:`SqliteWriter` among many envs; ``log_ir`` also stores each state's IR.
     The reward logged is the env's reward space's (``IrInstructionCountOz`` when it has none).
-    ``close()`` flushes, and closes a writer the logger made."""
+    ``close()`` flushes, and closes a writer the logger made.
+
+    Each step asks the env for the logged spaces beside the caller's, so that the engine
+    computes them with the step; under a wrapper that converts observations (which would be
+    given the logged ones too) they are read after the step instead."""
 
     def __init__(
         self,
@@ -209,11 +221,16 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         new._owns_writer = False
         return new
 
-    def _record_state(self, done: bool) -> str:
-        names = ["IrSha1", "IrInstructionCount", "Autophase", "InstCount"]
-        if self.log_ir:
-            names.append("Ir")
-        values = dict(zip(names, (self.env.observation[n] for n in names), strict=True))
+    def _logged_names(self) -> list[str]:
+        return list(LOGGED_SPACES) + (["Ir"] if self.log_ir else [])
+
+    def _record_state(self, done: bool, values: Optional[list] = None) -> str:
+        """Logs the state the env is in: ``values`` of :meth:`_logged_names` when the step
+        that reached it computed them, else read from the env now."""
+        names = self._logged_names()
+        if values is None:
+            values = [self.env.observation[n] for n in names]
+        values = dict(zip(names, values, strict=True))
         state_id = values["IrSha1"]
         state, observation = _state_rows(
             str(self.env.benchmark.uri),
@@ -227,6 +244,16 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         )
         self.writer.add(state=state, observation=observation)
         return state_id
+
+    def _observations_pass_through(self) -> bool:
+        """Whether the wrappers under this one return the env's observations unconverted, so
+        that the logged spaces can be asked for in the step beside the caller's."""
+        env = self.env
+        while isinstance(env, CompilerEnvWrapper):
+            if isinstance(env, (ObservationWrapper, ConversionWrapperEnv)):
+                return False
+            env = env.env
+        return isinstance(env, CompilerEnv)
 
     def reset(self, *args, **kwargs):
         """Resets the env and logs its starting state."""
@@ -262,15 +289,34 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
             # Wrapped mid-episode: the state it is in starts what this logger records.
             self._actions = list(self.env.actions)
             self._state_id = self._record_state(done=False)
+        # The logged spaces are computed by the step itself, after the caller's (one call to
+        # the engine, not one per space after it); without spaces of the caller's, the env's
+        # default observation comes first, to be returned alone.
+        asked_spaces = observation_spaces or observations
+        logged = self._logged_names()
+        together = self._observations_pass_through()
+        own: list[Any] = []
+        if together:
+            if asked_spaces is not None:
+                own = list(asked_spaces)
+            elif self.env.unwrapped.observation_space_spec is not None:
+                own = [self.env.unwrapped.observation_space_spec]
         result, total = None, None
         for action in actions:
             observation, reward, done, info = self.env.step(
                 action,
-                observation_spaces=observation_spaces or observations,
+                observation_spaces=own + logged if together else asked_spaces,
                 reward_spaces=request,
                 **timeout_kwargs(timeout),
             )
-            logged = reward if names is None else reward[request.index(default)]
+            values = None
+            if together:
+                values = observation[len(own) :]
+                if asked_spaces is not None:
+                    observation = observation[: len(own)]
+                else:
+                    observation = observation[0] if own else None
+            logged_reward = reward if names is None else reward[request.index(default)]
             mine = reward if names is None else list(reward[: len(names)])
             if total is None:
                 total = mine
@@ -283,8 +329,10 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
             result = (observation, total, done, info)
             if done and info.get("error_type"):
                 break  # no state to log: the episode ended in an error
-            end_state = self._record_state(done)
-            self.writer.add(transition=(self._state_id, index, end_state, float(logged)))
+            # (LLVM's engine ends an episode only with an error: a state that is done here was
+            # ended by a wrapper, after the step computed its observations.)
+            end_state = self._record_state(done, values)
+            self.writer.add(transition=(self._state_id, index, end_state, float(logged_reward)))
             self._state_id = end_state
             if done:
                 break
@@ -301,10 +349,6 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         else:
             self.writer.flush()
         self.env.close()
-
-
-# What a logged state needs from the engine, beside the caller's own observation space.
-LOGGED_SPACES = ("IrSha1", "IrInstructionCount", "Autophase", "InstCount")
 
 
 def _host(value: Any) -> Any:

@@ -105,12 +105,15 @@ function absorb(states) {
 }
 
 async function start(benchmark, actions = []) {
-  if (live.session) stop(live.session);
   const reward = encodeURIComponent($("reward").value);
   const taken = actions.length ? actions.join(",") : "-";
+  // The new session first: a start that fails (a benchmark that does not exist) leaves the
+  // session shown usable; the old one is stopped only once it is replaced.
   const body = await api(`/api/v4/start/${reward}/${taken}/${encodeURIComponent(benchmark)}?ir=1`);
+  const old = live.session; // read after the wait: a start meanwhile may have replaced it
   Object.assign(live, { session: body.session_id, nodes: [], current: null, texts: new Map() });
   absorb(body.states);
+  if (old) stop(old);
 }
 
 function stop(session) {

@@ -1,13 +1,6 @@
 // Charts in plain SVG: features as horizontal bars, the cumulative reward as a line.
 
-const SVG = "http://www.w3.org/2000/svg";
-
-function element(name, attributes, parent) {
-  const e = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attributes)) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
+import { element } from "./svg.js";
 
 function text(parent, content, attributes) {
   const t = element("text", attributes, parent);

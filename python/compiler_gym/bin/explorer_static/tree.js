@@ -1,17 +1,11 @@
 // The search tree as SVG: depth to the right, one row per leaf, a parent level with the middle
 // of its children. Nodes are {id, parent, action_name, reward, done}; ids index the array.
 
-const SVG = "http://www.w3.org/2000/svg";
+import { element } from "./svg.js";
+
 const COLUMN = 170; // px per depth
 const ROW = 26; // px per leaf
 const MARGIN = 14;
-
-function element(name, attributes, parent) {
-  const e = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attributes)) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
 
 export function formatReward(value) {
   if (value === null || value === undefined) return "–";
