@@ -3,11 +3,13 @@ states as the local search on a fixed seed, with workers and nodes killed mid-se
 
 from __future__ import annotations
 
+import argparse
 import csv
+import functools
 import os
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +29,9 @@ ENV = "llvm-ic-v0"
 with compiler_gym.make(ENV) as _env:
     SPACE = _env.action_space
     NUM_ACTIONS = SPACE.n
+
+# This test's process: what the functions that end their process must never end.
+DRIVER = os.getpid()
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +179,7 @@ def test_a_random_worker_restored_from_its_checkpoint_goes_on_as_if_never_stoppe
         "seed": 5,
         "num_threads": 1,
         "guide": _row_guide,
+        "parameters": None,
     }
     straight = _RandomWorker(config)
     _, checkpoint = straight.run([ref], None, 6)
@@ -181,14 +187,17 @@ def test_a_random_worker_restored_from_its_checkpoint_goes_on_as_if_never_stoppe
     observations = straight.episodes.observations.copy()
 
     restart = _RandomWorker(config)  # what Ray's restart of the actor starts from
-    assert restart.run([ref], checkpoint, 0) == ([], checkpoint)
+    restart.run([ref], checkpoint, 0)
+    # The engine replayed to where the straight one is: the guide sees the same observations.
     np.testing.assert_array_equal(restart.episodes.observations, observations)
     rest = straight.run([ref], checkpoint, 14)
     assert rest[0], "no episode ended: nothing compared"
     assert restart.run([ref], checkpoint, 14) == rest
     later = rest[1]  # slot 0's given episode has ended by now: it must not come back
     assert not later["given"]
-    assert _RandomWorker(config).run([ref], later, 0) == ([], later)
+    after = straight.run([ref], later, 10)
+    assert after[0], "no episode ended: nothing compared"
+    assert _RandomWorker(config).run([ref], later, 10) == after
 
 
 def test_distributed_random_search_equals_local_after_losing_a_node(cluster):
@@ -226,38 +235,153 @@ def test_distributed_random_search_equals_local_after_losing_a_node(cluster):
     assert _history(remote_progress) == _history(local_progress)
 
 
+def test_a_runtime_budget_counts_the_episodes_under_way_and_surplus_workers_never_start(cluster):
+    # Time runs out in the first step: the best of the unfinished episodes is the result.
+    kwargs = dict(
+        reward_space="IrInstructionCount", episodes=None, runtime=1e-9, patience=0, seed=0
+    )
+    local, _ = random_search(ENV, "builtin-v0/crc32", num_envs=2, **kwargs)
+    # Ten workers asked for two slots: two start, which the cluster's three CPUs hold.
+    remote, progress = distributed.ray_random_search(
+        ENV, "builtin-v0/crc32", num_envs=2, num_workers=10, steps_per_round=1, **kwargs
+    )
+    assert progress.episodes == 0 and local.reward > 0
+    assert (remote.commandline, remote.reward) == (local.commandline, local.reward)
+    # patience=0 (as many steps as actions) makes rounds of that many steps, not of none.
+    longer, _ = distributed.ray_random_search(ENV, "builtin-v0/crc32", num_envs=2, **kwargs)
+    assert longer.reward >= local.reward and len(longer.commandline.split()) > 4
+    with pytest.raises(ValueError, match="do not fit"):
+        distributed.ray_random_search(ENV, "builtin-v0/crc32", num_workers=4, num_envs=8)
+
+
+def _crashing_guide(log: str, observations, episodes):
+    """Ends the process that calls it, as a crash in the engine would, after a line in
+    ``log``."""
+    assert os.getpid() != DRIVER, "the guide ran in the test's process"
+    with open(log, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_call_that_crashes_its_worker_each_time_fails_after_a_few_tries(cluster, tmp_path):
+    log = tmp_path / "crashes"
+    with pytest.raises(distributed.WorkerCrashError, match="3 tries") as error:
+        distributed.ray_random_search(
+            ENV,
+            "builtin-v0/crc32",
+            episodes=4,
+            num_envs=2,
+            num_workers=1,
+            guide=functools.partial(_crashing_guide, str(log)),
+            observation_space="Autophase",
+        )
+    assert isinstance(error.value.__cause__, ray.exceptions.RayActorError)
+    pids = log.read_text().split()
+    assert len(pids) == distributed.CALL_ATTEMPTS == len(set(pids)), "one try per restart"
+
+
+def _sleep_unless(failing: str, benchmark):
+    """A task that fails at once on ``failing`` and takes a minute on the others."""
+    if str(benchmark.uri).endswith(failing):
+        raise ValueError(f"{failing} fails")
+    time.sleep(60)
+    return str(benchmark.uri)
+
+
+def test_map_benchmarks_prepares_as_the_cluster_takes_them_and_cancels_the_rest(cluster):
+    programs = ["crc32", "qsort", "bitcount", "dijkstra", "sha256", "md5"]
+    taken = []
+
+    def benchmarks():
+        for program in programs:
+            taken.append(program)
+            yield f"builtin-v0/{program}"
+
+    tasks = distributed.map_benchmarks(
+        functools.partial(_sleep_unless, "/bitcount"), ENV, benchmarks()
+    )
+    with pytest.raises(ValueError, match="bitcount fails"):
+        next(tasks)
+    # The cluster runs three tasks at once: one more was prepared, not every benchmark.
+    assert len(taken) == 4
+    # The tasks still sleeping were cancelled: their CPUs are free now, not in a minute.
+    total = ray.cluster_resources()["CPU"]
+    deadline = time.monotonic() + 20
+    while ray.available_resources().get("CPU", 0) < total and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ray.available_resources().get("CPU", 0) == total
+
+
+def _no_greedy(args, benchmark, try_actions):
+    return f"state of {benchmark}", [], try_actions.pids()
+
+
+def test_the_search_tool_ends_a_searchs_workers_before_it_hands_over_the_result(
+    cluster, monkeypatch
+):
+    from compiler_gym.bin import search
+
+    monkeypatch.setattr(search, "_greedy", _no_greedy)
+    args = argparse.Namespace(
+        ray_address=cluster.address,
+        ray_split="search",
+        search="greedy",
+        env=ENV,
+        reward=None,
+        ray_workers=2,
+        ray_cpus=1,
+        num_threads=0,
+    )
+    results = search._ray_results(args, ["benchmark://builtin-v0/crc32"], search._greedy)
+    benchmark, state, _, pids = next(results)  # the caller holds the result: no worker
+    assert state == "state of benchmark://builtin-v0/crc32" and len(pids) == 2
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(
+        p.pid in pids for p in ray_workers("ray::_GreedyWorker")
+    ):
+        time.sleep(0.2)
+    assert not [p for p in ray_workers("ray::_GreedyWorker") if p.pid in pids]
+    results.close()
+
+
 def _rows(path: Path) -> list[tuple[str, str, str]]:
     with open(path) as f:
         return [(r["benchmark"], r["commandline"], r["reward"]) for r in csv.DictReader(f)]
 
 
-def test_the_search_tool_on_ray_gives_the_local_results_through_a_killed_task(cluster, tmp_path):
+def _crash_first_try(marker: str, args, benchmark, try_actions=None):
+    """The tool's greedy search in a Ray task, whose first try on qsort (the one that creates
+    ``marker``) ends its process, as a lost worker would."""
+    from compiler_gym.bin import search  # in the task's process: the tool's own _greedy
+
+    assert os.getpid() != DRIVER, "the task ran in the test's process"
+    if str(benchmark.uri).endswith("/qsort"):
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            pass  # a later try
+        else:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return search._greedy(args, benchmark, try_actions=try_actions)
+
+
+def test_the_search_tool_on_ray_gives_the_local_results_through_a_killed_task(
+    cluster, tmp_path, monkeypatch
+):
     from compiler_gym.bin import search
 
     programs = ["crc32", "qsort", "bitcount", "dijkstra"]
     argv = ["--search", "greedy"] + [f"--benchmark=builtin-v0/{p}" for p in programs]
     assert search.main([*argv, "--output", str(tmp_path / "local.csv")]) == 0
 
-    killed, done = [], threading.Event()
-
-    def kill_one_running_task() -> None:
-        while not done.is_set() and not killed:
-            for task in ray_workers("ray::_run_on"):
-                killed.append(task.pid)
-                task.kill()
-                break
-            done.wait(0.02)
-
-    killer = threading.Thread(target=kill_one_running_task)
-    killer.start()
-    try:
-        address = ["--ray-address", cluster.address, "--output", str(tmp_path / "ray.csv")]
-        assert search.main([*argv, *address]) == 0
-    finally:
-        done.set()
-        killer.join()
-    assert killed, "no task was running to kill"
+    # The tasks run this greedy: qsort's first try dies, so its result is a retry's.
+    marker = tmp_path / "qsort-crashed"
+    monkeypatch.setattr(search, "_greedy", functools.partial(_crash_first_try, str(marker)))
+    address = ["--ray-address", cluster.address, "--output", str(tmp_path / "ray.csv")]
+    assert search.main([*argv, *address]) == 0
+    assert marker.exists(), "qsort's task did not crash"
     assert _rows(tmp_path / "ray.csv") == _rows(tmp_path / "local.csv")
+    monkeypatch.undo()
 
     # One benchmark: the random search's episodes split over actors, through the greedy tool's
     # sibling, with the same state as the local tool's.

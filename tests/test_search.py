@@ -1,5 +1,7 @@
 """Search baselines on fixed programs: exact results, and the same as the naive forms."""
 
+import pytest
+
 import compiler_gym
 from compiler_gym.search import greedy_search
 
@@ -147,6 +149,7 @@ def test_nevergrad_search_stops_at_its_runtime():
         "llvm-v0", "builtin-v0/crc32", reward_space="IrInstructionCount", budget=10**9, runtime=0
     )
     assert progress.episodes == 0 and state.commandline.split()[1:-3] == []
+    assert state.reward == 0.0  # the benchmark as it is, not -inf
 
 
 def test_compiler_gyms_tool_names_run_the_search_tool(tmp_path):
@@ -247,9 +250,10 @@ def test_compiler_gyms_random_search_module_and_its_log_files(tmp_path):
     ) as env:
         env.reset()
         assert env.observation["IrSha1"] == bitcode_sha1
-    # A finished search is replayed, not repeated.
+    # A finished search is replayed, not repeated (in one multistep, whose reward is summed in
+    # another order than the logs' steps: equal up to rounding).
     with random_search(make_env, outdir, total_runtime=1000, skip_done=True) as env:
-        assert env.actions == actions and env.episode_reward == best
+        assert env.actions == actions and env.episode_reward == pytest.approx(best, rel=1e-12)
 
     tooldir, results = tmp_path / "tool", tmp_path / "tool.csv"
     argv = ["--benchmark", "builtin-v0/crc32", "--episodes", "4", "--nproc", "2"]
@@ -316,3 +320,27 @@ def test_search_logs_replay_the_searchs_actions_in_any_family(tmp_path):
         assert json.loads((tmp_path / "random_search.json").read_text())["best_reward"] == gain
         commandline = (tmp_path / "random_search_best_actions_commandline.txt").read_text()
         assert commandline.strip() == env.commandline() and " -Os " in commandline
+
+
+def test_compiler_gyms_random_search_replays_the_best_actions_once(monkeypatch):
+    """The search's best actions are replayed in the env it returns and nowhere else: the
+    search does not also record its state (a replay of its own in a new env)."""
+    import importlib
+
+    from compiler_gym.random_search import random_search
+
+    search_module = importlib.import_module("compiler_gym.search.random_search")
+    record_state, recorded = search_module.record_state, []
+
+    def counted(*args, **kwargs):
+        recorded.append(args)
+        return record_state(*args, **kwargs)
+
+    monkeypatch.setattr(search_module, "record_state", counted)
+
+    def make_env():
+        return compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/crc32")
+
+    with random_search(make_env, total_runtime=0.5, patience=5, nproc=2) as env:
+        assert env.actions and env.episode_reward > 0
+    assert recorded == []

@@ -20,15 +20,17 @@ def main() -> None:
     flags, harness_flags = parser.parse_known_args()
 
     def policy(env) -> None:
-        state, _ = random_search(
+        _, progress = random_search(
             ENV_ID,
             env.benchmark,
             patience=flags.patience,
             episodes=None,
             runtime=flags.search_time,
             seed=flags.seed,
+            record=False,  # the env replays the best actions: once is enough
         )
-        env.multistep(env.action_space.from_string(state.commandline))
+        if progress.best_actions:
+            env.multistep(progress.best_actions)
 
     eval_llvm_instcount_policy(policy, harness_flags)
 

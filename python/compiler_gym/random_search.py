@@ -56,6 +56,7 @@ def random_search(
             runtime=total_runtime,
             num_envs=nproc or os.cpu_count() or 1,
             parameters=env.parameters,
+            record=False,  # the best actions are replayed once, below, in the env returned
         )
         if outdir is not None:  # the logs replay the best actions in the env
             write_search_logs(

@@ -38,7 +38,7 @@ from tqdm import tqdm
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvState, CompilerEnvStateWriter
 from compiler_gym.datasets import BenchmarkUri
-from compiler_gym.search import SearchProgress, greedy_search, nevergrad_search, random_search
+from compiler_gym.search import greedy_search, nevergrad_search, random_search
 from compiler_gym.util.cli import user_errors
 from compiler_gym.util.statistics import geometric_mean
 
@@ -62,49 +62,45 @@ def _greedy(
         return state, history, env.actions
 
 
-def _random(
-    args, benchmark: str, search=random_search, **ray_kwargs
+def _run(
+    search, args, benchmark, **kwargs
 ) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int]]:
+    """A search that counts its progress (random, nevergrad), on the arguments they share: its
+    best state, its progress as (seconds, best reward) at each improvement, and its best
+    actions."""
     state, progress = search(
         args.env,
         benchmark,
         reward_space=args.reward,
-        patience=args.patience,
-        episodes=args.episodes,
         runtime=args.runtime,
         num_envs=args.num_envs,
         num_threads=args.num_threads,
         seed=args.seed,
-        **ray_kwargs,
+        **kwargs,
     )
-    return state, _history(progress), progress.best_actions
+    history = [(seconds, reward) for seconds, _, reward in progress.history]
+    return state, history, progress.best_actions
 
 
-def _history(progress: SearchProgress) -> list[tuple[float, float]]:
-    """(seconds, best reward) at each improvement."""
-    return [(seconds, reward) for seconds, _, reward in progress.history]
+def _random(args, benchmark: str, search=random_search, **ray_kwargs):
+    return _run(
+        search, args, benchmark, patience=args.patience, episodes=args.episodes, **ray_kwargs
+    )
 
 
-def _nevergrad(
-    args, benchmark: str
-) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int]]:
-    state, progress = nevergrad_search(
-        args.env,
+def _nevergrad(args, benchmark: str):
+    return _run(
+        nevergrad_search,
+        args,
         benchmark,
-        reward_space=args.reward,
         episode_length=args.episode_length,
         budget=args.budget,
-        runtime=args.runtime,
         optimizer=args.optimizer,
-        num_envs=args.num_envs,
-        num_threads=args.num_threads,
-        seed=args.seed,
     )
-    return state, _history(progress), progress.best_actions
 
 
 def _ray_results(args, benchmarks: list[str], search) -> Iterator[tuple]:
-    """(benchmark, state, history) per benchmark, in order, from the Ray cluster."""
+    """(benchmark, state, history, actions) per benchmark, in order, from the Ray cluster."""
     from compiler_gym.search import distributed
 
     distributed.init(args.ray_address)
@@ -128,21 +124,20 @@ def _ray_results(args, benchmarks: list[str], search) -> Iterator[tuple]:
     for benchmark in benchmarks:
         ref = distributed.put_benchmark(args.env, benchmark)
         if args.search == "greedy":
+            # Its actors end before the result goes out: a caller that stops here holds none.
             with distributed.RayTryActions(
                 args.env, ref, args.reward, args.ray_workers, args.ray_cpus
             ) as try_actions:
-                yield benchmark, *_greedy(args, benchmark, try_actions=try_actions)
+                result = _greedy(args, benchmark, try_actions=try_actions)
         else:
-            yield (
-                benchmark,
-                *_random(
-                    args,
-                    ref,
-                    search=distributed.ray_random_search,
-                    num_workers=args.ray_workers,
-                    cpus_per_worker=args.ray_cpus,
-                ),
+            result = _random(
+                args,
+                ref,
+                search=distributed.ray_random_search,
+                num_workers=args.ray_workers,
+                cpus_per_worker=args.ray_cpus,
             )
+        yield benchmark, *result
 
 
 def _write_logs(args, benchmark: str, actions: list[int], history, several: bool) -> None:

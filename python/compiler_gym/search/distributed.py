@@ -23,10 +23,12 @@ Benchmarks are prepared once, on the driver (:func:`prepare_benchmark`: the prog
 normalized bitcode, its hash and its O0/O3/Oz instruction counts) and shared through Ray's
 object store: a node fetches the object once and never needs the dataset or runs clang.
 
-Faults: actors restart (``max_restarts``) and a call that a dead actor did not answer runs
-again on its restart (``max_task_retries``); every call carries the state it starts from
-(greedy's actions so far, a random worker's checkpoint), so a restarted actor rebuilds that
-state by replaying actions and answers what the lost one would have. Tasks of
+Faults: an actor whose process or node dies restarts (elsewhere if its node is gone), and
+the driver sends it again the call it did not answer, once it is back: every call carries the
+state it starts from (greedy's actions so far, a random worker's checkpoint), so a restarted
+actor rebuilds that state by replaying actions and answers what the lost one would have. A
+call is sent at most :data:`CALL_ATTEMPTS` times: one that ends its actor's process each time
+raises :class:`WorkerCrashError` instead of restarting it forever. Tasks of
 :func:`map_benchmarks` rerun when their worker or node dies; finished results stay with the
 driver. Requires ``ray`` (``pip install compiler_gym[ray]``), imported on first use.
 """
@@ -34,9 +36,12 @@ driver. Requires ``ray`` (``pip install compiler_gym[ray]``), imported on first 
 from __future__ import annotations
 
 import functools
-import time
-from collections.abc import Callable, Iterator, Sequence
+import inspect
+import itertools
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -44,10 +49,27 @@ import numpy as np
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
-from compiler_gym.search.random_search import Guide, RandomEpisodes, SearchProgress, record_state
+from compiler_gym.search.random_search import (
+    RandomEpisodes,
+    SearchProgress,
+    SearchRun,
+    check_budget,
+    random_search,
+)
 
 #: Instruction-count baselines a prepared LLVM benchmark carries.
 BASELINES = ("IrInstructionCountO0", "IrInstructionCountO3", "IrInstructionCountOz")
+
+#: How many times a search sends one call to its actor: a call whose actor dies is sent again
+#: once the actor is back, and one that ends its actor's process every time (a crash in the
+#: engine, the OOM killer) stops the search after this many tries.
+CALL_ATTEMPTS = 3
+
+
+class WorkerCrashError(RuntimeError):
+    """A search's call to one of its Ray actors ended the actor's process on each of its
+    :data:`CALL_ATTEMPTS` tries (each on a restart of the actor); the last failure is the
+    cause."""
 
 
 def require_ray() -> Any:
@@ -177,8 +199,16 @@ def _load_ref(boxed: list[Any]) -> Union[Benchmark, str]:
     return load_benchmark(require_ray().get(boxed[0]))
 
 
-def _is_ref(value: Any) -> bool:
-    return type(value).__name__ == "ObjectRef"
+def is_object_ref(value: Any) -> bool:
+    """Whether ``value`` is a Ray object reference, without importing Ray (a process that
+    holds a reference has imported it)."""
+    ray = sys.modules.get("ray")
+    return ray is not None and isinstance(value, ray.ObjectRef)
+
+
+def _benchmark_ref(env_id: str, benchmark: Any) -> Any:
+    """``benchmark`` as a reference to it prepared: as it is if it is one already."""
+    return benchmark if is_object_ref(benchmark) else put_benchmark(env_id, benchmark)
 
 
 @functools.cache
@@ -200,7 +230,7 @@ def _run_on(fn: Callable[[Any], Any], benchmark: Any) -> Any:
 def map_benchmarks(
     fn: Callable[[Union[Benchmark, str]], Any],
     env_id: str,
-    benchmarks: Sequence[Union[str, Benchmark]],
+    benchmarks: Iterable[Union[str, Benchmark]],
     cpus_per_task: float = 1,
     max_retries: int = 3,
 ) -> Iterator[tuple[int, Any]]:
@@ -209,27 +239,49 @@ def map_benchmarks(
     and shipped through the object store (``fn`` gets the prepared Benchmark, or the URI for
     families other than LLVM); ``fn`` must be picklable (a module's function, or a
     ``functools.partial`` of one). A task whose worker or node dies runs again, up to
-    ``max_retries`` times; an exception that ``fn`` raises is raised here."""
+    ``max_retries`` times; an exception that ``fn`` raises is raised here.
+
+    Benchmarks are taken from ``benchmarks`` and prepared as the cluster frees CPUs for them
+    (one ahead of those it can run at once), not all before the first task. When ``fn``
+    raises, or the caller stops iterating, the tasks still pending are cancelled."""
     ray = require_ray()
     task = _remote(_run_on).options(
         num_cpus=cpus_per_task, max_retries=max_retries, retry_exceptions=False
     )
+    # One more than the cluster runs at once: its first free CPU never waits on a prepare.
+    ahead = max(1, int(cluster_cpus() // cpus_per_task)) + 1
+    todo = enumerate(benchmarks)
     pending: dict[Any, int] = {}
-    # Submitted as they are prepared, so the cluster starts while this machine prepares.
-    for i, benchmark in enumerate(benchmarks):
-        pending[task.remote(fn, put_benchmark(env_id, benchmark))] = i
-    while pending:
-        done, _ = ray.wait(list(pending), num_returns=1)
-        for ref in done:
-            yield pending.pop(ref), ray.get(ref)
+
+    def submit(count: int) -> None:
+        for i, benchmark in itertools.islice(todo, count):
+            pending[task.remote(fn, put_benchmark(env_id, benchmark))] = i
+
+    try:
+        submit(ahead)
+        while pending:
+            (ref,), _ = ray.wait(list(pending), num_returns=1)
+            i = pending.pop(ref)
+            result = ray.get(ref)
+            submit(1)  # before the caller takes its time with the result
+            yield i, result
+    finally:
+        # Their results would go nowhere; force: a task in the engine does not see an interrupt.
+        for ref in pending:
+            ray.cancel(ref, force=True)
 
 
-def _default_spaces(env_id: str, reward_space: Optional[str], search: str) -> tuple[str, Any]:
+def _default_spaces(
+    env_id: str,
+    reward_space: Optional[str],
+    search: str,
+    parameters: Optional[dict[str, Any]] = None,
+) -> tuple[str, Any]:
     """The reward space a search uses (``reward_space`` or the env's) and the env's default
     action space."""
     from compiler_gym.registration import make
 
-    with make(env_id) as env:
+    with make(env_id, parameters=parameters) as env:
         reward_space = reward_space or (env.reward_space.name if env.reward_space else None)
         action_space = env.action_space
     if reward_space is None:
@@ -237,11 +289,14 @@ def _default_spaces(env_id: str, reward_space: Optional[str], search: str) -> tu
     return reward_space, action_space
 
 
-def _num_workers(num_workers: Optional[int], cpus_per_worker: float) -> int:
-    """How many actors a search starts: ``num_workers``, or as many as the cluster's CPUs hold;
-    more than they hold would wait forever for a CPU (no autoscaler here)."""
+def _num_workers(num_workers: Optional[int], cpus_per_worker: float, most: int = 0) -> int:
+    """How many actors a search starts: ``num_workers``, or as many as the cluster's CPUs hold,
+    and at most ``most`` (0: no limit); more than the CPUs hold would wait forever for a CPU (no
+    autoscaler here)."""
     cpus = cluster_cpus()
     count = num_workers or max(1, int(cpus // cpus_per_worker))
+    if most:
+        count = min(count, most)
     if count * cpus_per_worker > cpus:
         raise ValueError(
             f"{count} workers of {cpus_per_worker} CPUs do not fit the cluster's {cpus} CPUs"
@@ -250,9 +305,52 @@ def _num_workers(num_workers: Optional[int], cpus_per_worker: float) -> int:
 
 
 def _actor_options(cpus: float) -> dict[str, Any]:
-    # Restarted without limit, and a call the dead actor did not answer is sent again to its
-    # restart: every call carries the state it starts from, so a restart answers the same.
-    return {"num_cpus": cpus, "max_restarts": -1, "max_task_retries": -1}
+    # Restarted without limit (a lost node is survived however long Ray takes to notice it),
+    # but Ray sends no call again by itself: _call_actors does, a bounded number of times.
+    return {"num_cpus": cpus, "max_restarts": -1, "max_task_retries": 0}
+
+
+def _wait_until_up(actor: Any) -> int:
+    """The actor's process id, once it answers: a restarting actor (on a lost node, until Ray
+    notices the node is gone and starts it elsewhere) is waited for, an ended one raises."""
+    return require_ray().get(actor.pid.options(max_task_retries=-1).remote())
+
+
+def _call_actors(calls: Sequence[tuple[Any, str, tuple]]) -> list[Any]:
+    """The answers of ``calls`` ((actor, method name, arguments), made at once), in order.
+
+    A call whose actor did not answer (its process or node died) is sent again once the actor
+    is back; the wait does not count, each try does: a call that ends its actor's process on
+    each of :data:`CALL_ATTEMPTS` tries raises :class:`WorkerCrashError`. Every call carries
+    the state it starts from, so a try on a restarted actor answers what the first would
+    have. An exception the method raises is raised here."""
+    ray = require_ray()
+    from ray.exceptions import RayActorError
+
+    answers: list[Any] = [None] * len(calls)
+    tries = [1] * len(calls)
+
+    def send(i: int) -> Any:
+        actor, method, args = calls[i]
+        return getattr(actor, method).remote(*args)
+
+    pending = {send(i): i for i in range(len(calls))}
+    while pending:
+        (ref,), _ = ray.wait(list(pending), num_returns=1)
+        i = pending.pop(ref)
+        try:
+            answers[i] = ray.get(ref)
+        except RayActorError as e:
+            actor, method, _ = calls[i]
+            if tries[i] >= CALL_ATTEMPTS:
+                raise WorkerCrashError(
+                    f"{method}() lost its Ray actor (its process ended or could not be reached) "
+                    f"on each of {tries[i]} tries, each on a restart of the actor"
+                ) from e
+            _wait_until_up(actor)
+            tries[i] += 1
+            pending[send(i)] = i
+    return answers
 
 
 class _GreedyWorker:
@@ -320,7 +418,7 @@ class RayTryActions:
         ray = require_ray()
         self.reward_space, default_space = _default_spaces(env_id, reward_space, "greedy_search")
         self.action_space = action_space or default_space.name
-        self._benchmark = benchmark if _is_ref(benchmark) else put_benchmark(env_id, benchmark)
+        self._benchmark = _benchmark_ref(env_id, benchmark)
         self.uri = ray.get(self._benchmark).uri
         count = _num_workers(num_workers, cpus_per_worker)
         worker = _remote(_GreedyWorker).options(**_actor_options(cpus_per_worker))
@@ -332,7 +430,6 @@ class RayTryActions:
     def __call__(self, env: Any, candidates: Sequence[int]) -> np.ndarray:
         """The rewards of ``candidates`` from ``env``'s current state, in order (NaN where one
         failed), as ``env.try_actions(candidates)`` gives them."""
-        ray = require_ray()
         if str(env.benchmark.uri) != self.uri:
             raise ValueError(f"the workers search {self.uri}, the env is on {env.benchmark.uri}")
         if env.reward_space is None or env.reward_space.name != self.reward_space:
@@ -342,16 +439,17 @@ class RayTryActions:
         candidates = [int(c) for c in candidates]
         prefix = [int(a) for a in env.actions]
         parts = [p for p in np.array_split(np.arange(len(candidates)), len(self.workers)) if len(p)]
-        refs = [
-            worker.try_actions.remote([self._benchmark], prefix, [candidates[i] for i in part])
-            for worker, part in zip(self.workers, parts, strict=False)
-        ]
-        return np.concatenate(ray.get(refs)) if refs else np.zeros(0)
+        answers = _call_actors(
+            [
+                (worker, "try_actions", ([self._benchmark], prefix, [candidates[i] for i in part]))
+                for worker, part in zip(self.workers, parts, strict=False)
+            ]
+        )
+        return np.concatenate(answers) if answers else np.zeros(0)
 
     def pids(self) -> list[int]:
         """The process id of each worker now (a restarted worker has a new one)."""
-        ray = require_ray()
-        return ray.get([w.pid.remote() for w in self.workers])
+        return [_wait_until_up(w) for w in self.workers]
 
     def close(self) -> None:
         """Ends the workers."""
@@ -375,6 +473,7 @@ class _RandomWorker:
         self.config = config
         self.vec = None
         self.episodes: Optional[RandomEpisodes] = None
+        self.rng: Optional[np.random.Generator] = None
 
     def pid(self) -> int:
         import os
@@ -384,10 +483,10 @@ class _RandomWorker:
     def run(self, benchmark: list[Any], checkpoint: Optional[dict[str, Any]], num_steps: int):
         """``num_steps`` steps from ``checkpoint`` (None: the search's start): the episodes
         they ended, as (step, slot, reward, best prefix), and the checkpoint after them."""
+        c = self.config
         if self.vec is None:
             from compiler_gym.vector import make_vec
 
-            c = self.config
             self.vec = make_vec(
                 c["env_id"],
                 len(c["slots"]),
@@ -396,148 +495,109 @@ class _RandomWorker:
                 observation_space=c["observation_space"],
                 reward_space=c["reward_space"],
                 seed=c["seed"],
+                parameters=c["parameters"],
             )
+        # A new actor, or one whose last answer never reached the driver: start over there.
         steps = checkpoint["steps"] if checkpoint else 0
         if self.episodes is None or self.episodes.steps != steps:
             self._restore(checkpoint)
         finished = []
         for _ in range(num_steps):
-            for slot, reward, prefix in self.episodes.step(self.rng, self.config["guide"]):
+            for slot, reward, prefix in self.episodes.step(self.rng, c["guide"]):
                 finished.append((self.episodes.steps, slot, reward, prefix))
-        episodes = self.episodes
-        return finished, {
-            "steps": episodes.steps,
-            "rng": self.rng.bit_generator.state,
-            "given": list(episodes.given),
-            "actions": [list(a) for a in episodes.actions],
-            "total": episodes.total.tolist(),
-            "best": episodes.best.tolist(),
-            "best_length": episodes.best_length.tolist(),
-        }
+        return finished, {**self.episodes.state(), "rng": self.rng.bit_generator.state}
 
     def _restore(self, checkpoint: Optional[dict[str, Any]]) -> None:
-        """The slots as they were at ``checkpoint``: each slot's episode replayed, the random
-        stream where it was."""
+        """The slots and the random stream as they were at ``checkpoint`` (None: the start)."""
         c = self.config
+        observe = c["observation_space"] is not None
         self.rng = np.random.default_rng(c["seed"])
-        episodes = RandomEpisodes(self.vec, c["slots"], c["num_envs"], c["patience"], c["first"])
-        episodes.reset(observe=c["observation_space"] is not None)
-        self.episodes = episodes
-        if not checkpoint:
-            return
-        self.rng.bit_generator.state = checkpoint["rng"]
-        episodes.steps = checkpoint["steps"]
-        episodes.given = list(checkpoint["given"])
-        episodes.actions = [list(a) for a in checkpoint["actions"]]
-        episodes.total = np.array(checkpoint["total"], dtype=np.float64)
-        episodes.best = np.array(checkpoint["best"], dtype=np.float64)
-        episodes.best_length = np.array(checkpoint["best_length"], dtype=int)
-        # Depth by depth, the slots whose episode is that long step together (the others
-        # stay where they are: send/recv step only the envs named).
-        depth = 0
-        while True:
-            rows = [i for i, a in enumerate(episodes.actions) if len(a) > depth]
-            if not rows:
-                break
-            actions = np.array([episodes.actions[i][depth] for i in rows])
-            self.vec.send(actions, np.array(rows))
-            obs, _, terminated, _, info = self.vec.recv()
-            if np.asarray(terminated).any():
-                raise RuntimeError("an episode's action failed on replay")
-            if episodes.observations is not None:
-                episodes.observations[np.asarray(info["env_id"])] = obs.numpy()
-            depth += 1
+        self.episodes = RandomEpisodes(
+            self.vec, c["slots"], c["num_envs"], c["patience"], c["first"]
+        )
+        if checkpoint is None:
+            self.episodes.reset(observe)
+        else:
+            self.rng.bit_generator.state = checkpoint["rng"]
+            self.episodes.restore(checkpoint, observe)
 
 
 def ray_random_search(
     env_id: str,
     benchmark: Any,
-    reward_space: Optional[str] = None,
-    patience: int = 25,
-    episodes: Optional[int] = 100,
-    runtime: Optional[float] = None,
-    num_envs: int = 8,
-    num_threads: int = 0,
-    seed: int = 0,
-    callback: Optional[Callable[[SearchProgress], None]] = None,
-    guide: Optional[Guide] = None,
-    observation_space: Optional[str] = None,
-    first_episode: Sequence[int] = (),
+    *args: Any,
     num_workers: Optional[int] = None,
     cpus_per_worker: float = 1,
     steps_per_round: Optional[int] = None,
-) -> tuple[CompilerEnvState, SearchProgress]:
-    """:func:`~compiler_gym.search.random_search` with its ``num_envs`` slots split over
-    ``num_workers`` Ray actors (default: one per cluster CPU, at most one per slot), each
-    stepping its slots in an engine of its own with ``num_threads`` threads (default: its
-    CPUs). The same arguments give the same episodes, in the same order, and so the same
-    best state and progress (but for the seconds).
+    **kwargs: Any,
+) -> tuple[Optional[CompilerEnvState], SearchProgress]:
+    """:func:`~compiler_gym.search.random_search` (the same arguments, ``args`` and
+    ``kwargs``, and results) with its ``num_envs`` slots split over ``num_workers`` Ray actors
+    (default: one per cluster CPU, at most one per slot), each stepping its slots in an engine
+    of its own with ``num_threads`` threads (default: its CPUs). The same arguments give the
+    same episodes, in the same order, and so the same best state and progress (but for the
+    seconds).
 
-    The actors run ``steps_per_round`` steps (default ``patience``) between two calls; the
-    search stops at the end of the round in which its budget ran out (counting episodes in
-    the local search's order: by step, then slot). ``benchmark`` is a URI or Benchmark
-    (prepared here) or what :func:`put_benchmark` returned. ``guide`` must be picklable and
-    score each row alone (a policy does): each actor calls it on its own slots' rows.
+    The actors run ``steps_per_round`` steps (default ``patience``, or the number of actions
+    where that is 0) between two calls; the search stops at the end of the round in which its
+    budget ran out (counting episodes in the local search's order: by step, then slot; when
+    time ran out, the best prefix of the episodes under way counts too, as in the local
+    search). ``benchmark`` is a URI or Benchmark (prepared here) or what
+    :func:`put_benchmark` returned. ``guide`` must be picklable and score each row alone (a
+    policy does): each actor calls it on its own slots' rows.
     """
-    if episodes is None and runtime is None:
-        raise ValueError("ray_random_search() needs an episodes or a runtime budget")
     ray = require_ray()
-    start = time.perf_counter()
-    reward_space, action_space = _default_spaces(env_id, reward_space, "ray_random_search")
-    ref = benchmark if _is_ref(benchmark) else put_benchmark(env_id, benchmark)
-    count = min(num_envs, _num_workers(num_workers, cpus_per_worker))
+    bound = inspect.signature(random_search).bind(env_id, benchmark, *args, **kwargs)
+    bound.apply_defaults()
+    arg = SimpleNamespace(**bound.arguments)  # random_search's, defaults included
+    check_budget("ray_random_search", arg.patience, arg.episodes, arg.runtime)
+    run = SearchRun(arg.episodes, arg.runtime, arg.callback)
+    reward_space, action_space = _default_spaces(
+        env_id, arg.reward_space, "ray_random_search", arg.parameters
+    )
+    ref = _benchmark_ref(env_id, benchmark)
+    count = _num_workers(num_workers, cpus_per_worker, most=arg.num_envs)
     config = {
         "env_id": env_id,
         "reward_space": reward_space,
-        "observation_space": observation_space,
-        "num_envs": num_envs,
-        "patience": patience,
-        "first": [int(a) for a in first_episode],
-        "seed": seed,
-        "num_threads": num_threads or max(1, int(cpus_per_worker)),
-        "guide": guide,
+        "observation_space": arg.observation_space,
+        "num_envs": arg.num_envs,
+        "patience": arg.patience,
+        "first": [int(action) for action in arg.first_episode],
+        "seed": arg.seed,
+        "num_threads": arg.num_threads or max(1, int(cpus_per_worker)),
+        "guide": arg.guide,
+        "parameters": arg.parameters,
     }
     worker = _remote(_RandomWorker).options(**_actor_options(cpus_per_worker))
     workers = [
         worker.remote({**config, "slots": [int(s) for s in slots]})
-        for slots in np.array_split(np.arange(num_envs), count)
+        for slots in np.array_split(np.arange(arg.num_envs), count)
     ]
-    progress = SearchProgress()
-    best_actions: list[int] = []
     checkpoints: list[Optional[dict[str, Any]]] = [None] * count
+    # patience=0 is as many steps as there are actions (RandomEpisodes'), not rounds of none.
+    round_steps = steps_per_round or arg.patience or action_space.n
     try:
-        while True:
-            results = ray.get(
+        while True:  # at least one round, however short the budget
+            results = _call_actors(
                 [
-                    w.run.remote([ref], c, steps_per_round or patience)
+                    (w, "run", ([ref], c, round_steps))
                     for w, c in zip(workers, checkpoints, strict=True)
                 ]
             )
             checkpoints = [checkpoint for _, checkpoint in results]
-            seconds = time.perf_counter() - start
             ended = sorted((e for finished, _ in results for e in finished), key=lambda e: e[:2])
             for _, _, reward, prefix in ended:
-                if episodes is not None and progress.episodes >= episodes:
-                    break
-                if progress.add_episode(reward, seconds):
-                    best_actions = prefix
-                if callback:
-                    callback(progress)
-            progress.seconds = time.perf_counter() - start
-            if (episodes is not None and progress.episodes >= episodes) or (
-                runtime is not None and progress.seconds >= runtime
-            ):
+                run.add(reward, prefix)
+            if run.done():
                 break
     finally:
         for w in workers:
             ray.kill(w, no_restart=True)
-    progress.best_actions = [int(a) for a in best_actions]
-    state = record_state(
-        env_id,
-        ray.get(ref).load(),
-        best_actions,
-        progress.seconds,
-        max(progress.best_reward, 0.0),
-        action_space.name,
-    )
-    return state, progress
+    if run.timed_out:  # the workers' slots are in slot order
+        run.add_unfinished(
+            np.concatenate([c["best"] for c in checkpoints]),
+            [actions for c in checkpoints for actions in c["actions"]],
+            [length for c in checkpoints for length in c["best_length"]],
+        )
+    return run.finish(env_id, ray.get(ref).load(), action_space.name, arg.parameters, arg.record)

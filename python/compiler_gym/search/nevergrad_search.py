@@ -5,7 +5,6 @@ in one vector engine."""
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from statistics import NormalDist
 from typing import Any, Optional, Union
@@ -14,7 +13,7 @@ import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
-from compiler_gym.search.random_search import SearchProgress, record_state, search_vec
+from compiler_gym.search.random_search import SearchProgress, SearchRun, search_vec
 
 
 class CategoricalVector:
@@ -68,9 +67,7 @@ def nevergrad_search(
     asks is one ``make_vec`` step of ``episode_length`` actions per env. A trial the compiler
     fails on scores below any other. Returns the best state and the search's progress
     (``episodes`` counts trials)."""
-    progress = SearchProgress()
-    best_actions: list[int] = []
-    start = time.perf_counter()
+    run = SearchRun(budget, runtime)
     vec, benchmark = search_vec(
         "nevergrad_search",
         env_id,
@@ -87,10 +84,8 @@ def nevergrad_search(
         vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)
         opt = vector.optimizer(optimizer, budget, num_workers=num_envs)
         vec.reset()
-        while progress.episodes < budget and (
-            runtime is None or time.perf_counter() - start < runtime
-        ):
-            asks = [opt.ask() for _ in range(min(num_envs, budget - progress.episodes))]
+        while not run.done():
+            asks = [opt.ask() for _ in range(min(num_envs, budget - run.progress.episodes))]
             trials = [vector.decode(a.value) for a in asks]
             actions = np.zeros((num_envs, episode_length), dtype=np.int64)
             actions[: len(trials)] = trials
@@ -100,15 +95,5 @@ def nevergrad_search(
                 reward = -math.inf if terminated[k] else float(rewards[k])
                 # nevergrad minimizes; a failed trial scores below every real one.
                 opt.tell(ask, -reward if math.isfinite(reward) else 1e12)
-                progress.episodes += 1
-                if reward > progress.best_reward:
-                    progress.best_reward, best_actions = reward, trial
-                    progress.history.append(
-                        (time.perf_counter() - start, progress.episodes, reward)
-                    )
-    progress.seconds = time.perf_counter() - start
-    progress.best_actions = [int(a) for a in best_actions]
-    state = record_state(
-        env_id, benchmark, best_actions, progress.seconds, progress.best_reward, space.name
-    )
-    return state, progress
+                run.add(reward, trial)
+    return run.finish(env_id, benchmark, space.name)

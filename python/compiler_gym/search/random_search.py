@@ -46,6 +46,111 @@ class SearchProgress:
         return True
 
 
+def check_budget(search: str, patience: int, episodes: Optional[int], runtime: Optional[float]):
+    """ValueError, naming ``search``, unless a random search's budget can end it."""
+    if episodes is None and runtime is None:
+        raise ValueError(f"{search}() needs an episodes or a runtime budget")
+    if (
+        patience < 0
+        or (episodes is not None and episodes < 1)
+        or (runtime is not None and runtime <= 0)
+    ):
+        raise ValueError(
+            f"{search}() needs patience >= 0 (0: the number of actions), episodes >= 1 "
+            f"and runtime > 0, got {patience}, {episodes}, {runtime}"
+        )
+
+
+class SearchRun:
+    """A search under way, from its start to its recorded best state: its budget
+    (``episodes`` and/or ``runtime`` seconds, None: no limit), its :class:`SearchProgress` and
+    the actions of its best result so far. The searches here (local or on Ray) count their
+    results through it, so that they count, stop and record alike.
+
+        run = SearchRun(episodes, runtime, callback)
+        while not run.done():
+            ...
+            run.add(reward, actions)
+        state, progress = run.finish(env_id, benchmark, action_space)
+    """
+
+    def __init__(
+        self,
+        episodes: Optional[int],
+        runtime: Optional[float],
+        callback: Optional[Callable[[SearchProgress], None]] = None,
+    ):
+        self.episodes = episodes
+        self.runtime = runtime
+        self.callback = callback
+        self.progress = SearchProgress()
+        self.best_actions: list[int] = []
+        self.start = time.perf_counter()
+
+    def elapsed(self) -> float:
+        """Seconds since the search started."""
+        return time.perf_counter() - self.start
+
+    def add(self, reward: float, actions: Sequence[int], finished: bool = True) -> None:
+        """Counts a result (a finished episode's best prefix, a trial), and keeps ``actions``
+        if it is a new best; one past the ``episodes`` budget is dropped (a round of
+        episodes can end more than the budget has left). ``finished=False``: see
+        :meth:`SearchProgress.add_episode`."""
+        if finished and self.episodes is not None and self.progress.episodes >= self.episodes:
+            return
+        if self.progress.add_episode(reward, self.elapsed(), finished):
+            self.best_actions = [int(a) for a in actions]
+        if finished and self.callback:
+            self.callback(self.progress)
+
+    def add_unfinished(
+        self, best: np.ndarray, actions: Sequence[Sequence[int]], best_length: Sequence[int]
+    ) -> None:
+        """When time ran out mid-episode, the best prefix of the episodes under way (each
+        slot's ``best`` reward, episode ``actions`` and ``best_length``, in slot order) counts
+        too: a short budget may end before the first episode does."""
+        i = int(np.argmax(best))
+        self.add(best[i], actions[i][: best_length[i]], finished=False)
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the ``runtime`` budget had run out at the last :meth:`done`."""
+        return self.runtime is not None and self.progress.seconds >= self.runtime
+
+    def done(self) -> bool:
+        """Whether the budget has run out (the seconds are counted up to now)."""
+        self.progress.seconds = self.elapsed()
+        full = self.episodes is not None and self.progress.episodes >= self.episodes
+        return full or self.timed_out
+
+    def finish(
+        self,
+        env_id: str,
+        benchmark: Union[str, Benchmark],
+        action_space: Optional[str],
+        parameters: Optional[dict[str, Any]] = None,
+        record: bool = True,
+    ) -> tuple[Optional[CompilerEnvState], SearchProgress]:
+        """The best state (:func:`record_state`; None without ``record``, for a caller that
+        replays ``progress.best_actions`` itself) and the progress, which ends with them."""
+        progress = self.progress
+        progress.best_actions = list(self.best_actions)
+        if not record:
+            return None, progress
+        # No result at all (no time for one) is the benchmark as it is: a reward of 0.
+        reward = progress.best_reward if np.isfinite(progress.best_reward) else 0.0
+        state = record_state(
+            env_id,
+            benchmark,
+            progress.best_actions,
+            progress.seconds,
+            reward,
+            action_space,
+            parameters,
+        )
+        return state, progress
+
+
 class RandomEpisodes:
     """The random search's episodes in some of its env slots (``slots``, of ``num_envs``),
     stepped in one vector engine ``vec`` of ``len(slots)`` envs.
@@ -85,6 +190,44 @@ class RandomEpisodes:
         observations for a guide."""
         observations, _ = self.vec.reset()
         self.observations = observations.numpy().copy() if observe else None
+
+    def state(self) -> dict[str, Any]:
+        """Where the slots' episodes stand, as plain data (numbers and lists) for
+        :meth:`restore`, in this process or another."""
+        return {
+            "steps": self.steps,
+            "given": list(self.given),
+            "actions": [list(a) for a in self.actions],
+            "total": self.total.tolist(),
+            "best": self.best.tolist(),
+            "best_length": self.best_length.tolist(),
+        }
+
+    def restore(self, state: dict[str, Any], observe: bool = False) -> None:
+        """The slots as they were at ``state`` (from :meth:`state` of episodes in the same
+        slots): the engine reset and each slot's episode so far replayed in it, so that the
+        next :meth:`step` is the one that would have followed. ``observe`` as :meth:`reset`."""
+        self.reset(observe)
+        self.steps = int(state["steps"])
+        self.given = [int(a) for a in state["given"]]
+        self.actions = [[int(a) for a in actions] for actions in state["actions"]]
+        self.total = np.array(state["total"], dtype=np.float64)
+        self.best = np.array(state["best"], dtype=np.float64)
+        self.best_length = np.array(state["best_length"], dtype=int)
+        # Depth by depth, the slots whose episode is that long step together (the others
+        # stay where they are: send/recv step only the envs named).
+        depth = 0
+        while True:
+            rows = [i for i, a in enumerate(self.actions) if len(a) > depth]
+            if not rows:
+                break
+            self.vec.send(np.array([self.actions[i][depth] for i in rows]), np.array(rows))
+            obs, _, terminated, _, info = self.vec.recv()
+            if np.asarray(terminated).any():
+                raise RuntimeError("an episode's action failed on replay")
+            if self.observations is not None:
+                self.observations[np.asarray(info["env_id"])] = obs.numpy()
+            depth += 1
 
     def step(self, rng: np.random.Generator, guide: Optional[Guide] = None):
         """One step of every slot; returns the episodes it ended, in slot order, as (slot,
@@ -212,7 +355,8 @@ def random_search(
     observation_space: Optional[str] = None,
     first_episode: Sequence[int] = (),
     parameters: Optional[dict[str, Any]] = None,
-) -> tuple[CompilerEnvState, SearchProgress]:
+    record: bool = True,
+) -> tuple[Optional[CompilerEnvState], SearchProgress]:
     """Runs random episodes on ``benchmark`` and returns the best state found, with the
     search's progress. ``parameters`` are the envs' settings (as ``make``'s).
 
@@ -230,22 +374,13 @@ def random_search(
     NumPy array, one row per env) and the actions of its episode so far, and returns the
     probability of each action per env. ``first_episode`` is taken as given (padded with
     sampled actions) by the first env, so the search is never worse than that sequence.
+
+    The best state is recorded by replaying ``progress.best_actions`` in a new env; with
+    ``record=False`` the state is None, for a caller that replays them itself.
     """
-    if episodes is None and runtime is None:
-        raise ValueError("random_search() needs an episodes or a runtime budget")
-    if (
-        patience < 0
-        or (episodes is not None and episodes < 1)
-        or (runtime is not None and runtime <= 0)
-    ):
-        raise ValueError(
-            f"random_search() needs patience >= 0 (0: the number of actions), episodes >= 1 "
-            f"and runtime > 0, got {patience}, {episodes}, {runtime}"
-        )
+    check_budget("random_search", patience, episodes, runtime)
     rng = np.random.default_rng(seed)
-    progress = SearchProgress()
-    best_actions: list[int] = []
-    start = time.perf_counter()
+    run = SearchRun(episodes, runtime, callback)
     vec, benchmark = search_vec(
         "random_search",
         env_id,
@@ -260,38 +395,12 @@ def random_search(
     with vec:
         slots = RandomEpisodes(vec, range(num_envs), num_envs, patience, first_episode)
         slots.reset(observe=observation_space is not None)
-
-        def done() -> bool:
-            progress.seconds = time.perf_counter() - start
-            return (episodes is not None and progress.episodes >= episodes) or (
-                runtime is not None and progress.seconds >= runtime
-            )
-
         while True:  # at least one step, however short the budget
             for _, reward, prefix in slots.step(rng, guide):
-                if episodes is not None and progress.episodes >= episodes:
-                    break
-                if progress.add_episode(reward, time.perf_counter() - start):
-                    best_actions = prefix
-                if callback:
-                    callback(progress)
-            if done():
+                run.add(reward, prefix)
+            if run.done():
                 break
-        if runtime is not None and progress.seconds >= runtime:
-            # Time ran out mid-episode: the best prefixes of the episodes under way count too
-            # (a short budget may end before the first episode does).
-            i = int(np.argmax(slots.best))
-            if progress.add_episode(slots.best[i], progress.seconds, finished=False):
-                best_actions = slots.actions[i][: slots.best_length[i]]
+        if run.timed_out:
+            run.add_unfinished(slots.best, slots.actions, slots.best_length)
         action_space = vec.env_action_space.name
-    progress.best_actions = [int(a) for a in best_actions]
-    state = record_state(
-        env_id,
-        benchmark,
-        best_actions,
-        progress.seconds,
-        max(progress.best_reward, 0.0),
-        action_space,
-        parameters,
-    )
-    return state, progress
+    return run.finish(env_id, benchmark, action_space, parameters, record)
