@@ -56,7 +56,7 @@ def main() -> None:
         episode = agent.episode(env)
         if flags.search_time <= 0:
             return
-        state, _ = random_search(
+        _, progress = random_search(
             ENV_ID,
             env.benchmark,
             patience=flags.patience,
@@ -66,9 +66,10 @@ def main() -> None:
             guide=guide,
             observation_space="Autophase",
             first_episode=episode,
+            record=False,  # the env replays the best actions: once is enough
         )
         env.reset()
-        env.multistep(env.action_space.from_string(state.commandline))
+        env.multistep(progress.best_actions)
 
     eval_llvm_instcount_policy(policy, harness_flags)
 

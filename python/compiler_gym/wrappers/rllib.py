@@ -36,6 +36,7 @@ import gymnasium
 import numpy as np
 
 from compiler_gym.batches import to_numpy
+from compiler_gym.search.distributed import is_object_ref
 from compiler_gym.vector import make_vec
 
 #: The name :func:`configure_rllib` registers :func:`make_rllib_env` under with Ray Tune.
@@ -51,13 +52,13 @@ def _resolve_benchmarks(benchmarks: Any) -> Optional[list[Any]]:
     of them), as what ``make_vec`` takes."""
     if benchmarks is None:
         return None
-    if type(benchmarks).__name__ == "ObjectRef":
+    if is_object_ref(benchmarks):
         import ray
 
         benchmarks = ray.get(benchmarks)
     if isinstance(benchmarks, (str, bytes)) or not isinstance(benchmarks, Sequence):
         benchmarks = [benchmarks]
-    refs = [i for i, b in enumerate(benchmarks) if type(b).__name__ == "ObjectRef"]
+    refs = [i for i, b in enumerate(benchmarks) if is_object_ref(b)]
     if refs:
         import ray
 
