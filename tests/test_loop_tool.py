@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import compiler_gym
-from compiler_gym.envs.loop_tool import devices
+from compiler_gym.envs.loop_tool import copy_bandwidth, devices
 from compiler_gym.errors import BenchmarkInitError, EnvironmentNotSupported
 
 HAS_GPU = devices()["cuda"] == ""
@@ -270,6 +270,26 @@ def test_bad_benchmarks(env, uri):
         env.reset(benchmark=uri)
 
 
+def test_copy_bandwidth_takes_a_known_device_and_an_integer():
+    assert copy_bandwidth("cpu", 1 << 16) > 0
+    with pytest.raises(ValueError, match="cpu"):
+        copy_bandwidth("gpu", 1024)  # measured the CPU, silently, before
+    with pytest.raises(ValueError, match="integer"):
+        copy_bandwidth("cpu", "1024")
+    if not HAS_GPU:
+        with pytest.raises(EnvironmentNotSupported):
+            copy_bandwidth("cuda", 1024)
+
+
+def test_a_programs_data_follows_its_sizes_not_their_spelling(env):
+    """add/016 is add/16: the same inputs, so the same output."""
+    outputs = []
+    for uri in ("loop_tool-cpu-v0/add/16", "loop_tool-cpu-v0/add/016"):
+        env.reset(benchmark=uri)
+        outputs.append(env.run_kernel())
+    np.testing.assert_array_equal(outputs[0], outputs[1])
+
+
 def test_bad_actions(env):
     env.reset()
     with pytest.raises(ValueError, match="out of range"):
@@ -349,23 +369,27 @@ def test_cache_stats_account_for_each_new_kernel(env):
 
 
 def test_make_vec_rows_equal_single_envs():
-    actions = [[TOGGLE_MODE, UP, TOGGLE_MODE, UP], [UP], [TOGGLE_MODE, DOWN], [TOGGLE_THREAD]]
+    """Each env of a vector env steps as a single env on the same actions, step by step."""
+    sequences = [  # one per env
+        [TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP, TOGGLE_THREAD],
+        [UP, TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP],
+        [TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP, DOWN],
+    ]
     benchmarks = ["loop_tool-cpu-v0/64", "loop_tool-cpu-v0/reduce/8x8", "loop_tool-cpu-v0/100"]
     with compiler_gym.make_vec(
         "loop_tool-v0", num_envs=3, benchmarks=benchmarks, observation_space="action_state"
     ) as vec:
         vec.reset()
-        for step in actions:
-            observations, *_ = vec.step(np.array([step[0]] * 3))
-        rows = np.asarray(observations).tolist()
-    expected = []
-    for benchmark in benchmarks:
+        steps = zip(*sequences, strict=True)
+        rows = [np.asarray(vec.step(np.array(step))[0]).tolist() for step in steps]
+    for i, benchmark in enumerate(benchmarks):
         with compiler_gym.make("loop_tool-v0", benchmark=benchmark) as single:
             single.reset()
-            for step in actions:
-                observation, *_ = single.step(step[0])
-            expected.append(observation.tolist())
-    assert rows == expected
+            expected = [single.step(action)[0].tolist() for action in sequences[i]]
+        assert [row[i] for row in rows] == expected, benchmark
+    # [cursor, size, tail] after each env's last action: 64 = (21, 1) x 3; 8 = (2, 2) x 3;
+    # 100 = (33, 1) x 3, then down to (50, 0) x 2.
+    assert rows[-1] == [[1, 3, 0], [1, 3, 0], [1, 2, 0]]
 
 
 def test_gymnasium_check_env():

@@ -1,17 +1,20 @@
 #include "envs/loop_tool/backend.h"
 
 #include <fcntl.h>
+#include <oneapi/tbb/task_arena.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
+#include <set>
 
 #ifdef CG_WITH_NVTX
 #include <nvtx3/nvToolsExt.h>
@@ -20,7 +23,7 @@
 namespace compiler_gym::loop_tool_env {
 namespace {
 
-// Programs with their data: up to 2 GiB of inputs, least recently used dropped first.
+// Programs with their data: up to 2 GiB of it (HeldBytes), least recently used dropped first.
 constexpr int64_t kProgramCacheBytes = int64_t{2} << 30;
 // Compiled kernels kept per process.
 constexpr size_t kKernelCacheEntries = 512;
@@ -52,6 +55,59 @@ KernelCache& Kernels() {
   static KernelCache* cache = new KernelCache();
   return *cache;
 }
+
+// What a program's data holds once measured on a device: its tensors (the inputs, and the CPU's
+// output), the reductions' temporaries, and its output three times more (the reference, its
+// errors, and the checked run's copy).
+int64_t HeldBytes(const Program& program) {
+  int64_t bytes = program.Bytes();
+  for (int id = 0; id < static_cast<int>(program.nodes.size()); ++id) {
+    if (program.IsReduction(id)) bytes += program.Elements(program.nodes[id].vars) * 4;
+  }
+  for (const TensorInfo& t : program.tensors) {
+    if (!t.input) bytes += 3 * program.Elements(t.vars) * 4;
+  }
+  return bytes;
+}
+
+// Makes concurrent callers that miss a cache on the same key compute it once: the first
+// computes, the others wait for it and look again (the envs of a make_vec often step to the
+// same loop tree at once; each would otherwise compile, check and cache its own copy).
+class InFlight {
+ public:
+  // True: this caller computes `key` and must call Done(key). False: another caller did.
+  bool Begin(const std::string& key) {
+    std::unique_lock lock(mu_);
+    if (keys_.insert(key).second) return true;
+    cv_.wait(lock, [&] { return !keys_.contains(key); });
+    return false;
+  }
+  void Done(const std::string& key) {
+    {
+      std::lock_guard lock(mu_);
+      keys_.erase(key);
+    }
+    cv_.notify_all();
+  }
+
+  // Done(key) when it goes out of scope, whichever way the computation ended.
+  class Guard {
+   public:
+    Guard(InFlight& flights, std::string key) : flights_(flights), key_(std::move(key)) {}
+    ~Guard() { flights_.Done(key_); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    InFlight& flights_;
+    std::string key_;
+  };
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<std::string> keys_;
+};
 
 // Adds to one of the stats under the cache's lock.
 void Account(double CacheStats::* seconds, int64_t CacheStats::* count, double elapsed) {
@@ -116,23 +172,27 @@ TimingOptions WithinBudget(TimingOptions options, double run_seconds) {
 StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path) {
   ASSIGN_OR_RETURN(Program program, MakeProgram(path));
   ProgramCache& cache = Programs();
-  {
-    std::lock_guard lock(cache.mu);
-    for (auto it = cache.lru.begin(); it != cache.lru.end(); ++it) {
-      if (it->first != program.key) continue;
-      cache.lru.splice(cache.lru.begin(), cache.lru, it);
-      return it->second;
+  static InFlight* flights = new InFlight();
+  for (;;) {
+    {
+      std::lock_guard lock(cache.mu);
+      for (auto it = cache.lru.begin(); it != cache.lru.end(); ++it) {
+        if (it->first != program.key) continue;
+        cache.lru.splice(cache.lru.begin(), cache.lru, it);
+        return it->second;
+      }
     }
+    if (flights->Begin(program.key)) break;
   }
+  InFlight::Guard done(*flights, program.key);
   auto data = std::make_shared<ProgramData>();
   data->program = std::move(program);
   data->inputs = MakeInputs(data->program);
-  const int64_t bytes = data->program.Bytes();
   std::lock_guard lock(cache.mu);
   cache.lru.emplace_front(data->program.key, data);
-  cache.bytes += bytes;
+  cache.bytes += HeldBytes(data->program);
   while (cache.bytes > kProgramCacheBytes && cache.lru.size() > 1) {
-    cache.bytes -= cache.lru.back().second->program.Bytes();
+    cache.bytes -= HeldBytes(cache.lru.back().second->program);
     cache.lru.pop_back();  // envs that hold it keep it alive
   }
   return data;
@@ -142,18 +202,24 @@ StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& progra
                                             const std::vector<Loop>& loops) {
   const uint64_t key = LoopTreeHash(program, loops) * 2 + (device == Device::kCuda);
   KernelCache& cache = Kernels();
-  {
-    std::lock_guard lock(cache.mu);
-    if (auto it = cache.index.find(key); it != cache.index.end()) {
-      const KernelEntry& e = *it->second;
-      if (e.device == device && e.program == program.key && e.loops == loops) {
-        cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
-        ++cache.stats.hits;
-        return e.kernel;
+  static InFlight* flights = new InFlight();
+  const std::string flight = std::to_string(key) + " " + program.key;
+  for (;;) {
+    {
+      std::lock_guard lock(cache.mu);
+      if (auto it = cache.index.find(key); it != cache.index.end()) {
+        const KernelEntry& e = *it->second;
+        if (e.device == device && e.program == program.key && e.loops == loops) {
+          cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
+          ++cache.stats.hits;
+          return e.kernel;
+        }
       }
     }
+    if (flights->Begin(flight)) break;
   }
-  // Compiled outside the lock: envs on other threads compile at the same time.
+  InFlight::Guard done(*flights, flight);
+  // Compiled outside the cache's lock: envs on other threads compile other trees meanwhile.
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel, device == Device::kCpu
                                                        ? CompileCpu(program, loops)
@@ -178,9 +244,12 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
                          const TimingOptions& options) {
   if (!kernel.checked) {  // the reference is host work: outside the device's queue
     std::lock_guard lock(data.reference_mu);
-    if (data.reference.empty()) {
+    if (data.reference.output.empty()) {
       const auto start = std::chrono::steady_clock::now();
-      data.reference = ReferenceOutput(data.program, data.inputs);
+      // Isolated, as is the check below: the parallel loops run while this thread holds a lock,
+      // and must not pick up another env's step, which may want the same lock.
+      data.reference = oneapi::tbb::this_task_arena::isolate(
+          [&] { return ReferenceOutput(data.program, data.inputs); });
       Account(&CacheStats::reference_seconds, nullptr, SecondsSince(start));
     }
   }
@@ -190,7 +259,10 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
     const auto start = std::chrono::steady_clock::now();
     kernel.check = kernel.RunOnce(data, output);
     kernel.run_seconds = SecondsSince(start);
-    if (kernel.check.ok()) kernel.check = CheckOutput(data.program, data.reference, output.data());
+    if (kernel.check.ok()) {
+      kernel.check = oneapi::tbb::this_task_arena::isolate(
+          [&] { return CheckOutput(data.reference, output.data()); });
+    }
     kernel.checked = true;
     Account(&CacheStats::check_seconds, &CacheStats::checks, SecondsSince(start));
   }

@@ -9,6 +9,7 @@
 // one.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -30,9 +31,9 @@ struct ProgramData {
   std::vector<std::vector<float>> inputs;
   // Computed on first use, under reference_mu (it is large for large programs).
   std::mutex reference_mu;
-  std::vector<float> reference;
+  Reference reference;
   // Used only under their device's queue.
-  std::vector<std::vector<float>> host_buffers;  // CPU: the kernel plan's buffers
+  std::vector<std::vector<float>> host_buffers;  // CPU: the plan's outputs and temporaries
   std::shared_ptr<void> device_buffers;          // CUDA: the plan's buffers on the GPU
   // Per device: where a new kernel's output lands to be checked, kept so that checks after
   // the first write to memory already mapped.
@@ -62,12 +63,16 @@ class Kernel {
   // The median seconds of one run, over `repetitions` timed runs after `warmup` untimed ones.
   virtual StatusOr<double> Time(ProgramData& data, const TimingOptions& options) = 0;
 
-  // Set by Measure once the first run's output matched the reference (or did not).
-  bool checked = false;
+  // Set by Measure, under the device's queue, once the first run's output matched the
+  // reference (or did not); read before the queue is taken to skip host work.
+  std::atomic<bool> checked = false;
   Status check;
   // Seconds of the last run Measure saw (the checked run's wall time, then the timed median):
   // how many runs fit the timing budget.
   double run_seconds = 0;
+  // Runs made so far (checks, warm-ups, calibrations, timed runs), under the device's queue:
+  // what the timing budget bounds.
+  int64_t runs = 0;
 };
 
 // The compiled kernel of the loop tree, from the process's compile cache or compiled now.

@@ -199,6 +199,7 @@ class CudaKernel final : public Kernel {
                 "cuMemsetD32"));
     }
     RETURN_IF_ERROR(Launch(*buffers));
+    ++runs;
     RETURN_IF_ERROR(Check(Api().cuCtxSynchronize(), "kernel"));
     for (size_t t = 0; t < data.program.tensors.size(); ++t) {
       if (data.program.tensors[t].input) continue;
@@ -213,6 +214,7 @@ class CudaKernel final : public Kernel {
   StatusOr<double> Time(ProgramData& data, const TimingOptions& options) override {
     RETURN_IF_ERROR(MakeCurrent());
     ASSIGN_OR_RETURN(DeviceBuffers * buffers, Buffers(data));
+    runs += options.warmup + std::max(options.repetitions, 1);
     return MedianEventSeconds(options.warmup, options.repetitions,
                               [&] { return Launch(*buffers); });
   }

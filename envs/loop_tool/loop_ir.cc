@@ -230,7 +230,9 @@ StatusOr<Program> MakeProgram(std::string_view path) {
                                 t.name + " has more than 2^31 elements");
     }
   }
-  b.p.key = std::string(kind) + "/" + std::string(parts[1]);
+  // Built from the sizes, not the text: "add/016" is "add/16", its data and its kernels.
+  b.p.key = std::string(kind) + "/";
+  for (size_t i = 0; i < dims.size(); ++i) b.p.key += (i ? "x" : "") + std::to_string(dims[i]);
   return std::move(b.p);
 }
 
@@ -406,59 +408,92 @@ std::vector<std::vector<float>> MakeInputs(const Program& program) {
   return inputs;
 }
 
-std::vector<float> ReferenceOutput(const Program& program,
-                                   const std::vector<std::vector<float>>& inputs) {
+namespace {
+
+// float32's unit roundoff: a rounded result r is off by up to u |r|.
+constexpr double kUnitRoundoff = 0x1p-24;
+
+// A value in double precision, with the spread of what float32 arithmetic computing it in any
+// reasonable order gets (a standard deviation: rounding errors add up as a random walk).
+struct Value {
+  double v = 0;
+  double err = 0;
+};
+
+double Rounding(double v) { return kUnitRoundoff * std::fabs(v); }
+double Square(double v) { return v * v; }
+
+}  // namespace
+
+Reference ReferenceOutput(const Program& program, const std::vector<std::vector<float>>& inputs) {
   const int num_nodes = static_cast<int>(program.nodes.size());
   std::vector<int> input_of_tensor(program.tensors.size(), -1);
   for (int t = 0, i = 0; t < static_cast<int>(program.tensors.size()); ++t) {
     if (program.tensors[t].input) input_of_tensor[t] = i++;
   }
-  std::vector<std::vector<double>> reduced(num_nodes);  // materialized reductions
-  std::function<double(int, const std::vector<int64_t>&)> eval =
-      [&](int id, const std::vector<int64_t>& index) -> double {
+  std::vector<std::vector<Value>> reduced(num_nodes);  // materialized reductions
+  std::function<Value(int, const std::vector<int64_t>&)> eval =
+      [&](int id, const std::vector<int64_t>& index) -> Value {
     const Node& n = program.nodes[id];
     if (program.IsReduction(id)) return reduced[id][Offset(program, n.vars, index)];
     switch (n.op) {
-      case Op::kRead:
-        return inputs[input_of_tensor[n.tensor]][Offset(program, n.vars, index)];
-      case Op::kExp:
-        return std::exp(eval(n.inputs[0], index));
+      case Op::kRead:  // the inputs are float32 values: exact
+        return {inputs[input_of_tensor[n.tensor]][Offset(program, n.vars, index)], 0};
+      case Op::kExp: {
+        const Value a = eval(n.inputs[0], index);
+        const double v = std::exp(a.v);
+        // exp in hardware or libm: a few units of roundoff (PTX's ex2 of x log2 e among them).
+        return {v, std::hypot(v * a.err, 4 * Rounding(v))};
+      }
       case Op::kWrite:
         return eval(n.inputs[0], index);
       default:
         break;
     }
-    const double a = eval(n.inputs[0], index), b = eval(n.inputs[1], index);
+    const Value a = eval(n.inputs[0], index), b = eval(n.inputs[1], index);
     switch (n.op) {
       case Op::kAdd:
-        return a + b;
-      case Op::kSub:
-        return a - b;
-      case Op::kMul:
-        return a * b;
-      case Op::kDiv:
-        return a / b;
+      case Op::kSub: {
+        const double v = n.op == Op::kAdd ? a.v + b.v : a.v - b.v;
+        return {v, std::sqrt(Square(a.err) + Square(b.err) + Square(Rounding(v)))};
+      }
+      case Op::kMul: {
+        const double v = a.v * b.v;
+        return {v, std::sqrt(Square(b.v * a.err) + Square(a.v * b.err) + Square(Rounding(v)))};
+      }
+      case Op::kDiv: {
+        const double v = a.v / b.v;
+        return {v, std::sqrt(Square(a.err / b.v) + Square(v * b.err / b.v) + Square(Rounding(v)))};
+      }
       case Op::kMax:
-        return std::max(a, b);
+        return {std::max(a.v, b.v), std::max(a.err, b.err)};
       default:
-        return 0;
+        return {};
     }
   };
-  std::vector<float> output;
+  Reference reference;
   for (int id = 0; id < num_nodes; ++id) {
     const Node& n = program.nodes[id];
     if (program.IsReduction(id)) {
       const bool is_max = n.op == Op::kMax;
-      std::vector<double> acc(program.Elements(n.vars), is_max ? -INFINITY : 0.0);
+      // Per slot: the value, and the variance of its float32 error: each term's own, plus the
+      // rounding of every partial sum (in this serial order, whose partial sums are as large
+      // as any a kernel's order makes; tiles and vector lanes make them smaller).
+      std::vector<Value> acc(program.Elements(n.vars), {is_max ? -INFINITY : 0.0, 0.0});
       // Split over a kept variable (each task then owns its slots), when there is one.
       std::vector<int> domain = program.Domain(id);
       if (!n.vars.empty()) {
         std::stable_partition(domain.begin(), domain.end(), [&](int v) { return v == n.vars[0]; });
       }
       auto accumulate = [&](std::vector<int64_t>& index) {
-        double& slot = acc[Offset(program, n.vars, index)];
-        const double v = eval(n.inputs[0], index);
-        slot = is_max ? std::max(slot, v) : slot + v;
+        Value& slot = acc[Offset(program, n.vars, index)];
+        const Value t = eval(n.inputs[0], index);
+        if (is_max) {
+          slot = {std::max(slot.v, t.v), std::max(slot.err, t.err)};
+        } else {
+          slot.v += t.v;
+          slot.err += Square(t.err) + Square(Rounding(slot.v));  // a variance until the end
+        }
       };
       if (n.vars.empty()) {
         std::vector<int64_t> index(program.vars.size(), 0);
@@ -466,54 +501,46 @@ std::vector<float> ReferenceOutput(const Program& program,
       } else {
         ForEachPointParallel(program, domain, accumulate);
       }
+      if (!is_max) {
+        for (Value& slot : acc) slot.err = std::sqrt(slot.err);
+      }
       reduced[id] = std::move(acc);
     } else if (n.op == Op::kWrite) {
-      output.assign(program.Elements(n.vars), 0.0f);
+      const int64_t elements = program.Elements(n.vars);
+      reference.output.assign(elements, 0.0f);
+      reference.error.assign(elements, 0.0f);
       ForEachPointParallel(program, n.vars, [&](std::vector<int64_t>& index) {
-        output[Offset(program, n.vars, index)] = static_cast<float>(eval(id, index));
+        const int64_t at = Offset(program, n.vars, index);
+        const Value v = eval(id, index);
+        reference.output[at] = static_cast<float>(v.v);
+        // The float32 result is rounded once more, and so is the reference.
+        reference.error[at] = static_cast<float>(v.err + 2 * Rounding(v.v));
       });
     }
   }
-  return output;
+  return reference;
 }
 
-Status CheckOutput(const Program& program, const std::vector<float>& reference,
-                   const float* output) {
-  int64_t reduction_length = 1;
-  for (int id = 0; id < static_cast<int>(program.nodes.size()); ++id) {
-    if (program.IsReduction(id)) {
-      reduction_length = std::max(reduction_length, program.Elements(program.Domain(id)) /
-                                                        program.Elements(program.nodes[id].vars));
-    }
-  }
+Status CheckOutput(const Reference& reference, const float* output) {
   // In parallel (a check of 2^26 elements took longer than the kernel's timed runs); the
   // first wrong element is reported, whatever the thread count.
   using Range = oneapi::tbb::blocked_range<size_t>;
-  const Range all(0, reference.size(), size_t{1} << 16);
-  const double scale = oneapi::tbb::parallel_reduce(
-      all, 0.0,
-      [&](const Range& r, double m) {
-        for (size_t i = r.begin(); i < r.end(); ++i) {
-          m = std::max(m, static_cast<double>(std::fabs(reference[i])));
-        }
-        return m;
-      },
-      [](double a, double b) { return std::max(a, b); });
-  const double slack = 2e-7 * static_cast<double>(reduction_length) * scale;
+  const size_t size = reference.output.size();
   const size_t first_wrong = oneapi::tbb::parallel_reduce(
-      all, reference.size(),
+      Range(0, size, size_t{1} << 16), size,
       [&](const Range& r, size_t first) {
         for (size_t i = r.begin(); i < r.end() && i < first; ++i) {
-          const double want = reference[i], got = output[i];
-          if (!(std::fabs(got - want) <= 1e-4 * std::fabs(want) + slack)) return i;
+          const double want = reference.output[i], got = output[i];
+          if (!(std::fabs(got - want) <= kErrorsAllowed * reference.error[i])) return i;
         }
         return first;
       },
       [](size_t a, size_t b) { return std::min(a, b); });
-  if (first_wrong == reference.size()) return Status::Ok();
+  if (first_wrong == size) return Status::Ok();
   return Internal("the kernel computed a wrong result: element " + std::to_string(first_wrong) +
                   " is " + std::to_string(output[first_wrong]) + ", expected " +
-                  std::to_string(reference[first_wrong]));
+                  std::to_string(reference.output[first_wrong]) + " within " +
+                  std::to_string(kErrorsAllowed * reference.error[first_wrong]));
 }
 
 }  // namespace compiler_gym::loop_tool_env

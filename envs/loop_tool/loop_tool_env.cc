@@ -69,7 +69,7 @@ const EnvSpec& LoopToolEnv::Spec() const {
     s.observation_spaces = {
         action_state,
         space("loop_tree", SpaceKind::kText, DType::kNone, {-1}, true,
-              "the loop nest as text, the cursor marked"),
+              "the loop nest as text, as loop_tool prints it (the cursor is action_state[0])"),
         space("flops", SpaceKind::kScalar, DType::kFloat64, {}, false,
               "GFLOP/s of the program under this loop tree, measured on the device"),
         space("bandwidth", SpaceKind::kScalar, DType::kFloat64, {}, false,
@@ -249,10 +249,16 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
   if (method == "cuda_arch") return CudaArch();
   if (method == "copy_bandwidth") {  // {"device": "cpu"|"cuda", "bytes": N}: GB/s of a copy
     const nlohmann::json args = nlohmann::json::parse(argument, nullptr, false);
-    if (!args.is_object() || !args.contains("device") || !args.contains("bytes")) {
-      return InvalidArgument("copy_bandwidth takes {\"device\": ..., \"bytes\": N}");
+    if (!args.is_object() || !args.contains("device") || !args.contains("bytes") ||
+        !(args["device"] == "cpu" || args["device"] == "cuda") ||
+        !args["bytes"].is_number_integer()) {
+      return InvalidArgument(
+          "copy_bandwidth takes {\"device\": \"cpu\" or \"cuda\", \"bytes\": an integer}, "
+          "not " +
+          argument);
     }
     const Device device = args["device"] == "cuda" ? Device::kCuda : Device::kCpu;
+    if (device == Device::kCuda) RETURN_IF_ERROR(DeviceAvailable(device));
     ASSIGN_OR_RETURN(const double gbps,
                      CopyBandwidth(device, args["bytes"].get<int64_t>(), TimingOptions{}));
     return std::to_string(gbps);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "envs/loop_tool/backend.h"
 #include "envs/loop_tool/loop_ir.h"
@@ -167,11 +168,63 @@ TEST(LoopIr, ReferenceOutput) {
   const Program p = MakeProgram("matmul/2x3x2").value();
   const std::vector<std::vector<float>> in = {{1, 2, 3, 4}, {1, 0, -1, 2, 1, 0}};
   // A = [[1,2],[3,4]], B = [[1,0,-1],[2,1,0]]
-  EXPECT_EQ(ReferenceOutput(p, in), (std::vector<float>{5, 2, -1, 11, 4, -3}));
+  const Reference ref = ReferenceOutput(p, in);
+  EXPECT_EQ(ref.output, (std::vector<float>{5, 2, -1, 11, 4, -3}));
+  // C[0][0] = 1*1 + 2*2: the products (1 and 4) and the partial sums (1 and 5) rounded, then
+  // the float32 result and the reference rounded (2 roundings of 5): sqrt(1 + 16 + 1 + 25) u +
+  // 10 u, with u = 2^-24.
+  EXPECT_NEAR(ref.error[0], (std::sqrt(43.0) + 10) * 0x1p-24, 1e-12);
   const Program sm = MakeProgram("softmax/1x2").value();
-  const std::vector<float> out = ReferenceOutput(sm, {{0.0f, std::log(3.0f)}});
+  const std::vector<float> out = ReferenceOutput(sm, {{0.0f, std::log(3.0f)}}).output;
   EXPECT_NEAR(out[0], 0.25, 1e-6);
   EXPECT_NEAR(out[1], 0.75, 1e-6);
+}
+
+// A long reduction's allowed error follows its partial sums, not its length: a row of 65536
+// terms in [-1, 1) is allowed about 0.01, so that dropping a term of 0.05 (or the first 42
+// terms, as a wrong tail would) is caught; the old rule (2e-7 x length x the largest output)
+// allowed 4.8 there. A row of positive terms (softmax's sum) is allowed more of its size: its
+// partial sums grow with every term.
+TEST(LoopIr, LongReductionsAreCheckedByTheirPartialSums) {
+  std::shared_ptr<ProgramData> data = GetProgramData("reduce/4x65536").value();
+  const Reference ref = ReferenceOutput(data->program, data->inputs);
+  for (size_t row = 0; row < ref.output.size(); ++row) {
+    EXPECT_LT(kErrorsAllowed * ref.error[row], 0.03) << row;
+    EXPECT_GT(kErrorsAllowed * ref.error[row], 0.002) << row;
+  }
+  // The float32 sum in the serial order, as the initial schedule's kernel adds: well inside.
+  const std::vector<float>& a = data->inputs[0];
+  std::vector<float> serial(4, 0.0f), dropped(4), first42(4, 0.0f);
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 65536; ++c) {
+      serial[r] += a[r * 65536 + c];
+      if (c >= 42) first42[r] += a[r * 65536 + c];
+    }
+    int big = 0;  // a term of magnitude 0.05 or more, dropped
+    while (std::fabs(a[r * 65536 + big]) < 0.05f) ++big;
+    dropped[r] = serial[r] - a[r * 65536 + big];
+  }
+  EXPECT_TRUE(CheckOutput(ref, serial.data()).ok());
+  for (const std::vector<float>* wrong : {&dropped, &first42}) {
+    EXPECT_EQ(CheckOutput(ref, wrong->data()).code(), StatusCode::kInternal);
+  }
+  // softmax over 2^20: all zero, or half of the right values, is wrong (the old rule allowed
+  // zero at 21.9% of the elements and half at 56.6%).
+  std::shared_ptr<ProgramData> soft = GetProgramData("softmax/1x1048576").value();
+  const Reference sm = ReferenceOutput(soft->program, soft->inputs);
+  std::vector<float> half = sm.output, zero(sm.output.size(), 0.0f);
+  for (float& v : half) v *= 0.5f;
+  EXPECT_TRUE(CheckOutput(sm, sm.output.data()).ok());
+  EXPECT_EQ(CheckOutput(sm, half.data()).code(), StatusCode::kInternal);
+  EXPECT_EQ(CheckOutput(sm, zero.data()).code(), StatusCode::kInternal);
+  EXPECT_NE(CheckOutput(sm, zero.data()).message().find("element 0 is"), std::string::npos);
+}
+
+// "add/016" is "add/16": the same key, so the same data and the same cached kernels.
+TEST(LoopIr, ProgramKeysAreCanonical) {
+  EXPECT_EQ(MakeProgram("add/016").value().key, "add/16");
+  EXPECT_EQ(MakeProgram("16").value().key, "add/16");
+  EXPECT_EQ(MakeProgram("matmul/02x3x04").value().key, "matmul/2x3x4");
 }
 
 // The reference runs in parallel over an output variable; every reduction still sums in one
@@ -180,14 +233,17 @@ TEST(LoopIr, ReferenceOutputIsTheSameOnAnyThreadCount) {
   for (const char* path : {"matmul/37x29x41", "reduce/33x95", "softmax/19x70"}) {
     std::shared_ptr<ProgramData> data = GetProgramData(path).value();
     auto on = [&](int threads) {
-      std::vector<float> out;
+      Reference out;
       oneapi::tbb::task_arena(threads).execute(
           [&] { out = ReferenceOutput(data->program, data->inputs); });
       return out;
     };
-    const std::vector<float> one = on(1);
-    EXPECT_EQ(one, on(4)) << path;
-    EXPECT_EQ(one, on(7)) << path;
+    const Reference one = on(1);
+    for (int threads : {4, 7}) {
+      const Reference more = on(threads);
+      EXPECT_EQ(one.output, more.output) << path;
+      EXPECT_EQ(one.error, more.error) << path;
+    }
   }
 }
 
@@ -206,7 +262,7 @@ TEST_P(Backend, MatchesTheReferenceUnderRandomSchedules) {
   std::mt19937 gen(3);
   for (const char* path : {"add/1000", "matmul/17x9x13", "reduce/7x45", "softmax/6x33"}) {
     std::shared_ptr<ProgramData> data = GetProgramData(path).value();
-    const std::vector<float> reference = ReferenceOutput(data->program, data->inputs);
+    const Reference reference = ReferenceOutput(data->program, data->inputs);
     Schedule s = InitialSchedule(data->program);
     for (int trial = 0; trial < 12; ++trial) {
       for (int i = 0; i < 15; ++i) {
@@ -235,7 +291,7 @@ TEST_P(Backend, MatchesTheReferenceUnderRandomSchedules) {
       std::vector<float> output;
       const Status run = (*kernel)->RunOnce(*data, output);
       ASSERT_TRUE(run.ok()) << path << ": " << run.ToString();
-      const Status check = CheckOutput(data->program, reference, output.data());
+      const Status check = CheckOutput(reference, output.data());
       EXPECT_TRUE(check.ok()) << path << ": " << check.message() << "\n"
                               << DumpLoopTree(data->program, s, GetParam() == Device::kCpu);
     }
@@ -263,26 +319,25 @@ INSTANTIATE_TEST_SUITE_P(Devices, Backend, ::testing::Values(Device::kCpu, Devic
 
 TEST(CpuBackend, WrongOutputIsCaught) {
   std::shared_ptr<ProgramData> data = GetProgramData("reduce/4x8").value();
-  std::vector<float> reference = ReferenceOutput(data->program, data->inputs);
-  std::vector<float> wrong = reference;
+  const Reference reference = ReferenceOutput(data->program, data->inputs);
+  std::vector<float> wrong = reference.output;
   wrong[2] += 0.5f;  // as if one term were counted twice
-  EXPECT_EQ(CheckOutput(data->program, reference, wrong.data()).code(), StatusCode::kInternal);
-  wrong = reference;
+  EXPECT_EQ(CheckOutput(reference, wrong.data()).code(), StatusCode::kInternal);
+  wrong = reference.output;
   wrong[3] = std::nanf("");  // an element no kernel wrote: RunOnce poisons the output first
-  EXPECT_EQ(CheckOutput(data->program, reference, wrong.data()).code(), StatusCode::kInternal);
-  EXPECT_TRUE(CheckOutput(data->program, reference, reference.data()).ok());
+  EXPECT_EQ(CheckOutput(reference, wrong.data()).code(), StatusCode::kInternal);
+  EXPECT_TRUE(CheckOutput(reference, reference.output.data()).ok());
 }
 
 TEST(CpuBackend, TheFirstWrongElementIsReportedOnAnyThreadCount) {
   std::shared_ptr<ProgramData> data = GetProgramData("add/300000").value();
-  std::vector<float> reference = ReferenceOutput(data->program, data->inputs);
-  std::vector<float> wrong = reference;
+  const Reference reference = ReferenceOutput(data->program, data->inputs);
+  std::vector<float> wrong = reference.output;
   wrong[250000] += 1;  // in a later chunk of the parallel check than
   wrong[70000] += 1;   // this one, the first
   for (int threads : {1, 4}) {
     oneapi::tbb::task_arena arena(threads);
-    const Status s =
-        arena.execute([&] { return CheckOutput(data->program, reference, wrong.data()); });
+    const Status s = arena.execute([&] { return CheckOutput(reference, wrong.data()); });
     EXPECT_EQ(s.code(), StatusCode::kInternal);
     EXPECT_NE(s.message().find("element 70000 is"), std::string::npos) << s.message();
   }
@@ -299,6 +354,44 @@ TEST(TimingOptions, RunsBeyondTheBudgetAreDropped) {
   EXPECT_EQ(runs(0.4), std::pair(0, 2));
   EXPECT_EQ(runs(30), std::pair(0, 1));  // one timed run however slow
   EXPECT_EQ(WithinBudget(TimingOptions{1, 5, 10}, 1).repetitions, 5);
+}
+
+// The budget bounds the runs made, not only the ones timed: a kernel whose checked run used up
+// the budget is timed once, with no warm-up and no calibration run (it made 4 runs before).
+TEST(CpuBackend, AKernelPastItsBudgetRunsOnceMore) {
+  std::shared_ptr<ProgramData> data = GetProgramData("add/1048576").value();
+  Schedule s = InitialSchedule(data->program);
+  s.loops[0].thread = false;  // a tree no other test measures: a kernel never run
+  std::shared_ptr<Kernel> kernel = GetKernel(Device::kCpu, data->program, s.loops).value();
+  ASSERT_EQ(kernel->runs, 0);
+  const TimingOptions options{.warmup = 3, .repetitions = 20, .budget_seconds = 1e-9};
+  ASSERT_TRUE(Measure(Device::kCpu, *kernel, *data, options).ok());
+  EXPECT_EQ(kernel->runs, 2);  // the checked run, one timed run
+  ASSERT_TRUE(Measure(Device::kCpu, *kernel, *data, options).ok());
+  EXPECT_EQ(kernel->runs, 3);
+}
+
+// Envs that reach the same loop tree at once share one compile and one check.
+TEST(CpuBackend, ConcurrentMissesOfOneTreeCompileOnce) {
+  std::shared_ptr<ProgramData> data = GetProgramData("add/5000").value();
+  Schedule s = InitialSchedule(data->program);
+  s.cursor = 1;
+  ASSERT_TRUE(Resize(data->program, s, 7));  // a tree no other test compiles
+  const CacheStats before = GetCacheStats();
+  std::vector<std::shared_ptr<Kernel>> kernels(8);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {  // threads of their own, so that they ask at the same time
+    threads.emplace_back([&, i] {
+      kernels[i] = GetKernel(Device::kCpu, data->program, s.loops).value();
+      EXPECT_TRUE(Measure(Device::kCpu, *kernels[i], *data, TimingOptions{0, 1}).ok());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const CacheStats after = GetCacheStats();
+  EXPECT_EQ(after.compiles - before.compiles, 1);
+  EXPECT_EQ(after.hits - before.hits, 7);
+  EXPECT_EQ(after.checks - before.checks, 1);
+  for (const auto& k : kernels) EXPECT_EQ(k.get(), kernels[0].get());
 }
 
 TEST(LoopToolEnv, NewTimingOptionsMeasureAfresh) {
