@@ -16,6 +16,10 @@ namespace {
 
 constexpr int64_t kMaxExtent = int64_t{1} << 30;
 constexpr int64_t kMaxTensorElements = int64_t{1} << 31;
+// Points of one node's loop nest: matmul/4096^3 has 2^36. Past it the reference output (about a
+// billion points a second) and the first, untiled kernel would take minutes, and the products
+// of sizes up to 2^30 would overflow.
+constexpr double kMaxNodePoints = 0x1p36;
 
 uint64_t Fnv1a(uint64_t hash, std::string_view bytes) {
   for (unsigned char c : bytes) {
@@ -223,6 +227,14 @@ StatusOr<Program> MakeProgram(std::string_view path) {
     const int e = b.Unary(Op::kExp, b.Binary(Op::kSub, x, max));
     const int sum = b.Reduce(Op::kAdd, e, {r});
     b.Write(C, b.Binary(Op::kDiv, e, sum));
+  }
+  for (int id = 0; id < static_cast<int>(b.p.nodes.size()); ++id) {
+    double points = 1;
+    for (int v : b.p.Domain(id)) points *= static_cast<double>(b.p.vars[v].extent);
+    if (points > kMaxNodePoints) {
+      return BenchmarkInitError("loop_tool program \"" + std::string(path) +
+                                "\": more than 2^36 points in one loop nest");
+    }
   }
   for (const TensorInfo& t : b.p.tensors) {
     if (b.p.Elements(t.vars) > kMaxTensorElements) {

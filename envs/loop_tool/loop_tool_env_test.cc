@@ -119,9 +119,12 @@ TEST(LoopIr, ProgramsAndErrors) {
   EXPECT_EQ(MakeProgram("reduce/3x4").value().key, "reduce/3x4");
   EXPECT_EQ(MakeProgram("8").value().key, "add/8");
   for (const char* bad : {"0", "-5", "add/0", "abc", "conv/3", "matmul/2x2", "add/1x2",
-                          "add/2000000000", "softmax/3x", "a/b/c", ""}) {
+                          "add/2000000000", "softmax/3x", "a/b/c", "",
+                          // 2^37 and 2^90 points: refused, not overflowed
+                          "matmul/4096x4096x8192", "matmul/1073741824x1x1073741824"}) {
     EXPECT_EQ(MakeProgram(bad).status().code(), StatusCode::kBenchmarkInit) << bad;
   }
+  EXPECT_TRUE(MakeProgram("matmul/4096x4096x4096").ok());  // 2^36 points, the most
 }
 
 TEST(LoopIr, DumpLoopTree) {
