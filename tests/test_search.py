@@ -344,3 +344,26 @@ def test_compiler_gyms_random_search_replays_the_best_actions_once(monkeypatch):
     with random_search(make_env, total_runtime=0.5, patience=5, nproc=2) as env:
         assert env.actions and env.episode_reward > 0
     assert recorded == []
+
+
+def test_a_search_reads_its_outputs_without_torch():
+    """The searches' engines hand NumPy arrays: a search tool never imports torch (1.5 s of a
+    short search's budget, before)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from compiler_gym.search import random_search\n"
+        "def guide(observations, episodes):\n"
+        "    assert type(observations) is np.ndarray and observations.shape == (2, 56)\n"
+        "    return np.full((2, 122), 1 / 122)\n"
+        "random_search('llvm-ic-v0', 'builtin-v0/crc32', episodes=2, num_envs=2,\n"
+        "              observation_space='Autophase', guide=guide)\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stderr

@@ -180,10 +180,10 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         self._reward_space = reward_space
 
     def _observation(self, value: Any) -> Any:
+        if self._array_type == "numpy" and isinstance(value, np.ndarray):
+            return value  # no torch to import
         from compiler_gym import batches  # torch: imported by the first batch, not by the package
 
-        if self._array_type == "numpy" and isinstance(value, np.ndarray):
-            return value
         return batches.from_engine(value)
 
     def _array(self, value: np.ndarray) -> Any:

@@ -380,6 +380,7 @@ class _GreedyWorker:
                 observation_space=None,
                 reward_space=reward_space,
                 action_space=action_space,
+                array_type="numpy",
             )
         if self.actions is None or self.actions != prefix[: len(self.actions)]:
             self.vec.reset()
@@ -496,6 +497,7 @@ class _RandomWorker:
                 reward_space=c["reward_space"],
                 seed=c["seed"],
                 parameters=c["parameters"],
+                array_type="numpy",
             )
         # A new actor, or one whose last answer never reached the driver: start over there.
         steps = checkpoint["steps"] if checkpoint else 0

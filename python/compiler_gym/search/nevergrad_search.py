@@ -84,6 +84,7 @@ def nevergrad_search(
         vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)
         opt = vector.optimizer(optimizer, budget, num_workers=num_envs)
         vec.reset()
+        run.begin()
         while not run.done():
             asks = [opt.ask() for _ in range(min(num_envs, budget - run.progress.episodes))]
             trials = [vector.decode(a.value) for a in asks]

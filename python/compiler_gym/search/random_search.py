@@ -87,8 +87,13 @@ class SearchRun:
         self.best_actions: list[int] = []
         self.start = time.perf_counter()
 
+    def begin(self) -> None:
+        """Starts the clock again: the search's envs are made and reset, its steps begin (the
+        ``runtime`` budget is the search's, not the set-up's)."""
+        self.start = time.perf_counter()
+
     def elapsed(self) -> float:
-        """Seconds since the search started."""
+        """Seconds since the search began."""
         return time.perf_counter() - self.start
 
     def add(self, reward: float, actions: Sequence[int], finished: bool = True) -> None:
@@ -189,7 +194,7 @@ class RandomEpisodes:
         """Starts every slot's first episode; with ``observe``, keeps the engine's
         observations for a guide."""
         observations, _ = self.vec.reset()
-        self.observations = observations.numpy().copy() if observe else None
+        self.observations = np.array(observations) if observe else None
 
     def state(self) -> dict[str, Any]:
         """Where the slots' episodes stand, as plain data (numbers and lists) for
@@ -226,7 +231,7 @@ class RandomEpisodes:
             if np.asarray(terminated).any():
                 raise RuntimeError("an episode's action failed on replay")
             if self.observations is not None:
-                self.observations[np.asarray(info["env_id"])] = obs.numpy()
+                self.observations[np.asarray(info["env_id"])] = obs
             depth += 1
 
     def step(self, rng: np.random.Generator, guide: Optional[Guide] = None):
@@ -251,7 +256,7 @@ class RandomEpisodes:
                 step[first] = self.given[len(self.actions[first])]
         obs, rewards, terminated, _, _ = self.vec.step(step)
         if self.observations is not None:  # a copy: the engine reuses its slabs
-            self.observations = obs.numpy().copy()
+            self.observations = np.array(obs)
         rewards = np.asarray(rewards, dtype=np.float64)
         ended = np.zeros(len(mine), dtype=bool)
         for i in range(len(mine)):
@@ -276,7 +281,7 @@ class RandomEpisodes:
         if ended.any():
             obs, _ = self.vec.reset(options={"reset_mask": ended})
             if self.observations is not None:
-                self.observations[ended] = obs.numpy()[ended]
+                self.observations[ended] = np.asarray(obs)[ended]
         return finished
 
 
@@ -336,6 +341,7 @@ def search_vec(
         actions_per_step=actions_per_step,
         seed=seed,
         parameters=parameters,
+        array_type="numpy",  # the search reads its outputs on the host: no torch to import
     )
     return vec, benchmark
 
@@ -364,7 +370,8 @@ def random_search(
     are actions) pass without a new best cumulative reward in that episode (or the compiler
     fails, which ends it); its best prefix is its result. ``num_envs`` episodes run at once in
     one vector engine. The search stops after ``episodes`` episodes or ``runtime`` seconds,
-    whichever comes first (at least one must be given), after at least one step of every env;
+    whichever comes first (at least one must be given; the seconds count from the first reset
+    of its envs, so making them is not part of the budget), after at least one step of every env;
     when time runs out, the best prefix of the episodes under way counts too. With a fixed seed
     and an ``episodes`` budget the result is exactly reproducible; ``callback`` sees the
     progress after each episode.
@@ -395,6 +402,7 @@ def random_search(
     with vec:
         slots = RandomEpisodes(vec, range(num_envs), num_envs, patience, first_episode)
         slots.reset(observe=observation_space is not None)
+        run.begin()
         while True:  # at least one step, however short the budget
             for _, reward, prefix in slots.step(rng, guide):
                 run.add(reward, prefix)
