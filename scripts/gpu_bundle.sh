@@ -3,7 +3,8 @@
 # that has no LLVM 19, no Debian packages and no network (the device tool's machines: CUDA,
 # PyTorch and Python 3.12 only): the C++ CUDA tests, the Python package built for that
 # machine's Python with the pure-Python dependencies it lacks, and every shared library they
-# load that a base system may lack (libLLVM, oneTBB, the CUDA runtime, and theirs).
+# load that a base system may lack (libLLVM, oneTBB, and theirs;
+# the CUDA runtime is linked into the module statically).
 #
 #   scripts/gpu_bundle.sh          ->  .gpu_bundle/bundle.tar.xz (git-ignored, about 50 MB)
 #
