@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -670,6 +671,11 @@ class RemoteEnv final : public Env {
     int32_t child = -1;
     if (!r.Stat(&status) || !r.Pod(&child)) return Garbled();
     RETURN_IF_ERROR(status);
+    // The child is ours (CLONE_PARENT) and moves to a process group of its own once it runs;
+    // moved here too, before anything can retire its sibling: killing the sibling's group must
+    // not take a child that has not run yet (both moves are the same; whichever comes second
+    // does nothing).
+    ::setpgid(child, child);
     auto copy = std::make_unique<RemoteEnv>(spec_, options_);
     copy->pid_ = child;
     copy->sock_ = std::move(mine);
@@ -937,17 +943,33 @@ class RemoteEnv final : public Env {
 
 // Ends the worker soon after the process that holds its env goes away, even in the middle of
 // a step that would never finish: the peer's end of the socket closing is the sign.
+// A small stack: a fork (a raw clone, without glibc's bookkeeping) keeps the stack of its
+// parent's watchdog, which does not run there, and starts its own, so each generation of
+// forks of forks holds one more (with the default 8 MiB each, fork chains hit the worker's
+// address-space limit after about a thousand generations).
+constexpr size_t kWatchdogStackBytes = 64 << 10;
+
+void* Watchdog(void* arg) {
+  const int sock = static_cast<int>(reinterpret_cast<intptr_t>(arg));
+  while (true) {
+    pollfd p{sock, POLLRDHUP, 0};
+    if (::poll(&p, 1, -1) < 0 && errno == EINTR) continue;
+    if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) break;
+  }
+  // The main loop exits by itself when it is idle; this is for a busy one.
+  ::sleep(5);
+  ::_exit(0);
+}
+
 void StartWatchdog(int sock) {
-  std::thread([sock] {
-    while (true) {
-      pollfd p{sock, POLLRDHUP, 0};
-      if (::poll(&p, 1, -1) < 0 && errno == EINTR) continue;
-      if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) break;
-    }
-    // The main loop exits by itself when it is idle; this is for a busy one.
-    std::this_thread::sleep_for(std::chrono::seconds(5));
-    ::_exit(0);
-  }).detach();
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kWatchdogStackBytes);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  // Without a watchdog the worker still ends when its holder asks or its channel closes.
+  ::pthread_create(&thread, &attr, Watchdog, reinterpret_cast<void*>(static_cast<intptr_t>(sock)));
+  pthread_attr_destroy(&attr);
 }
 
 // A worker's state: its env and the channel to its holder.

@@ -97,6 +97,17 @@ def test_same_outputs_on_any_thread_count():
     assert run(2, True) == reference
 
 
+def test_recv_timeouts():
+    with compiler_gym.make_vec("llvm-v0", num_envs=2, benchmarks=["builtin-v0/crc32"]) as vec:
+        vec.reset()
+        vec.send(np.array([0, 1]), np.array([0, 1]))
+        for bad in (float("nan"), -1.0):
+            with pytest.raises(ValueError, match="seconds >= 0"):
+                vec.recv(timeout=bad)
+        _, _, _, _, info = vec.recv(timeout=float("inf"))  # no limit (a TimeoutError, before)
+        assert sorted(np.asarray(info["env_id"]).tolist()) == [0, 1]
+
+
 def test_cuda_without_a_gpu_is_a_clear_error():
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is present")

@@ -120,7 +120,9 @@ py::object SlabList(const Slab& slab) {
         break;
       default: {
         const size_t n = bytes.size() / DTypeSize(slab.spec().dtype);
-        py::array array(NumpyDtype(slab.spec().dtype), {static_cast<py::ssize_t>(n)});
+        // The shape as a vector: a braced {n} picked the deprecated array(handle, bool).
+        py::array array(NumpyDtype(slab.spec().dtype),
+                        std::vector<py::ssize_t>{static_cast<py::ssize_t>(n)});
         std::memcpy(array.mutable_data(), bytes.data(), bytes.size());
         out.append(array);
       }
@@ -414,7 +416,15 @@ class PyVecEnv {
   py::dict Recv(std::optional<double> timeout_seconds) {
     std::optional<std::chrono::milliseconds> timeout;
     if (timeout_seconds) {
-      timeout = std::chrono::milliseconds(static_cast<int64_t>(*timeout_seconds * 1000));
+      const double seconds = *timeout_seconds;
+      if (!(seconds >= 0)) {  // NaN too
+        RaiseStatus(InvalidArgument("recv(timeout=...) takes seconds >= 0 or None, got " +
+                                    std::to_string(seconds)));
+      }
+      // Past a year (inf among them) is no limit: milliseconds of that would not fit.
+      if (seconds < 365 * 86400.0) {
+        timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+      }
     }
     BatchPtr batch = ValueOrThrow(WithoutGil([&] {
       kernels::NvtxRange range("VecEnv.recv");  // engine phases, for Nsight Systems
@@ -433,6 +443,16 @@ class PyVecEnv {
   }
 
   int num_envs() const { return vec_->config().num_envs; }
+  // Ends the engine without the GIL: it waits for the steps in flight (up to their timeout),
+  // and other Python threads go on meanwhile. The Python side drops this object after.
+  void Close() {
+    std::unique_ptr<VecEnv> vec;
+    WithoutGilLocked(mu_, [&] {
+      vec = std::move(vec_);
+      vec.reset();
+    });
+  }
+
   int batch_size() const { return vec_->config().batch_size; }
   int num_threads() const { return vec_->config().num_threads; }
 
@@ -489,6 +509,7 @@ void BindVecEnv(py::module_& m) {
       .def("try_actions", &PyVecEnv::TryActions, py::arg("candidates"), py::arg("reward_space"),
            py::arg("observation_space") = "")
       .def("recv", &PyVecEnv::Recv, py::arg("timeout") = py::none())
+      .def("close", &PyVecEnv::Close)
       .def("_set_env_parameter", &PyVecEnv::SetEnvParameter, py::arg("env_id"), py::arg("name"),
            py::arg("value"))
       .def_property_readonly("num_envs", &PyVecEnv::num_envs)

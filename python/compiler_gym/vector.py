@@ -312,7 +312,9 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         return out
 
     def close_extras(self, **kwargs) -> None:
-        self._engine = _Closed("vector env")
+        engine, self._engine = self._engine, _Closed("vector env")
+        if not isinstance(engine, _Closed):
+            engine.close()  # waits for steps in flight without holding the GIL
 
     def __enter__(self) -> CompilerVecEnv:
         return self
