@@ -1,5 +1,6 @@
 #include "engine/worker.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -609,6 +610,9 @@ class RemoteEnv final : public Env {
     // A benchmark that failed to load may have done so by crashing the parser, contained but
     // suspect: the next episode gets a fresh process.
     if (!status.ok()) Retire(/*graceful=*/false);
+    steps_.clear();
+    benchmark_.reset();
+    if (status.ok()) benchmark_ = std::make_shared<const Benchmark>(benchmark);
     return status;
   }
 
@@ -649,6 +653,9 @@ class RemoteEnv final : public Env {
         !StorePrefetched(r, outcome.done ? std::vector<int32_t>{} : pending.prefetch)) {
       return Garbled();
     }
+    const int all = static_cast<int>(pending.actions.size());  // as Env::Step counts them
+    steps_.emplace_back(pending.action_space,
+                        outcome.actions_applied < 0 ? all : std::min(all, outcome.actions_applied));
     // An error that ends the episode may have left the worker unreliable (a crash that LLVM
     // recovered from leaves its heap suspect): the next episode gets a fresh process.
     if (outcome.done) Retire(/*graceful=*/false);
@@ -657,6 +664,15 @@ class RemoteEnv final : public Env {
 
   StatusOr<std::unique_ptr<Env>> DoFork() override {
     if (pid_ < 0) return NoEpisode(Gone());
+    StatusOr<std::unique_ptr<Env>> clone = ForkByClone();
+    // A worker with threads of its own (loop_tool's kernel threads, a GPU driver's) cannot be
+    // cloned: the clone would have none of them. A new worker replays the episode instead.
+    if (clone.status().code() == StatusCode::kFailedPrecondition) return ForkByReplay();
+    return clone;
+  }
+
+ private:
+  StatusOr<std::unique_ptr<Env>> ForkByClone() {
     ASSIGN_OR_RETURN(Fd shared, NewSharedFd());
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -682,10 +698,29 @@ class RemoteEnv final : public Env {
     copy->shared_ = SharedRegion(std::move(shared));
     copy->greeted_ = true;  // a fork says nothing until asked
     copy->parameters_ = parameters_;
+    copy->benchmark_ = benchmark_;
+    copy->steps_ = steps_;
     return std::unique_ptr<Env>(std::move(copy));
   }
 
- private:
+  // A fork made by a new worker that resets to the benchmark and takes the episode's steps
+  // again, each in its action space (Env::Fork then copies the engine's bookkeeping).
+  StatusOr<std::unique_ptr<Env>> ForkByReplay() {
+    if (benchmark_ == nullptr) return NoEpisode(Gone());
+    auto copy = std::make_unique<RemoteEnv>(spec_, options_);
+    copy->parameters_ = parameters_;
+    RETURN_IF_ERROR(copy->Reset(*benchmark_));
+    size_t taken = 0;
+    for (const auto& [space, count] : steps_) {
+      RETURN_IF_ERROR(copy->SetActionSpace(space));
+      const std::span<const int> step(actions().data() + taken, count);
+      ASSIGN_OR_RETURN(const StepOutcome outcome, copy->Step(step));
+      if (!outcome.error.ok()) return outcome.error;
+      taken += count;
+    }
+    return std::unique_ptr<Env>(std::move(copy));
+  }
+
   // A worker with the env's settings: the one it has, or a new one.
   Status EnsureWorker() {
     if (pid_ > 0) return Status::Ok();
@@ -937,6 +972,10 @@ class RemoteEnv final : public Env {
   std::vector<std::optional<StatusOr<Observation>>> cache_;  // by observation index
   std::vector<int> wanted_;  // deterministic observations asked for since the state changed
   std::optional<PendingStep> pending_;
+  // The episode, for a fork that replays it: its benchmark, and per step its action space
+  // and how many of actions() it applied.
+  std::shared_ptr<const Benchmark> benchmark_;
+  std::vector<std::pair<int, int>> steps_;
 };
 
 // --- the worker's side ----------------------------------------------------------------------
@@ -972,6 +1011,16 @@ void StartWatchdog(int sock) {
   pthread_attr_destroy(&attr);
 }
 
+// Threads of this process, the main one and the watchdog among them.
+int ThreadCount() {
+  int count = 0;
+  if (DIR* dir = ::opendir("/proc/self/task")) {
+    while (const dirent* entry = ::readdir(dir)) count += entry->d_name[0] != '.';
+    ::closedir(dir);
+  }
+  return count;
+}
+
 // A worker's state: its env and the channel to its holder.
 struct Serving {
   std::unique_ptr<Env> env;
@@ -983,8 +1032,16 @@ struct Serving {
 // child serves the new descriptors; the parent, the old ones. Returns the child's pid (0 in
 // the child).
 StatusOr<pid_t> ForkWorker(Serving& serving, int new_sock, int new_shared) {
-  // CLONE_PARENT: glibc's fork() has no such option. The process is single-threaded but for
-  // the watchdog, which holds no locks while it waits.
+  // A clone has only the calling thread: safe while the process has no other thread than the
+  // watchdog, which holds no locks while it waits. Threads of the env's (a thread pool, a GPU
+  // driver's) would be missing in the clone, or hold its locks: kFailedPrecondition, and the
+  // holder forks by replay instead.
+  if (ThreadCount() > 2) {
+    ::close(new_sock);
+    ::close(new_shared);
+    return FailedPrecondition("the worker runs threads of its own: it cannot be cloned");
+  }
+  // CLONE_PARENT: glibc's fork() has no such option.
   const long pid = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, 0);
   if (pid < 0) {
     const Status error = Internal(Errno("clone"));

@@ -415,6 +415,46 @@ def test_in_a_worker_process():
         assert env.validate().okay()
 
 
+def _threads(pid):
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def _workers():
+    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as f:
+        children = {int(p) for p in f.read().split()}
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/children") as f:
+            children |= {int(p) for p in f.read().split()}
+    return children
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: no kernel threads to lose")
+def test_a_fork_in_a_worker_keeps_its_kernel_threads():
+    """A worker that has run threaded kernels has a thread pool, which a clone of the process
+    would not have (its kernels then ran on one thread: half the GFLOP/s on 2 cores): its
+    fork is a new worker that replays the episode."""
+    with compiler_gym.make(
+        "loop_tool-v0", isolation="process", benchmark="loop_tool-cpu-v0/add/65536"
+    ) as env:
+        env.send_param("timing_repetitions", "1")
+        env.reset()
+        env.multistep([TOGGLE_MODE, UP, TOGGLE_MODE, UP])
+        assert env.observation["flops"] > 0
+        before = _workers()
+        (original,) = before
+        assert _threads(original) > 2  # main, the watchdog, the kernels' pool
+        with env.fork() as fork:
+            (child,) = _workers() - before
+            assert fork.actions == env.actions
+            assert fork.observation["loop_tree"] == env.observation["loop_tree"]
+            assert fork.observation["flops"] > 0
+            assert _threads(child) > 2
+            for e in (env, fork):
+                e.step(UP)
+            assert fork.observation["action_state"].tolist() == [1, 3, 0]
+            assert env.observation["action_state"].tolist() == [1, 3, 0]
+
+
 def test_a_worker_waits_for_the_device_queue_another_process_holds(tmp_path, monkeypatch):
     """The device queue holds across processes: while this process holds the CPU queue's file
     lock, a step in a worker (which measures its new loop tree) waits, and goes on once the
