@@ -269,9 +269,14 @@ struct VecEnv::Impl {
       for (size_t k = 0; k < observation_specs.size(); ++k) {
         Slab& slab = batch->slabs->slab(k);
         if (k >= row.observations.size() ||
-            std::holds_alternative<std::monostate>(row.observations[k]) ||
-            !slab.Write(static_cast<int64_t>(j), row.observations[k]).ok()) {
+            std::holds_alternative<std::monostate>(row.observations[k])) {
           slab.Clear(static_cast<int64_t>(j));
+        } else if (Status written = slab.Write(static_cast<int64_t>(j), row.observations[k]);
+                   !written.ok()) {
+          // A family's observation that does not fit its own space (a bug): reported in the
+          // row rather than read as the space's default.
+          slab.Clear(static_cast<int64_t>(j));
+          if (batch->errors[j].ok()) batch->errors[j] = Internal(written.message());
         }
         if (batch->final_slabs) {
           Slab& final_slab = batch->final_slabs->slab(k);

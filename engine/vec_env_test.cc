@@ -103,6 +103,20 @@ TEST(VecEnv, ErrorsStayInTheirRow) {
   EXPECT_EQ(CostOf(b, 4), 14 - 2);
 }
 
+// An observation that does not fit its space (a family's bug) is reported in its row, not read
+// as zeros; the other rows are whole.
+TEST(VecEnv, AnObservationThatDoesNotFitIsAnErrorRow) {
+  auto vec = VecEnv::Create(CounterFactory(), Sampler({{1, "short"}}), Config(2, 1));
+  ASSERT_TRUE(vec.ok());
+  auto batch = (*vec)->Reset();
+  ASSERT_TRUE(batch.ok());
+  EXPECT_TRUE((*batch)->errors[0].ok());
+  EXPECT_EQ((*batch)->errors[1].code(), StatusCode::kInternal);
+  EXPECT_NE((*batch)->errors[1].message().find("History"), std::string::npos)
+      << (*batch)->errors[1].message();
+  EXPECT_EQ(static_cast<const int64_t*>((*batch)->slabs->slab(1).data())[0], 10);
+}
+
 TEST(VecEnv, OutOfRangeActionIsAnErrorRow) {
   auto vec = VecEnv::Create(CounterFactory(), Sampler(), Config(2, 1));
   ASSERT_TRUE(vec.ok());
