@@ -65,7 +65,7 @@ def resources() -> dict:
         "threads": int(fields["Threads"]),
         "fds": len(os.listdir("/proc/self/fd")),
         "children": children,
-        "temp_dirs": sum(1 for p in temp.glob("compiler_gym-*") if f".pid{os.getpid()}-" in p.name),
+        "temp_dirs": sum(1 for p in temp.glob("compiler_gym-*") if f".pid{os.getpid()}." in p.name),
     }
 
 

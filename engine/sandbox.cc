@@ -134,33 +134,53 @@ std::string TempBase() {
   return base != nullptr && *base != '\0' ? base : "/tmp";
 }
 
-// The owner's pid in a temporary directory's name ("<prefix>.pid<N>-XXXXXX"), or 0.
-pid_t OwnerOf(const std::string& name) {
-  const size_t at = name.rfind(".pid");
-  if (at == std::string::npos) return 0;
-  return static_cast<pid_t>(std::atol(name.c_str() + at + 4));
+// This process's PID namespace: the inode /proc/self/ns/pid names ("pid:[4026531836]"), or
+// "0" where it cannot be read.
+std::string PidNamespace() {
+  std::error_code ec;
+  const std::string link = std::filesystem::read_symlink("/proc/self/ns/pid", ec).string();
+  const size_t open = link.find('['), close = link.find(']');
+  if (ec || open == std::string::npos || close == std::string::npos || close < open) return "0";
+  return link.substr(open + 1, close - open - 1);
 }
 
-// Removes the temporary directories of processes that died without removing them (killed, or
-// crashed): a directory's name says which process made it. Once per process.
-void SweepDeadOwners() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(TempBase(), ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.rfind("compiler_gym-", 0) != 0) continue;
-      const pid_t owner = OwnerOf(name);
-      if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) RemoveTree(entry.path());
-    }
-  });
+// The owner's pid in a temporary directory's name ("<prefix>.pid<N>.ns<NS>-XXXXXX") when it
+// was made in namespace `ns`, else 0.
+pid_t OwnerOf(const std::string& name, const std::string& ns) {
+  const size_t at = name.rfind(".pid");
+  if (at == std::string::npos) return 0;
+  const size_t ns_at = name.find(".ns", at);
+  const size_t dash = name.find('-', ns_at == std::string::npos ? at : ns_at);
+  if (ns_at == std::string::npos || dash == std::string::npos ||
+      name.compare(ns_at + 3, dash - ns_at - 3, ns) != 0) {
+    return 0;
+  }
+  return static_cast<pid_t>(std::atol(name.c_str() + at + 4));
 }
 
 }  // namespace
 
+int SweepDeadOwners(const std::string& base) {
+  const std::string ns = PidNamespace();
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("compiler_gym-", 0) != 0) continue;
+    const pid_t owner = OwnerOf(name, ns);
+    if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) {
+      RemoveTree(entry.path());
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 StatusOr<std::string> MakeTempDir(const std::string& prefix) {
-  SweepDeadOwners();
-  std::string pattern = TempBase() + "/" + prefix + ".pid" + std::to_string(::getpid()) + "-XXXXXX";
+  static std::once_flag once;
+  std::call_once(once, [] { SweepDeadOwners(TempBase()); });
+  std::string pattern = TempBase() + "/" + prefix + ".pid" + std::to_string(::getpid()) + ".ns" +
+                        PidNamespace() + "-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) {
     return Internal("cannot create a temporary directory " + pattern + ": " + strerror(errno));
   }

@@ -64,4 +64,11 @@ StatusOr<std::string> MakeTempDir(const std::string& prefix);
 // Removes a file or directory tree; errors are ignored (best effort cleanup).
 void RemoveTree(const std::string& path);
 
+// Removes the directories MakeTempDir made in `base` for processes of this PID namespace that
+// are gone (killed or crashed before removing them); returns how many. A directory's name
+// says which process made it, and in which namespace: a pid is only looked up where it means
+// the same process (containers that share a /tmp see each other's directories, not their
+// processes). MakeTempDir does this once per process, in $TMPDIR.
+int SweepDeadOwners(const std::string& base);
+
 }  // namespace compiler_gym

@@ -429,10 +429,13 @@ def test_temporary_directories_of_dead_processes_are_swept(tmp_path):
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # a pid that no longer runs
-    stale = tmp_path / f"compiler_gym-run.pid{dead.pid}-abc123"
-    alive = tmp_path / f"compiler_gym-run.pid{os.getpid()}-def456"
+    ns = os.readlink("/proc/self/ns/pid").split("[")[1].rstrip("]")
+    stale = tmp_path / f"compiler_gym-run.pid{dead.pid}.ns{ns}-abc123"
+    alive = tmp_path / f"compiler_gym-run.pid{os.getpid()}.ns{ns}-def456"
+    # The same pid in another PID namespace (a container sharing /tmp) is another process.
+    elsewhere = tmp_path / f"compiler_gym-run.pid{dead.pid}.ns1{ns}-ghi789"
     unrelated = tmp_path / "someone-else.pid1-xyz"
-    for d in (stale, alive, unrelated):
+    for d in (stale, alive, elsewhere, unrelated):
         d.mkdir()
         (d / "file").write_text("x")
     program = "import compiler_gym; print(compiler_gym._C.make_temp_dir('compiler_gym-t'))"
@@ -441,8 +444,9 @@ def test_temporary_directories_of_dead_processes_are_swept(tmp_path):
         capture_output=True, text=True, check=True, env={**os.environ, "TMPDIR": str(tmp_path)},
     ).stdout.strip()  # fmt: skip
     assert not stale.exists()
-    assert alive.exists() and unrelated.exists()
+    assert alive.exists() and elsewhere.exists() and unrelated.exists()
     assert made.startswith(str(tmp_path / "compiler_gym-t.pid"))
+    assert f".ns{ns}-" in made
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
