@@ -312,8 +312,9 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
         return out
 
     def close_extras(self, **kwargs) -> None:
-        engine, self._engine = self._engine, _Closed("vector env")
-        if not isinstance(engine, _Closed):
+        # (A constructor that failed has no engine to close.)
+        engine, self._engine = getattr(self, "_engine", None), _Closed("vector env")
+        if engine is not None and not isinstance(engine, _Closed):
             engine.close()  # waits for steps in flight without holding the GIL
 
     def __enter__(self) -> CompilerVecEnv:
