@@ -135,13 +135,18 @@ std::string TempBase() {
 }
 
 // This process's PID namespace: the inode /proc/self/ns/pid names ("pid:[4026531836]"), or
-// "0" where it cannot be read.
-std::string PidNamespace() {
-  std::error_code ec;
-  const std::string link = std::filesystem::read_symlink("/proc/self/ns/pid", ec).string();
-  const size_t open = link.find('['), close = link.find(']');
-  if (ec || open == std::string::npos || close == std::string::npos || close < open) return "0";
-  return link.substr(open + 1, close - open - 1);
+// "0" where it cannot be read. Read once: a process keeps its namespace.
+const std::string& PidNamespace() {
+  static const std::string ns = [] {
+    std::error_code ec;
+    const std::string link = std::filesystem::read_symlink("/proc/self/ns/pid", ec).string();
+    const size_t open = link.find('['), close = link.find(']');
+    if (ec || open == std::string::npos || close == std::string::npos || close < open) {
+      return std::string("0");
+    }
+    return link.substr(open + 1, close - open - 1);
+  }();
+  return ns;
 }
 
 // The owner's pid in a temporary directory's name ("<prefix>.pid<N>.ns<NS>-XXXXXX") when it
@@ -150,31 +155,29 @@ pid_t OwnerOf(const std::string& name, const std::string& ns) {
   const size_t at = name.rfind(".pid");
   if (at == std::string::npos) return 0;
   const size_t ns_at = name.find(".ns", at);
-  const size_t dash = name.find('-', ns_at == std::string::npos ? at : ns_at);
-  if (ns_at == std::string::npos || dash == std::string::npos ||
-      name.compare(ns_at + 3, dash - ns_at - 3, ns) != 0) {
+  if (ns_at == std::string::npos) return 0;
+  const size_t dash = name.find('-', ns_at);
+  if (dash == std::string::npos || name.compare(ns_at + 3, dash - ns_at - 3, ns) != 0) {
     return 0;
   }
   return static_cast<pid_t>(std::atol(name.c_str() + at + 4));
 }
 
-}  // namespace
-
-int SweepDeadOwners(const std::string& base) {
-  const std::string ns = PidNamespace();
-  int removed = 0;
+// Removes the directories MakeTempDir made in `base` for processes of this PID namespace that
+// are gone (killed or crashed before removing them). A directory's name says which process
+// made it, and in which namespace: a pid is only looked up where it means the same process
+// (containers that share a /tmp see each other's directories, not their processes).
+void SweepDeadOwners(const std::string& base) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("compiler_gym-", 0) != 0) continue;
-    const pid_t owner = OwnerOf(name, ns);
-    if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) {
-      RemoveTree(entry.path());
-      ++removed;
-    }
+    const pid_t owner = OwnerOf(name, PidNamespace());
+    if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) RemoveTree(entry.path());
   }
-  return removed;
 }
+
+}  // namespace
 
 StatusOr<std::string> MakeTempDir(const std::string& prefix) {
   static std::once_flag once;

@@ -57,18 +57,11 @@ StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
                                      const std::vector<std::string>& extra_env = {});
 
 // A new empty directory under the system's temporary directory, named after `prefix` and the
-// calling process. The first call in a process also removes the directories of compiler_gym
-// processes that died before removing theirs.
+// calling process (and its PID namespace). The first call in a process also removes the
+// directories of compiler_gym processes of its namespace that died before removing theirs.
 StatusOr<std::string> MakeTempDir(const std::string& prefix);
 
 // Removes a file or directory tree; errors are ignored (best effort cleanup).
 void RemoveTree(const std::string& path);
-
-// Removes the directories MakeTempDir made in `base` for processes of this PID namespace that
-// are gone (killed or crashed before removing them); returns how many. A directory's name
-// says which process made it, and in which namespace: a pid is only looked up where it means
-// the same process (containers that share a /tmp see each other's directories, not their
-// processes). MakeTempDir does this once per process, in $TMPDIR.
-int SweepDeadOwners(const std::string& base);
 
 }  // namespace compiler_gym

@@ -980,14 +980,14 @@ class RemoteEnv final : public Env {
 
 // --- the worker's side ----------------------------------------------------------------------
 
-// Ends the worker soon after the process that holds its env goes away, even in the middle of
-// a step that would never finish: the peer's end of the socket closing is the sign.
-// A small stack: a fork (a raw clone, without glibc's bookkeeping) keeps the stack of its
-// parent's watchdog, which does not run there, and starts its own, so each generation of
-// forks of forks holds one more (with the default 8 MiB each, fork chains hit the worker's
-// address-space limit after about a thousand generations).
+// The watchdog's stack is small: a fork (a raw clone, without glibc's bookkeeping) keeps the
+// stack of its parent's watchdog, which does not run there, and starts its own, so each
+// generation of forks of forks holds one more (with the default 8 MiB each, fork chains hit the
+// worker's address-space limit after about a thousand generations).
 constexpr size_t kWatchdogStackBytes = 64 << 10;
 
+// Ends the worker soon after the process that holds its env goes away, even in the middle of
+// a step that would never finish: the peer's end of the socket closing is the sign.
 void* Watchdog(void* arg) {
   const int sock = static_cast<int>(reinterpret_cast<intptr_t>(arg));
   while (true) {

@@ -446,11 +446,7 @@ class PyVecEnv {
   // Ends the engine without the GIL: it waits for the steps in flight (up to their timeout),
   // and other Python threads go on meanwhile. The Python side drops this object after.
   void Close() {
-    std::unique_ptr<VecEnv> vec;
-    WithoutGilLocked(mu_, [&] {
-      vec = std::move(vec_);
-      vec.reset();
-    });
+    WithoutGilLocked(mu_, [&] { vec_.reset(); });
   }
 
   int batch_size() const { return vec_->config().batch_size; }

@@ -75,12 +75,16 @@ int64_t HeldBytes(const Program& program) {
 // same loop tree at once; each would otherwise compile, check and cache its own copy).
 class InFlight {
  public:
-  // True: this caller computes `key` and must call Done(key). False: another caller did.
-  bool Begin(const std::string& key) {
-    std::unique_lock lock(mu_);
-    if (keys_.insert(key).second) return true;
-    cv_.wait(lock, [&] { return !keys_.contains(key); });
-    return false;
+  // What `find` (a cache lookup) finds, asked again after each wait for another caller that
+  // computed `key`; or null, when this caller is to compute it and must call Done(key).
+  template <typename Find>
+  auto FindOrBegin(const std::string& key, Find find) -> decltype(find()) {
+    for (;;) {
+      if (auto found = find()) return found;
+      std::unique_lock lock(mu_);
+      if (keys_.insert(key).second) return nullptr;
+      cv_.wait(lock, [&] { return !keys_.contains(key); });
+    }
   }
   void Done(const std::string& key) {
     {
@@ -173,17 +177,17 @@ StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path) {
   ASSIGN_OR_RETURN(Program program, MakeProgram(path));
   ProgramCache& cache = Programs();
   static InFlight* flights = new InFlight();
-  for (;;) {
-    {
-      std::lock_guard lock(cache.mu);
-      for (auto it = cache.lru.begin(); it != cache.lru.end(); ++it) {
-        if (it->first != program.key) continue;
-        cache.lru.splice(cache.lru.begin(), cache.lru, it);
-        return it->second;
-      }
-    }
-    if (flights->Begin(program.key)) break;
-  }
+  const std::shared_ptr<ProgramData> found =
+      flights->FindOrBegin(program.key, [&]() -> std::shared_ptr<ProgramData> {
+        std::lock_guard lock(cache.mu);
+        for (auto it = cache.lru.begin(); it != cache.lru.end(); ++it) {
+          if (it->first != program.key) continue;
+          cache.lru.splice(cache.lru.begin(), cache.lru, it);
+          return it->second;
+        }
+        return nullptr;
+      });
+  if (found) return found;
   InFlight::Guard done(*flights, program.key);
   auto data = std::make_shared<ProgramData>();
   data->program = std::move(program);
@@ -204,20 +208,18 @@ StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& progra
   KernelCache& cache = Kernels();
   static InFlight* flights = new InFlight();
   const std::string flight = std::to_string(key) + " " + program.key;
-  for (;;) {
-    {
-      std::lock_guard lock(cache.mu);
-      if (auto it = cache.index.find(key); it != cache.index.end()) {
+  const std::shared_ptr<Kernel> found =
+      flights->FindOrBegin(flight, [&]() -> std::shared_ptr<Kernel> {
+        std::lock_guard lock(cache.mu);
+        auto it = cache.index.find(key);
+        if (it == cache.index.end()) return nullptr;
         const KernelEntry& e = *it->second;
-        if (e.device == device && e.program == program.key && e.loops == loops) {
-          cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
-          ++cache.stats.hits;
-          return e.kernel;
-        }
-      }
-    }
-    if (flights->Begin(flight)) break;
-  }
+        if (e.device != device || e.program != program.key || e.loops != loops) return nullptr;
+        cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
+        ++cache.stats.hits;
+        return e.kernel;
+      });
+  if (found) return found;
   InFlight::Guard done(*flights, flight);
   // Compiled outside the cache's lock: envs on other threads compile other trees meanwhile.
   const auto start = std::chrono::steady_clock::now();

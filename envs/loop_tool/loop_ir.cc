@@ -489,13 +489,9 @@ bool SumOfProducts(const Program& p, int id, const std::vector<const float*>& te
 
 Reference ReferenceOutput(const Program& program, const std::vector<std::vector<float>>& inputs) {
   const int num_nodes = static_cast<int>(program.nodes.size());
-  std::vector<int> input_of_tensor(program.tensors.size(), -1);
-  std::vector<const float*> tensor_data(program.tensors.size(), nullptr);
+  std::vector<const float*> tensor_data(program.tensors.size(), nullptr);  // inputs only
   for (int t = 0, i = 0; t < static_cast<int>(program.tensors.size()); ++t) {
-    if (program.tensors[t].input) {
-      tensor_data[t] = inputs[i].data();
-      input_of_tensor[t] = i++;
-    }
+    if (program.tensors[t].input) tensor_data[t] = inputs[i++].data();
   }
   std::vector<std::vector<Value>> reduced(num_nodes);  // materialized reductions
   std::function<Value(int, const std::vector<int64_t>&)> eval =
@@ -504,7 +500,7 @@ Reference ReferenceOutput(const Program& program, const std::vector<std::vector<
     if (program.IsReduction(id)) return reduced[id][Offset(program, n.vars, index)];
     switch (n.op) {
       case Op::kRead:  // the inputs are float32 values: exact
-        return {inputs[input_of_tensor[n.tensor]][Offset(program, n.vars, index)], 0};
+        return {tensor_data[n.tensor][Offset(program, n.vars, index)], 0};
       case Op::kExp: {
         const Value a = eval(n.inputs[0], index);
         const double v = std::exp(a.v);

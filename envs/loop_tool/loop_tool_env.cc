@@ -258,7 +258,6 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
           argument);
     }
     const Device device = args["device"] == "cuda" ? Device::kCuda : Device::kCpu;
-    if (device == Device::kCuda) RETURN_IF_ERROR(DeviceAvailable(device));
     ASSIGN_OR_RETURN(const double gbps,
                      CopyBandwidth(device, args["bytes"].get<int64_t>(), TimingOptions{}));
     return std::to_string(gbps);

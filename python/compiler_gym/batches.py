@@ -33,7 +33,7 @@ def to_tensor(value: Any) -> torch.Tensor:
 def to_numpy(value: Any) -> Any:
     """A batch output as a NumPy array on the host: NumPy arrays and lists as arrays, tensors and
     engine arrays through a view, copied back from the GPU on ``device="cuda"``."""
-    if isinstance(value, (list, tuple, np.ndarray)) or not hasattr(value, "__dlpack__"):
+    if isinstance(value, np.ndarray) or not hasattr(value, "__dlpack__"):
         return np.asarray(value)
     tensor = value if isinstance(value, torch.Tensor) else to_tensor(value)
     return tensor.detach().cpu().numpy()

@@ -48,7 +48,7 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from itertools import islice
@@ -615,28 +615,13 @@ class RequestGuard:
     """ASGI middleware that refuses, with a JSON error, a request whose target (path and query)
     is longer than ``max_bytes`` (414), whose Host is not one of ``allowed_hosts`` (400: a page
     elsewhere that made its name point here, DNS rebinding, must not read what the server
-    answers), or whose body its endpoint does not take (413).
+    answers), or that has a body (413: this API's endpoints take none). A body is refused
+    unread, however large (uvicorn discards what arrives after the answer)."""
 
-    Only the endpoints of ``body_endpoints`` (``(method, path prefix)`` pairs) take a body; the
-    guard reads theirs, up to ``max_bytes``, before the app sees it. Any other request with a
-    body is answered without reading it: this API's GET endpoints take none, so a body there,
-    however large, is never held (uvicorn discards what arrives after the answer)."""
-
-    def __init__(
-        self,
-        app: Callable,
-        max_bytes: int,
-        allowed_hosts: Optional[frozenset[str]],
-        body_endpoints: Collection[tuple[str, str]] = (),
-    ):
+    def __init__(self, app: Callable, max_bytes: int, allowed_hosts: Optional[frozenset[str]]):
         self.app = app
         self.max_bytes = max_bytes
         self.allowed_hosts = allowed_hosts
-        self.body_endpoints = tuple(body_endpoints)
-
-    def _takes_body(self, scope) -> bool:
-        method, path = scope.get("method", "GET"), scope["path"]
-        return any(method == m and path.startswith(p) for m, p in self.body_endpoints)
 
     async def __call__(self, scope, receive, send):
         """Checks the request, then passes it on."""
@@ -657,37 +642,10 @@ class RequestGuard:
                 return await _json_error(400, message)(scope, receive, send)
         length = headers.get(b"content-length")
         # HTTP/1.1 announces a body with one of these two headers.
-        has_body = (length is not None and length.strip() != b"0") or (
-            b"transfer-encoding" in headers
-        )
-        if not has_body:
-            return await self.app(scope, receive, send)
-        if not self._takes_body(scope):
+        if (length is not None and length.strip() != b"0") or b"transfer-encoding" in headers:
             message = f"{scope.get('method', 'GET')} {scope['path']} takes no request body"
             return await _json_error(413, message)(scope, receive, send)
-        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
-            message = (
-                f"request body of {length.decode(errors='replace')} bytes; at most {self.max_bytes}"
-            )
-            return await _json_error(413, message)(scope, receive, send)
-        body, more = [], True
-        size = 0
-        while more:  # a chunked body says its length only as it arrives
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            size += len(message.get("body", b""))
-            if size > self.max_bytes:
-                text = f"request body over {self.max_bytes} bytes"
-                return await _json_error(413, text)(scope, receive, send)
-            body.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        replay = [{"type": "http.request", "body": b"".join(body), "more_body": False}]
-
-        async def replayed():
-            return replay.pop() if replay else await receive()
-
-        return await self.app(scope, replayed, send)
+        return await self.app(scope, receive, send)
 
 
 def create_app(config: ExplorerConfig):
@@ -865,7 +823,7 @@ def create_app(config: ExplorerConfig):
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # No endpoint takes a body: every request that sends one is refused unread.
-    return RequestGuard(app, config.max_request_bytes, config.allowed_hosts, body_endpoints=())
+    return RequestGuard(app, config.max_request_bytes, config.allowed_hosts)
 
 
 def main(argv=None) -> int:

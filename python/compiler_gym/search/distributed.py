@@ -55,6 +55,7 @@ from compiler_gym.search.random_search import (
     SearchRun,
     check_budget,
     random_search,
+    search_defaults,
 )
 
 #: Instruction-count baselines a prepared LLVM benchmark carries.
@@ -271,24 +272,6 @@ def map_benchmarks(
             ray.cancel(ref, force=True)
 
 
-def _default_spaces(
-    env_id: str,
-    reward_space: Optional[str],
-    search: str,
-    parameters: Optional[dict[str, Any]] = None,
-) -> tuple[str, Any]:
-    """The reward space a search uses (``reward_space`` or the env's) and the env's default
-    action space."""
-    from compiler_gym.registration import make
-
-    with make(env_id, parameters=parameters) as env:
-        reward_space = reward_space or (env.reward_space.name if env.reward_space else None)
-        action_space = env.action_space
-    if reward_space is None:
-        raise ValueError(f"{search}() needs a reward space: {env_id} has none")
-    return reward_space, action_space
-
-
 def _num_workers(num_workers: Optional[int], cpus_per_worker: float, most: int = 0) -> int:
     """How many actors a search starts: ``num_workers``, or as many as the cluster's CPUs hold,
     and at most ``most`` (0: no limit); more than the CPUs hold would wait forever for a CPU (no
@@ -417,7 +400,7 @@ class RayTryActions:
         action_space: Optional[str] = None,
     ):
         ray = require_ray()
-        self.reward_space, default_space = _default_spaces(env_id, reward_space, "greedy_search")
+        self.reward_space, default_space, _ = search_defaults("greedy_search", env_id, reward_space)
         self.action_space = action_space or default_space.name
         self._benchmark = _benchmark_ref(env_id, benchmark)
         self.uri = ray.get(self._benchmark).uri
@@ -554,8 +537,8 @@ def ray_random_search(
     arg = SimpleNamespace(**bound.arguments)  # random_search's, defaults included
     check_budget("ray_random_search", arg.patience, arg.episodes, arg.runtime)
     run = SearchRun(arg.episodes, arg.runtime, arg.callback)
-    reward_space, action_space = _default_spaces(
-        env_id, arg.reward_space, "ray_random_search", arg.parameters
+    reward_space, action_space, _ = search_defaults(
+        "ray_random_search", env_id, arg.reward_space, arg.parameters
     )
     ref = _benchmark_ref(env_id, benchmark)
     count = _num_workers(num_workers, cpus_per_worker, most=arg.num_envs)
@@ -579,6 +562,7 @@ def ray_random_search(
     checkpoints: list[Optional[dict[str, Any]]] = [None] * count
     # patience=0 is as many steps as there are actions (RandomEpisodes'), not rounds of none.
     round_steps = steps_per_round or arg.patience or action_space.n
+    run.begin()  # the budget is the search's, as random_search's: not the set-up's
     try:
         while True:  # at least one round, however short the budget
             results = _call_actors(

@@ -306,6 +306,28 @@ def record_state(
         return CompilerEnvState(str(env.benchmark.uri), env.commandline(), walltime, reward)
 
 
+def search_defaults(
+    search: str,
+    env_id: str,
+    reward_space: Optional[str],
+    parameters: Optional[dict[str, Any]] = None,
+    benchmark: Union[str, Benchmark, None] = None,
+) -> tuple[str, Any, Union[Benchmark, None]]:
+    """What a search on ``env_id`` resolves in one env made with ``parameters``: its reward
+    space (``reward_space`` or the env's, which it must then have), the env's default action
+    space, and ``benchmark`` as a Benchmark of the env's datasets (None stays None)."""
+    from compiler_gym.registration import make
+
+    with make(env_id, parameters=parameters) as env:
+        if benchmark is not None and not isinstance(benchmark, Benchmark):
+            benchmark = env.datasets.benchmark(str(benchmark))
+        reward_space = reward_space or (env.reward_space.name if env.reward_space else None)
+        action_space = env.action_space
+    if reward_space is None:
+        raise ValueError(f"{search}() needs a reward space: {env_id} has none")
+    return reward_space, action_space, benchmark
+
+
 def search_vec(
     search: str,
     env_id: str,
@@ -322,15 +344,11 @@ def search_vec(
     env's datasets), with ``observation_space`` (none by default) and ``reward_space`` or the
     env's own, which it must then have, and the envs' ``parameters`` (GCC's ``gcc_bin``...);
     and the benchmark."""
-    from compiler_gym.registration import make
     from compiler_gym.vector import make_vec
 
-    with make(env_id, parameters=parameters) as env:
-        if not isinstance(benchmark, Benchmark):
-            benchmark = env.datasets.benchmark(str(benchmark))
-        reward_space = reward_space or (env.reward_space.name if env.reward_space else None)
-    if reward_space is None:
-        raise ValueError(f"{search}() needs a reward space: {env_id} has none")
+    reward_space, _, benchmark = search_defaults(
+        search, env_id, reward_space, parameters, benchmark
+    )
     vec = make_vec(
         env_id,
         num_envs=num_envs,

@@ -70,6 +70,11 @@ CREATE TABLE IF NOT EXISTS StateTransitions (
 LOGGED_SPACES = ("IrSha1", "IrInstructionCount", "Autophase", "InstCount")
 
 
+def _logged_spaces(log_ir: bool) -> list[str]:
+    """The spaces a logger asks for: LOGGED_SPACES, and the IR when it logs that too."""
+    return list(LOGGED_SPACES) + (["Ir"] if log_ir else [])
+
+
 def _state_rows(
     uri: str,
     done: bool,
@@ -222,7 +227,7 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         return new
 
     def _logged_names(self) -> list[str]:
-        return list(LOGGED_SPACES) + (["Ir"] if self.log_ir else [])
+        return _logged_spaces(self.log_ir)
 
     def _record_state(self, done: bool, values: Optional[list] = None) -> str:
         """Logs the state the env is in: ``values`` of :meth:`_logged_names` when the step
@@ -358,7 +363,7 @@ def _host(value: Any) -> Any:
         return value
     from compiler_gym import batches
 
-    return batches.to_tensor(value).cpu().numpy()
+    return batches.to_numpy(value)
 
 
 class SqliteLoggedVecEnv(CompilerVecEnv):
@@ -413,7 +418,7 @@ class SqliteLoggedVecEnv(CompilerVecEnv):
             )
         if "extra_observation_spaces" in kwargs:
             raise TypeError("SqliteLoggedVecEnv sets extra_observation_spaces itself")
-        spaces = list(LOGGED_SPACES) + (["Ir"] if log_ir else [])
+        spaces = _logged_spaces(log_ir)
         super().__init__(id, num_envs, extra_observation_spaces=spaces, **kwargs)
         if self._reward_space is None:
             self.close()
