@@ -40,5 +40,12 @@ with compiler_gym.make("llvm-ic-v0", benchmark="benchmark://builtin-v0/crc32") a
     env.reset()
     _, reward, done, _ = env.step(env.action_space["-mem2reg"])
     assert not done and reward > 0, reward
+    # Test hooks exist in test builds only: the wheel refuses the one that runs any pipeline.
+    try:
+        env.send_param("testing.next_step_pipeline", "dot-cfg")
+    except ValueError as e:
+        assert "unknown parameter" in str(e), e
+    else:
+        raise AssertionError("the wheel accepts the test builds' pipeline hook")
 print(f"[check_wheel] ok: {compiler_gym.__file__}, reward {reward:.4f}")
 PY

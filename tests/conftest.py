@@ -29,6 +29,20 @@ def opt19():
     return path
 
 
+# Test builds' hook (CG_BUILD_TESTS): the next action of an LLVM env runs this pipeline instead.
+NEXT_STEP_PIPELINE = "testing.next_step_pipeline"
+
+
+def step_pipeline_for_testing(env, pipeline: str) -> tuple[bool, str]:
+    """Runs ``pipeline`` (an LLVM pipeline, or a test pass such as
+    ``compiler-gym-test-segfault``) as the next step of ``env``, through the test builds' hook,
+    so that it reaches a worker process too. Returns (done, error details)."""
+    engine = env.unwrapped._env
+    engine.set_parameter(NEXT_STEP_PIPELINE, pipeline)
+    _, done, _, details, *_ = engine.step([0])
+    return done, details
+
+
 def fixture_uri(name: str) -> str:
     return f"file://{DATA / name}"
 

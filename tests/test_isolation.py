@@ -12,6 +12,7 @@ import pytest
 
 import compiler_gym
 from compiler_gym.errors import ServiceError, SessionNotFound
+from conftest import NEXT_STEP_PIPELINE
 
 # A worker with LLVM maps about 200 MiB: 768 leaves the allocating pass half a second of work,
 # far from the deadline even on a busy machine.
@@ -94,7 +95,7 @@ def test_fault_ends_only_its_episode(pipeline, error_type, message):
             victim.send_param(name, value)
         victim.reset()
         bystander.reset()
-        victim._env.set_parameter("testing.next_step_pipeline", pipeline)
+        victim._env.set_parameter(NEXT_STEP_PIPELINE, pipeline)
         _, _, done, info = victim.step(0)
         assert done
         assert info["error_type"] == error_type
@@ -119,7 +120,7 @@ def test_timeout_argument_bounds_one_call():
 
     with TimeLimit(compiler_gym.make("llvm-v0", isolation="process"), 10) as env:
         env.reset(timeout=60)
-        env._env.set_parameter("testing.next_step_pipeline", "compiler-gym-test-hang")
+        env._env.set_parameter(NEXT_STEP_PIPELINE, "compiler-gym-test-hang")
         _, _, done, info = env.step(0, timeout=2)
         assert done and info["error_type"] == "DEADLINE_EXCEEDED"
         assert "took longer than 2" in info["error_details"]
@@ -165,7 +166,7 @@ def test_worker_killed_mid_step_is_a_crash():
     with compiler_gym.make("llvm-v0", isolation="process") as env:
         env.reset()
         before = set(worker_pids())
-        env._env.set_parameter("testing.next_step_pipeline", "compiler-gym-test-hang")
+        env._env.set_parameter(NEXT_STEP_PIPELINE, "compiler-gym-test-hang")
 
         def kill_the_worker():
             time.sleep(1)
@@ -196,7 +197,7 @@ def test_make_vec_faults_stay_in_their_rows():
     local.reset()
     remote.reset()
     for env_id, (pipeline, _, _) in enumerate(FAULTS[1:], start=1):
-        remote._engine._set_env_parameter(env_id, "testing.next_step_pipeline", pipeline)
+        remote._engine._set_env_parameter(env_id, NEXT_STEP_PIPELINE, pipeline)
     actions = np.array([3, 3, 3, 3])
     want = local.step(actions)
     got = remote.step(actions)

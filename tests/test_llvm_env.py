@@ -8,7 +8,7 @@ import pytest
 
 import compiler_gym
 from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
-from conftest import fixture_uri
+from conftest import fixture_uri, step_pipeline_for_testing
 
 
 def test_make_all_llvm_ids():
@@ -438,7 +438,7 @@ def test_crashing_pass_stays_in_its_env(failure):
     with compiler_gym.make("llvm-v0") as victim, compiler_gym.make("llvm-v0") as bystander:
         victim.reset()
         bystander.reset()
-        done, message = victim._step_pipeline_for_testing(failure)
+        done, message = step_pipeline_for_testing(victim, failure)
         assert done and "crashed" in message
         with pytest.raises(SessionNotFound):
             victim.observation["IrInstructionCount"]

@@ -12,6 +12,7 @@ from compiler_gym.bin import validate as validate_cli
 from compiler_gym.compiler_env_state import CompilerEnvStateWriter
 from compiler_gym.datasets import Benchmark
 from compiler_gym.datasets.make_benchmark import make_benchmark_from_source
+from conftest import step_pipeline_for_testing
 
 FLAGS = ("-sroa", "-instcombine", "-gvn", "-simplifycfg")
 
@@ -35,7 +36,7 @@ def test_injected_miscompilation_is_caught():
         env.reset()
         run_flags(env)
         # Flips a bit of the first xor constant (the CRC polynomial) in the module.
-        done, details = env._step_pipeline_for_testing("compiler-gym-test-miscompile")
+        done, details = step_pipeline_for_testing(env, "compiler-gym-test-miscompile")
         assert not done, details
         result = env.validate()
         assert not result.okay()

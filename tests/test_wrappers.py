@@ -22,6 +22,7 @@ from compiler_gym.wrappers import (
     TimeLimit,
     ValidateBenchmarkAfterEveryStep,
 )
+from conftest import NEXT_STEP_PIPELINE
 
 CRC32 = "benchmark://builtin-v0/crc32"
 QSORT = "benchmark://builtin-v0/qsort"
@@ -267,7 +268,7 @@ def test_validate_after_every_step_passes_a_sound_episode():
         env.reset(benchmark="benchmark://builtin-v0/huffman")
         for flag in ("-gvn", "-dse"):
             assert not env.step(flag)[2]
-        env.unwrapped.send_param("testing.next_step_pipeline", "function(newgvn)")
+        env.unwrapped.send_param(NEXT_STEP_PIPELINE, "function(newgvn)")
         _, reward, done, info = env.step(0)
         assert done and reward == -7.0 and "invalid code lengths" in info["error_details"]
 

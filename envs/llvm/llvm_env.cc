@@ -45,6 +45,8 @@ namespace compiler_gym::llvm_env {
 
 namespace {
 
+#ifdef CG_TEST_HOOKS
+// Test builds only (CG_BUILD_TESTS): a production build has no door to these passes.
 // Passes that fail the way a buggy LLVM pass does, to test that a failure stays in its env.
 // Reachable only through LlvmEnv::StepPipelineForTesting, never from an action.
 struct FatalErrorPass : llvm::PassInfoMixin<FatalErrorPass> {
@@ -116,6 +118,36 @@ struct SegfaultPass : llvm::PassInfoMixin<SegfaultPass> {
   }
 };
 
+// A test pass by its pipeline name (LLVM's parser asks for names it does not know).
+bool AddTestPass(llvm::StringRef name, llvm::ModulePassManager& mpm) {
+  if (name == "compiler-gym-test-fatal-error") {
+    mpm.addPass(FatalErrorPass());
+    return true;
+  }
+  if (name == "compiler-gym-test-miscompile") {
+    mpm.addPass(MiscompilePass());
+    return true;
+  }
+  if (name == "compiler-gym-test-silent-change") {
+    mpm.addPass(SilentChangePass());
+    return true;
+  }
+  if (name == "compiler-gym-test-segfault") {
+    mpm.addPass(SegfaultPass());
+    return true;
+  }
+  if (name == "compiler-gym-test-hang") {
+    mpm.addPass(HangPass());
+    return true;
+  }
+  if (name == "compiler-gym-test-alloc") {
+    mpm.addPass(AllocatePass());
+    return true;
+  }
+  return false;
+}
+#endif  // CG_TEST_HOOKS
+
 }  // namespace
 
 struct LlvmEnv::Impl {
@@ -149,8 +181,10 @@ struct LlvmEnv::Impl {
   double object_seconds = 0;
   std::unique_ptr<Executable> executable;
   RunConfig run_config;
+#ifdef CG_TEST_HOOKS
   // Test hook (kNextStepPipelineParameter): the pipeline the next action runs instead.
   std::string next_step_pipeline;
+#endif
   std::string workdir;  // for BitcodeFile; removed with the env
   // The process that made `workdir`. A worker process that forks itself to fork its env
   // (engine/worker.h) copies this state: the copy must neither use nor remove the original's.
@@ -224,34 +258,11 @@ struct LlvmEnv::Impl {
     pb->registerFunctionAnalyses(fam);
     pb->registerLoopAnalyses(lam);
     pb->crossRegisterProxies(lam, fam, cgam, mam);
-    pb->registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& mpm,
-                                           llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-      if (name == "compiler-gym-test-fatal-error") {
-        mpm.addPass(FatalErrorPass());
-        return true;
-      }
-      if (name == "compiler-gym-test-miscompile") {
-        mpm.addPass(MiscompilePass());
-        return true;
-      }
-      if (name == "compiler-gym-test-silent-change") {
-        mpm.addPass(SilentChangePass());
-        return true;
-      }
-      if (name == "compiler-gym-test-segfault") {
-        mpm.addPass(SegfaultPass());
-        return true;
-      }
-      if (name == "compiler-gym-test-hang") {
-        mpm.addPass(HangPass());
-        return true;
-      }
-      if (name == "compiler-gym-test-alloc") {
-        mpm.addPass(AllocatePass());
-        return true;
-      }
-      return false;
-    });
+#ifdef CG_TEST_HOOKS
+    pb->registerPipelineParsingCallback(
+        [](llvm::StringRef name, llvm::ModulePassManager& mpm,
+           llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) { return AddTestPass(name, mpm); });
+#endif
     return Status::Ok();
   }
 
@@ -903,22 +914,26 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
   for (int action : actions) {
     const PassRow& row = PassTable()[action];
     ++outcome.actions_applied;
+#ifdef CG_TEST_HOOKS
     const std::string injected = std::exchange(impl_->next_step_pipeline, "");
     if (!injected.empty()) {
       if (!impl_->RunPipelineStep(injected, injected, outcome)) break;
       continue;
     }
+#endif
     if (!impl_->RunPipelineStep(row.pipeline, row.flag, outcome)) break;
   }
   return outcome;
 }
 
+#ifdef CG_TEST_HOOKS
 StatusOr<StepOutcome> LlvmEnv::StepPipelineForTesting(const std::string& pipeline) {
   if (!in_episode() || !impl_->module) return NoEpisode("no episode in progress");
   StepOutcome outcome;
   impl_->RunPipelineStep(pipeline, pipeline, outcome);
   return outcome;
 }
+#endif
 
 StatusOr<Observation> LlvmEnv::Observe(int index) {
   const auto& table = ObservationTable();
@@ -1041,10 +1056,12 @@ const ParameterRow* FindParameter(const std::string& name) {
 }  // namespace
 
 Status LlvmEnv::SetParameter(const std::string& name, const std::string& value) {
+#ifdef CG_TEST_HOOKS
   if (name == kNextStepPipelineParameter) {
     impl_->next_step_pipeline = value;
     return Status::Ok();
   }
+#endif
   const ParameterRow* row = FindParameter(name);
   if (row == nullptr) return InvalidArgument("unknown parameter " + name);
   char* end = nullptr;
@@ -1061,7 +1078,9 @@ Status LlvmEnv::SetParameter(const std::string& name, const std::string& value) 
 }
 
 StatusOr<std::string> LlvmEnv::GetParameter(const std::string& name) const {
+#ifdef CG_TEST_HOOKS
   if (name == kNextStepPipelineParameter) return impl_->next_step_pipeline;
+#endif
   const ParameterRow* row = FindParameter(name);
   if (row == nullptr) return InvalidArgument("unknown parameter " + name);
   return row->get(impl_->run_config);

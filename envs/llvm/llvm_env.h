@@ -35,6 +35,8 @@ class LlvmEnv final : public Env {
   const EnvSpec& Spec() const override { return LlvmEnvSpec(); }
   StatusOr<Observation> Observe(int observation_index) override;
 
+#ifdef CG_TEST_HOOKS
+  // Test builds only (CG_BUILD_TESTS); a production build has neither this nor the parameter.
   // Runs a textual pipeline as one step, for tests of failure containment: besides LLVM's
   // passes it accepts "compiler-gym-test-fatal-error", "compiler-gym-test-segfault",
   // "compiler-gym-test-miscompile" and "compiler-gym-test-silent-change" (changes the IR while
@@ -44,6 +46,7 @@ class LlvmEnv final : public Env {
   // "compiler-gym-test-alloc" (under a memory limit only) are for isolated envs.
   StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);
   static constexpr char kNextStepPipelineParameter[] = "testing.next_step_pipeline";
+#endif
 
   // Parameters: runtime_observation_count (measured runs, >= 1), runtime_warmup_runs_count
   // (>= 0), runtime_timeout_seconds (> 0), runtime_memory_bytes (>= 0; 0 = unlimited).

@@ -139,14 +139,6 @@ class LlvmEnv(CompilerEnv):
             spec["name"], spec["action_names"], prefix="opt", suffix="input.bc -o output.bc"
         )
 
-    def _step_pipeline_for_testing(self, pipeline: str) -> tuple[bool, str]:
-        """Test hook: the next action runs ``pipeline`` instead (a failing test pass, see
-        ``LlvmEnv::StepPipelineForTesting``), through a parameter so that it reaches a worker
-        process too. Returns (done, error details)."""
-        self._env.set_parameter("testing.next_step_pipeline", pipeline)
-        _, done, _, details, *_ = self._env.step([0])
-        return done, details
-
     make_benchmark = staticmethod(make_benchmark)
     make_benchmark_from_source = staticmethod(make_benchmark_from_source)
     make_benchmark_from_command_line = staticmethod(make_benchmark_from_command_line)
