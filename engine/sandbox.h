@@ -16,9 +16,15 @@
 
 namespace compiler_gym {
 
+// Every child gets an address-space limit unless its caller opts out: a compiler (GCC, clang)
+// fed a pathological program must not take the machine's memory.
+inline constexpr int64_t kDefaultChildMemoryBytes = int64_t{8} << 30;
+
 struct SandboxLimits {
-  double timeout_seconds = 60;        // wall clock; the process group is killed after it
-  int64_t memory_bytes = 0;           // RLIMIT_AS of the child; 0 = unlimited
+  double timeout_seconds = 60;  // wall clock; the process group is killed after it
+  // RLIMIT_AS of the child (and of what it starts); 0 = the hard limit (AddressSanitizer
+  // builds, which reserve terabytes of address space).
+  int64_t memory_bytes = kDefaultChildMemoryBytes;
   size_t max_output_bytes = 1 << 20;  // per stream; the rest is read and dropped
   // For programs rather than tools: no network (a network namespace of its own, and Landlock's
   // TCP rules) and no changes to the file system outside the working directory (Landlock).

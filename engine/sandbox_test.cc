@@ -1,6 +1,7 @@
 #include "engine/sandbox.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,6 +114,18 @@ TEST(SandboxTest, MemoryLimitStopsALargeAllocation) {
   ProcessResult limited = Sh(script, {.memory_bytes = 64 << 20});
   EXPECT_FALSE(limited.ok());
   EXPECT_EQ(limited.stdout_text, "");
+}
+
+TEST(SandboxTest, EveryChildHasAMemoryLimitUnlessItsCallerOptsOut) {
+  // `ulimit -v` is the soft RLIMIT_AS in KiB. A compiler run with the default limits gets the
+  // default bound; 0 gives the hard limit (what AddressSanitizer builds need).
+  EXPECT_EQ(Sh("ulimit -v").stdout_text, std::to_string(kDefaultChildMemoryBytes >> 10) + "\n");
+  rlimit inherited{};
+  ASSERT_EQ(::getrlimit(RLIMIT_AS, &inherited), 0);
+  const std::string hard = inherited.rlim_max == RLIM_INFINITY
+                               ? std::string("unlimited")
+                               : std::to_string(inherited.rlim_max >> 10);
+  EXPECT_EQ(Sh("ulimit -v", {.memory_bytes = 0}).stdout_text, hard + "\n");
 }
 
 TEST(SandboxTest, RunsInAFreshDirectoryThatIsRemoved) {

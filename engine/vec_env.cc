@@ -5,15 +5,25 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
 
+#include "engine/memory.h"
+
 namespace compiler_gym {
 
 namespace {
+
+// From this many envs up, make_vec measures what the first ones take before it makes (or
+// starts the first episodes of) the rest, and refuses what would not fit in memory.
+constexpr int64_t kMemoryCheckMinEnvs = 256;
+
+// How many of `n` envs are measured: enough that the per-env figure is not noise.
+int64_t MemorySampleSize(int64_t n) { return std::min(n, std::max<int64_t>(64, n / 32)); }
 
 // SplitMix64: an env's seed to its generator's state, so that neighbouring seeds (s and s + 1,
 // as gymnasium numbers a batch's envs) give unrelated streams.
@@ -320,8 +330,16 @@ StatusOr<std::unique_ptr<VecEnv>> VecEnv::Create(EnvFactory factory, BenchmarkSa
   if (!sampler) return InvalidArgument("a benchmark sampler is required");
   auto impl = std::make_unique<Impl>();
   impl->sampler = std::move(sampler);
+  RETURN_IF_ERROR(
+      CheckProjectedMemory(sizeof(Slot), config.num_envs, AvailableMemoryBytes(), "environments"));
   impl->slots.resize(config.num_envs);
+  const int64_t sample_size =
+      config.num_envs >= kMemoryCheckMinEnvs ? MemorySampleSize(config.num_envs) : -1;
+  MemorySample sample;
   for (int i = 0; i < config.num_envs; ++i) {
+    if (i == sample_size) {
+      RETURN_IF_ERROR(sample.CheckFits(i, config.num_envs - i, "environments"));
+    }
     ASSIGN_OR_RETURN(impl->slots[i].env, factory());
     impl->slots[i].rng.seed(MixSeed(config.seed + static_cast<uint64_t>(i)));
   }
@@ -390,13 +408,31 @@ StatusOr<BatchPtr> VecEnv::Reset(std::span<const uint8_t> mask,
       row.final_observations.clear();
     }
   }
-  s.arena->execute([&] {
-    oneapi::tbb::parallel_for(size_t{0}, ids.size(), [&](size_t j) {
-      Slot& slot = s.slots[ids[j]];
-      slot.needs_reset = true;
-      s.StepSlot(ids[j], {});
+  auto reset = [&](size_t begin, size_t end) {
+    s.arena->execute([&] {
+      oneapi::tbb::parallel_for(begin, end, [&](size_t j) {
+        Slot& slot = s.slots[ids[j]];
+        slot.needs_reset = true;
+        s.StepSlot(ids[j], {});
+      });
     });
-  });
+  };
+  const int64_t first_episodes =
+      std::count_if(ids.begin(), ids.end(), [&](int id) { return s.slots[id].episode < 0; });
+  if (first_episodes >= kMemoryCheckMinEnvs) {
+    // Many envs' first episodes (a program each): one alone first, so that what all share
+    // (the benchmark's cache) is not counted per env, then a sample, measured; the rest only
+    // if it fits.
+    reset(0, 1);
+    const size_t sampled = 1 + MemorySampleSize(static_cast<int64_t>(ids.size()) - 1);
+    MemorySample sample;
+    reset(1, sampled);
+    RETURN_IF_ERROR(sample.CheckFits(static_cast<int64_t>(sampled) - 1, ids.size() - sampled,
+                                     "environments' first episodes"));
+    reset(sampled, ids.size());
+  } else {
+    reset(0, ids.size());
+  }
   std::vector<int> all(n);
   for (int i = 0; i < n; ++i) all[i] = i;
   return s.MakeBatch(all);
