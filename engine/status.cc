@@ -1,6 +1,26 @@
 #include "engine/status.h"
 
+#include <cerrno>
+#include <cstring>
+
 namespace compiler_gym {
+
+Status ErrnoStatus(int error, std::string_view what) {
+  std::string message = std::string(what) + ": " + std::strerror(error);
+  switch (error) {
+    case ENOENT:
+    case ENOTDIR:
+      return NotFound(std::move(message));
+    case ENOMEM:
+    case EMFILE:
+    case ENFILE:
+    case EAGAIN:
+    case ENOSPC:
+      return ResourceExhausted(std::move(message));
+    default:
+      return Internal(std::move(message));
+  }
+}
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {

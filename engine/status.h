@@ -101,6 +101,11 @@ inline Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m
 // The compiler itself crashed (a signal, a fatal error) while working on an env.
 inline Status Crash(std::string m) { return {StatusCode::kCrash, std::move(m)}; }
 
+// A failed system call's errno as a status, `what` first and the system's words last: a
+// missing file is kNotFound, exhausted memory, descriptors or processes kResourceExhausted,
+// anything else kInternal (a file that exists but cannot be read is not "not found").
+Status ErrnoStatus(int error, std::string_view what);
+
 // Holds either a value or a non-OK Status.
 template <typename T>
 class [[nodiscard]] StatusOr {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 namespace compiler_gym {
 namespace {
 
@@ -34,6 +36,16 @@ TEST(Status, MacrosPropagate) {
   EXPECT_EQ(Twice(-1, &out).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Twice(101, &out).code(), StatusCode::kOutOfRange);
   EXPECT_EQ(out, 8);
+}
+
+TEST(Status, ErrnoSaysWhatKindOfFailure) {
+  // Out of memory is not a missing file (it read "FileNotFoundError: Cannot allocate memory").
+  const Status memory = ErrnoStatus(ENOMEM, "cannot read a.bc");
+  EXPECT_EQ(memory.code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(memory.message(), "cannot read a.bc: Cannot allocate memory");
+  EXPECT_EQ(ErrnoStatus(ENOENT, "x").code(), StatusCode::kNotFound);
+  EXPECT_EQ(ErrnoStatus(EMFILE, "x").code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(ErrnoStatus(EACCES, "x").code(), StatusCode::kInternal);
 }
 
 TEST(StatusDeathTest, StatusOrFromOkAborts) {

@@ -509,7 +509,7 @@ class RemoteEnv final : public Env {
     posix_spawnattr_destroy(&attr);
     if (error != 0) {
       if (error == ENOENT) return NotFound("no worker executable at " + options_.worker_path);
-      return Internal("cannot start " + options_.worker_path + ": " + std::strerror(error));
+      return ErrnoStatus(error, "cannot start " + options_.worker_path);
     }
     pid_ = pid;
     sock_ = std::move(mine);

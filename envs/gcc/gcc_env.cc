@@ -492,6 +492,14 @@ Status GccEnv::DoReset(const Benchmark& benchmark) {
   s.source_written = false;
   s.choices.assign(s.spec().options.size(), -1);
   s.cache.assign(ObservationTable().size(), std::nullopt);
+  // A program that does not compile as given is a bad benchmark, said by reset() as it is for
+  // one that does not preprocess (not, later, as a failed observation). The object is cached:
+  // the episode's first size observation reads it.
+  StatusOr<CompileCache::Value> compiled = s.Product("obj");
+  if (!compiled.ok()) {
+    s.source.reset();
+    return BenchmarkInitError(benchmark.uri + ": does not compile: " + compiled.status().message());
+  }
   return Status::Ok();
 }
 

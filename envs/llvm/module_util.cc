@@ -1,5 +1,6 @@
 #include "envs/llvm/module_util.h"
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 
@@ -242,7 +243,7 @@ StatusOr<std::string> LoadBitcodeIn(const Benchmark& benchmark, llvm::LLVMContex
       input = std::string(output.str());
     }
     auto buffer = llvm::MemoryBuffer::getFile(input);
-    if (!buffer) return NotFound("cannot read " + input + ": " + buffer.getError().message());
+    if (!buffer) return ErrnoStatus(buffer.getError().value(), "cannot read " + input);
     ASSIGN_OR_RETURN(auto module, ParseModule((*buffer)->getBuffer(), file, context));
     RETURN_IF_ERROR(add_module(std::move(module)));
   }
@@ -254,6 +255,13 @@ StatusOr<std::string> LoadBitcodeIn(const Benchmark& benchmark, llvm::LLVMContex
   }
   Status verified = VerifyModule(*linked);
   if (!verified.ok()) return BenchmarkInitError(benchmark.uri + ": " + verified.message());
+  // An empty C file compiles to an empty module: no program, though it loads.
+  const auto defined = [](const llvm::GlobalValue& value) { return !value.isDeclaration(); };
+  if (std::none_of(linked->begin(), linked->end(), defined) &&
+      std::none_of(linked->global_begin(), linked->global_end(), defined)) {
+    return BenchmarkInitError(benchmark.uri +
+                              ": the program defines no function or variable: nothing to optimize");
+  }
   return ModuleToBitcode(*linked);
 }
 

@@ -8,13 +8,25 @@ from compiler_gym.spaces import EngineReward, ObservationSpaceSpec, Reward
 from compiler_gym.util.names import did_you_mean
 
 
+class NamedSpaces(dict):
+    """Spaces by name: an unknown name is a ``KeyError`` that says which kind of space was
+    asked for and the closest known names, wherever the lookup happens."""
+
+    def __init__(self, kind: str, spaces: dict):
+        super().__init__(spaces)
+        self.kind = kind
+
+    def __missing__(self, name):
+        raise KeyError(f"Unknown {self.kind} space: {name!r}{did_you_mean(name, self)}")
+
+
 class ObservationView:
     """``env.observation["Autophase"]`` or ``env.observation.Autophase()`` computes the
     observation of the current state; ``spaces`` maps names to specs."""
 
     def __init__(self, env, spaces: dict[str, ObservationSpaceSpec]):
         self._env = env
-        self.spaces = spaces
+        self.spaces = NamedSpaces("observation", spaces)
 
     def __getitem__(self, name: str) -> Any:
         return self._env._observe(self._spec(name))
@@ -37,8 +49,6 @@ class ObservationView:
         return f"ObservationView({len(self.spaces)} spaces: {', '.join(self.spaces)})"
 
     def _spec(self, name: str) -> ObservationSpaceSpec:
-        if name not in self.spaces:
-            raise KeyError(f"Unknown observation space: {name!r}{did_you_mean(name, self.spaces)}")
         return self.spaces[name]
 
     def __getattr__(self, name: str):
@@ -56,7 +66,7 @@ class RewardView:
 
     def __init__(self, env, spaces: dict[str, EngineReward]):
         self._env = env
-        self.spaces = spaces
+        self.spaces = NamedSpaces("reward", spaces)
 
     def add_space(self, space: Reward) -> None:
         """Adds a user reward (a :class:`compiler_gym.spaces.Reward`) by its name: then
@@ -72,8 +82,6 @@ class RewardView:
         return f"RewardView({len(self.spaces)} spaces: {', '.join(self.spaces)})"
 
     def __getitem__(self, name: str) -> float:
-        if name not in self.spaces:
-            raise KeyError(f"Unknown reward space: {name!r}{did_you_mean(name, self.spaces)}")
         return self._env._reward(self.spaces[name])
 
     def __getattr__(self, name: str):

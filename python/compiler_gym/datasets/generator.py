@@ -30,6 +30,9 @@ class SeededGeneratorDataset(Dataset):
     cache_tag = ""  # names the generator settings in cached file names
     timeout_seconds = 60
     attempts = 2  # runs of the generator before a seed counts as failed
+    # Generators take 32-bit seeds: csmith reads 2**32 as 0 and llvm-stress refuses it, so a
+    # larger seed would be another seed's program under a second name.
+    max_seed = 2**32 - 1
 
     def __init__(self, name: str, description: str, license: str, binary: str, sort_order: int):
         super().__init__(name, description, license, size=0, sort_order=sort_order)
@@ -74,8 +77,8 @@ class SeededGeneratorDataset(Dataset):
         return self._benchmark_of_seed(uri, seed, max(1, max_retries - retry_count))
 
     def _benchmark_of_seed(self, uri: BenchmarkUri, seed: int, attempts: int) -> Benchmark:
-        if seed < 0:
-            raise LookupError(f"Seeds are non-negative: {uri}")
+        if not 0 <= seed <= self.max_seed:
+            raise LookupError(f"Seeds are 0 to {self.max_seed}: {uri}")
         path = cache_path(self.name.split("://")[-1], f"{seed}{self.cache_tag}{self.suffix}")
         if not path.is_file():
             self._generate(seed, path, attempts)
