@@ -279,7 +279,9 @@ import json, os, signal, threading
 import compiler_gym
 # Python leaves SIGINT ignored when it starts so (a background job of a shell): as at a terminal.
 signal.signal(signal.SIGINT, signal.default_int_handler)
-env = compiler_gym.make("llvm-v0", benchmark="benchmark://builtin-v0/sha256")
+env = compiler_gym.make(
+    "llvm-v0", benchmark="benchmark://builtin-v0/sha256", reward_space="IrInstructionCount"
+)
 env.reset()
 flags = env.action_space.flags
 cycle = [flags.index(f) for f in ("-mem2reg", "-reg2mem", "-instcombine", "-simplifycfg")]
@@ -291,13 +293,16 @@ try:
 except KeyboardInterrupt:
     interrupted = True
 applied = env.actions
-with compiler_gym.make("llvm-v0", benchmark="benchmark://builtin-v0/sha256") as replay:
+with compiler_gym.make(
+    "llvm-v0", benchmark="benchmark://builtin-v0/sha256", reward_space="IrInstructionCount"
+) as replay:
     replay.reset()
     replay.multistep(applied)
     print(json.dumps({
         "interrupted": interrupted, "applied": len(applied), "total": len(actions),
         "prefix": applied == actions[: len(applied)],
         "same": replay.observation["IrSha1"] == env.observation["IrSha1"],
+        "reward": env.episode_reward, "replayed_reward": replay.episode_reward,
         "valid": env.validate().okay(),
     }))
 """
@@ -320,6 +325,8 @@ def test_interrupted_multistep_records_exactly_the_applied_actions():
     assert result["interrupted"], result
     assert 0 < result["applied"] < result["total"], result
     assert result["prefix"] and result["same"] and result["valid"], result
+    # The episode reward counts the actions that ran (it stayed 0.0 and failed validation).
+    assert result["reward"] == result["replayed_reward"], result
 
 
 def _running(pid: int) -> bool:

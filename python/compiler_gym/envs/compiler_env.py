@@ -451,7 +451,11 @@ class CompilerEnv:
 
         # The engine raises SessionNotFound when no episode is in progress, and
         # KeyboardInterrupt between two actions on Ctrl-C (``actions`` then says which ran).
-        no_effect, done, error_type, error_details, compute, verify = self._env.step(actions)
+        try:
+            no_effect, done, error_type, error_details, compute, verify = self._env.step(actions)
+        except KeyboardInterrupt:
+            self._count_interrupted_step()
+            raise
         # Timing of the last step inside the engine, for benchmarks/llvm_step_latency.py.
         self._last_compute_seconds = compute
         self._last_verify_seconds = verify
@@ -490,6 +494,19 @@ class CompilerEnv:
         else:
             reward = rewards_out
         return observation, reward, done, info
+
+    def _count_interrupted_step(self) -> None:
+        """After Ctrl-C between two actions: the episode reward counts the actions that ran
+        (``actions`` lists them), so that the state still validates."""
+        if self._reward_space is None or not self.in_episode:
+            return
+        if isinstance(self._reward_space, EngineReward):
+            _, values, error_type, _ = self._env.outcome([], [self._reward_space.index])
+            if error_type:  # the episode ended; its reward is the error rule's, from step()
+                return
+            self.episode_reward += values[0]
+        else:
+            self.episode_reward += self._reward(self._reward_space)
 
     def step(
         self,
