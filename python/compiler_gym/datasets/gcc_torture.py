@@ -13,13 +13,12 @@ import json
 import shutil
 import subprocess
 import tarfile
-import tempfile
 from pathlib import Path
 from typing import Optional
 
 from compiler_gym import _C
 from compiler_gym.datasets.benchmark import Benchmark
-from compiler_gym.datasets.install import InstalledDataset
+from compiler_gym.datasets.install import InstalledDataset, downloads_directory
 from compiler_gym.errors import DatasetInitError
 
 PACKAGE = "gcc-12-source"
@@ -84,8 +83,8 @@ class GccTortureDataset(InstalledDataset):
     # Installing.
 
     def _build(self, scratch: Path) -> None:
-        with tempfile.TemporaryDirectory(prefix="compiler_gym-deb-") as tmp:
-            deb = self._deb or self._download(Path(tmp))
+        with downloads_directory(scratch) as tmp:
+            deb = self._deb or self._download(tmp)
             version = self._extract(deb, scratch / "src")
         programs = sorted(
             str(p.relative_to(scratch / "src"))

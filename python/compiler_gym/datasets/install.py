@@ -36,6 +36,19 @@ def file_lock(path: Path):
         yield
 
 
+@contextmanager
+def downloads_directory(scratch: Path):
+    """A directory for an install's downloads inside its ``scratch`` directory, removed after
+    the ``with`` block. Not in the system's temporary directory: an install killed mid-way
+    leaves its downloads in its scratch directory, which the next install removes."""
+    downloads = scratch / ".downloads"
+    downloads.mkdir()
+    try:
+        yield downloads
+    finally:
+        shutil.rmtree(downloads, ignore_errors=True)
+
+
 def install_directory(destination: Path, build: Callable[[Path], None]) -> Path:
     """Makes ``destination`` by calling ``build(scratch)`` once, whoever calls first.
 

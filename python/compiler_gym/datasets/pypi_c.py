@@ -17,7 +17,6 @@ import html.parser
 import json
 import os
 import tarfile
-import tempfile
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from typing import Optional
 from tqdm import tqdm
 
 from compiler_gym.datasets.benchmark import Benchmark
-from compiler_gym.datasets.install import InstalledDataset
+from compiler_gym.datasets.install import InstalledDataset, downloads_directory
 from compiler_gym.datasets.user import DOWNLOAD_TIMEOUT_SECONDS, fetch
 from compiler_gym.errors import DatasetInitError, DownloadFailed
 
@@ -161,9 +160,9 @@ class PypiCDataset(InstalledDataset):
     def _build(self, scratch: Path) -> None:
         entries: dict[str, dict] = {}
         sdists = {}
-        with tempfile.TemporaryDirectory(prefix="compiler_gym-sdist-") as tmp:
+        with downloads_directory(scratch) as tmp:
             for library in tqdm(self.libraries, desc="Downloading sdists", disable=None):
-                archive = Path(tmp) / library.filename
+                archive = tmp / library.filename
                 fetch(sdist_url(library, self.index), archive, library.sha256)
                 files = self._extract(library, archive, scratch / library.name)
                 sdists[library.name] = {"sdist": library.filename, "sha256": library.sha256}

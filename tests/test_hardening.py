@@ -1,0 +1,111 @@
+"""Regression tests of the hardening review (issue 33), one per class of finding: typed, clear
+errors for bad input and for requests that cannot fit, and the episode reward after Ctrl-C
+(tests/test_reliability.py). The explorer's are in tests/test_explorer_security.py."""
+
+import pytest
+
+import compiler_gym
+from compiler_gym.errors import BenchmarkInitError, ServiceError
+
+
+@pytest.mark.parametrize("generator", ["csmith-v0", "llvm-stress-v0"])
+def test_generators_refuse_seeds_past_32_bits(generator):
+    # csmith read 2**32 as seed 0: one program under two names.
+    with compiler_gym.make("llvm-v0") as env:
+        dataset = env.datasets[f"generator://{generator}"]
+        with pytest.raises(LookupError, match="Seeds are 0 to 4294967295"):
+            dataset.benchmark(f"generator://{generator}/4294967296")
+        with pytest.raises(LookupError, match="Seeds are 0 to 4294967295"):
+            dataset.benchmark(f"generator://{generator}/-1")
+
+
+def test_gcc_refuses_a_program_that_does_not_compile_at_reset(tmp_path):
+    # As one that does not preprocess: BenchmarkInitError, not ServiceError at the first
+    # observation.
+    source = tmp_path / "bad.c"
+    source.write_text("int main(void) { return undefined_thing; }\n")
+    unpreprocessable = tmp_path / "bad2.c"
+    unpreprocessable.write_text('#include "no_such_header.h"\nint main(void) { return 0; }\n')
+    with compiler_gym.make("gcc-v0") as env:
+        with pytest.raises(BenchmarkInitError, match="(?s)does not compile: .*undefined_thing"):
+            env.reset(benchmark=f"file://{source}")
+        with pytest.raises(BenchmarkInitError, match="does not preprocess"):
+            env.reset(benchmark=f"file://{unpreprocessable}")
+        env.reset(benchmark="benchmark://builtin-v0/crc32")  # the env goes on
+        assert env.observation["obj_size"] > 0
+
+
+def test_llvm_refuses_an_empty_program(tmp_path):
+    empty = tmp_path / "empty.c"
+    empty.write_text("")
+    declarations = tmp_path / "declarations.c"
+    declarations.write_text("int f(int);\nextern int x;\n")
+    with compiler_gym.make("llvm-v0") as env:
+        for path in (empty, declarations):
+            with pytest.raises(BenchmarkInitError, match="defines no function or variable"):
+                env.reset(benchmark=f"file://{path}")
+        variable_only = tmp_path / "variable.c"
+        variable_only.write_text("int table[4] = {1, 2, 3, 4};\n")
+        env.reset(benchmark=f"file://{variable_only}")  # data is a program to optimize
+
+
+def test_unknown_spaces_are_named_on_every_path():
+    message = "Unknown observation space: 'Autophse'; did you mean 'Autophase' or 'AutophaseDict'?"
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset()
+        calls = [
+            lambda: env.observation["Autophse"],
+            lambda: env.observation.spaces["Autophse"],
+            lambda: env.step(0, observation_spaces=["Autophse"]),
+            lambda: env.multistep([0], observations=["Autophse"]),
+            lambda: env.fork().observation["Autophse"],
+            lambda: compiler_gym.make_vec("llvm-v0", num_envs=1, observation_space="Autophse"),
+        ]
+        for call in calls:
+            with pytest.raises(KeyError) as error:
+                call()
+            assert error.value.args[0] == message
+        with pytest.raises(KeyError) as error:
+            env.step(0, reward_spaces=["IrInstructionCont"])
+        assert error.value.args[0].startswith("Unknown reward space: 'IrInstructionCont'")
+
+
+def test_make_vec_refuses_more_envs_than_memory_holds():
+    # It was accepted, and reset() grew to 15.7 GB and died with SIGSEGV. 10**8 envs need more
+    # than 250 GiB before any program is loaded.
+    with pytest.raises(ServiceError, match=r"more environments need about .* GiB .* available"):
+        compiler_gym.make_vec("llvm-autophase-ic-v0", num_envs=10**8)
+
+
+KILLED_INSTALL = r"""
+import os, signal, sys
+from pathlib import Path
+from compiler_gym.datasets.install import downloads_directory, install_directory
+
+def build(scratch):
+    with downloads_directory(scratch) as downloads:
+        (downloads / "archive.tar").write_bytes(b"x" * 4096)
+        os.kill(os.getpid(), signal.SIGKILL)  # killed mid-download: no clean-up runs
+
+install_directory(Path(sys.argv[1]), build)
+"""
+
+
+def test_a_killed_install_leaves_no_download_behind(tmp_path):
+    # A killed install left its 83 MB download folder in the temporary directory for good.
+    import subprocess
+    import sys
+
+    from compiler_gym.datasets.install import install_directory
+
+    destination = tmp_path / "site" / "dataset-v0"
+    proc = subprocess.run([sys.executable, "-c", KILLED_INSTALL, str(destination)])
+    assert proc.returncode == -9
+    leftovers = list(destination.parent.glob(".dataset-v0-*/.downloads/archive.tar"))
+    assert len(leftovers) == 1  # in the install's own scratch directory, not in /tmp
+    install_directory(destination, lambda scratch: (scratch / "manifest.json").write_text("{}"))
+    assert (destination / "manifest.json").is_file()
+    assert sorted(p.name for p in destination.parent.iterdir()) == [
+        ".dataset-v0.lock",
+        "dataset-v0",
+    ]
