@@ -40,8 +40,9 @@ class ExplorerServer:
     stdout, so that pytest shows a failing test what the server printed during it;
     :meth:`output` has all of it."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, preexec_fn=None):
         self.args = [sys.executable, "-m", "compiler_gym.bin.explorer", "--port", "0", *args]
+        self.preexec_fn = preexec_fn  # run in the server's process before it starts
         self.process = None
         self.url = None
         self.site_data = None
@@ -73,6 +74,7 @@ class ExplorerServer:
             stderr=subprocess.STDOUT,
             text=True,
             env={**os.environ, "COMPILER_GYM_SITE_DATA": str(self.site_data)},
+            preexec_fn=self.preexec_fn,
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -385,7 +387,7 @@ def test_bad_input_answers_4xx_json_and_the_server_goes_on(server, client):
         ("GET", "/api/v5/describe", 404, "no such endpoint"),
         ("GET", "/static/no-such-file.js", 404, "no such endpoint or file"),
         ("POST", "/api/v4/describe", 405, "Method Not Allowed"),
-        ("GET", f"/api/v4/step/{session}/" + ",".join(["1"] * 600), 413, "at most 512"),
+        ("GET", f"/api/v4/step/{session}/" + ",".join(["1"] * 100), 413, "at most 64"),
         ("GET", f"/api/v4/step/{session}/" + ",".join(["1"] * 9000), 414, "request target"),
         ("GET", "/api/v4/db/state/no-such-state", 404, "no state"),
         ("GET", "/api/v4/db/tree", 400, "benchmark"),

@@ -16,7 +16,8 @@ The JSON API, in CompilerGym's shape (``ACTIONS``: comma-separated action indice
 
 - ``GET /api/v4/describe``: actions (flag to index), observation and reward spaces, datasets,
   what a state shows (``state``: its headline, text and features' keys and titles), feature
-  names (null for a feature whose names vary with the state), the database's path (or null);
+  names (null for a feature whose names vary with the state), the database's path (or null),
+  the server's ``limits`` (``max_actions_per_request``, ``max_request_seconds``);
 - ``GET /api/v4/start/REWARD/ACTIONS/BENCHMARK``: a new session, its states (the start state,
   then one per action);
 - ``GET /api/v4/step/SESSION/ACTIONS?from=NODE&ir=1``: one state per action, taken from
@@ -32,6 +33,27 @@ commandline}`` and the family's headline and features under their keys (for LLVM
 are envs of their own, closed after ``--session-timeout`` seconds unused; at most
 ``--max-sessions`` are open. Bad input answers with a 4xx status and ``{"error": message}``.
 Session responses carry ``Server-Timing: env;dur=MS``, the time spent in the env.
+
+Only benchmarks of the env's own datasets are served (``benchmark://`` and ``generator://``
+URIs, checked once parsed): never a file of this machine. A benchmark of a dataset that is not
+installed is refused (409, with the command that installs it) rather than installed by a
+request. Every request's work is bounded:
+
+- at most ``--max-actions-per-request`` actions (64; more is a 413);
+- ``--max-request-seconds`` of env work (5): past it a start or step stops between actions and
+  answers the states it took with ``"truncated": true`` (also set when the episode ended or the
+  tree filled before the last action); the first action is always taken, so asking again with
+  the actions left makes progress. ``truncated`` with no state means going back to a deep state
+  took the time: asking again goes on from where it stopped. A state's text that could not be
+  reached in time answers 503 with ``Retry-After``;
+- going back to a state replays its actions from the deepest of a few forks of the env kept as
+  checkpoints (every 32 actions deep), not from the start;
+- a request waits at most ``max_lock_wait_seconds`` (10) for another one on its session
+  (503 after), and is refused (4xx) before any env work when it cannot be served;
+- a connection that has not sent its request's headers within ``--header-timeout`` seconds
+  (10), or does not read its response for as long, is closed; connections that wait for their
+  headers are capped (the oldest is closed for a new one), so idle connections cannot keep
+  other clients out.
 """
 
 from __future__ import annotations
@@ -40,6 +62,7 @@ import argparse
 import asyncio
 import ipaddress
 import json
+import logging
 import math
 import secrets
 import socket
@@ -48,7 +71,8 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from itertools import islice
@@ -59,20 +83,36 @@ from urllib.parse import unquote
 import numpy as np
 
 import compiler_gym
+from compiler_gym.datasets import BenchmarkUri
 from compiler_gym.envs.compiler_env import StateSummary
 from compiler_gym.errors import BenchmarkInitError, EnvironmentNotSupported
 from compiler_gym.wrappers.sqlite_logger import LOGGED_SPACES
 
 STATIC_DIR = Path(__file__).parent / "explorer_static"
 
+logger = logging.getLogger(__name__)
+
+# The URI schemes of datasets' benchmarks. Anything else (file://, a path) would let a client
+# read this machine's files through the IR or a parse error.
+BENCHMARK_SCHEMES = frozenset({"benchmark", "generator"})
+
+# A session keeps a fork of its env at states this many actions deep, at most this many (least
+# recently used first out): going back to a state replays at most CHECKPOINT_INTERVAL actions
+# while its checkpoint is kept. A fork of an LLVM state is a copy of its module (about 10 ms for
+# crc32, less than replaying one action), and 8 bound a session's memory to 8 modules more.
+CHECKPOINT_INTERVAL = 32
+MAX_CHECKPOINTS = 8
+
 
 class ExplorerError(Exception):
-    """A request the explorer refuses: an HTTP status (4xx for bad input) and a message."""
+    """A request the explorer refuses: an HTTP status (4xx for bad input), a message, and any
+    headers to answer with (``Retry-After`` of a 503)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, headers: Optional[dict[str, str]] = None):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
 
 
 def parse_actions(text: str, flags: list[str], limit: int) -> list[int]:
@@ -108,6 +148,59 @@ def parse_actions(text: str, flags: list[str], limit: int) -> list[int]:
     return actions
 
 
+def parse_benchmark_uri(text: str, datasets: Collection[str]) -> BenchmarkUri:
+    """The parsed URI of a benchmark the explorer serves: a ``benchmark://`` or
+    ``generator://`` URI (or CompilerGym's ``dataset/name`` shorthand) of one of ``datasets``
+    (their canonical ``scheme://name``). Refuses anything else with :class:`ExplorerError`:
+    400 for what is no such URI (a file, a path, control characters, ``..``), 404 for a dataset
+    that is not the env's. Every check is on the parsed URI, the one the benchmark is then
+    made from, so no spelling of a scheme (case, spaces, encodings) gets past it."""
+    if not text:
+        raise ExplorerError(400, "no benchmark given")
+    # Whitespace and control characters (NUL above all) are in no benchmark's name; refused
+    # before parsing, which would strip some and keep others.
+    if any(c.isspace() or not c.isprintable() for c in text):
+        raise ExplorerError(400, "a benchmark URI has no spaces or control characters")
+    try:
+        uri = BenchmarkUri.from_string(text)
+    except ValueError:
+        raise ExplorerError(
+            400, "not a benchmark URI: name one of the env's datasets' (benchmark://DATASET/NAME)"
+        ) from None
+    if uri.scheme not in BENCHMARK_SCHEMES:
+        # urlparse has lowercased the scheme; only its characters ([a-z0-9+.-]) are echoed.
+        raise ExplorerError(
+            400,
+            f"{uri.scheme}:// benchmarks are not served; name one of the env's datasets' "
+            "(benchmark:// or generator://)",
+        )
+    if uri.dataset_uri not in datasets:
+        raise ExplorerError(404, f"Dataset not found: {uri.dataset_uri}")
+    # Datasets find benchmarks by name, never by joining paths; these are refused anyway so
+    # that no dataset written later can be walked out of.
+    if "\\" in uri.path or any(part in (".", "..") for part in uri.path.split("/")):
+        raise ExplorerError(400, "a benchmark's name has no '.' or '..' parts or backslashes")
+    return uri
+
+
+def install_command(env_id: str, dataset: str) -> str:
+    """The command line that installs ``dataset`` of ``env_id``'s family."""
+    env = "" if env_id == "llvm-v0" else f" --env {env_id}"
+    return f"python3 -m compiler_gym.bin.datasets{env} install {dataset}"
+
+
+def require_installed(dataset: Any, env_id: str) -> None:
+    """Refuses (409) a benchmark of a dataset that is not installed: loading one would install
+    it (downloads, or minutes of building) under a lock that other requests would wait on.
+    Generators make each benchmark on demand and install nothing: they pass."""
+    if not dataset.installed and not dataset.infinite:
+        raise ExplorerError(
+            409,
+            f"{dataset.name} is not installed on the server; install it with "
+            f"`{install_command(env_id, dataset.name)}`, then start again",
+        )
+
+
 def _finite(value: float) -> Optional[float]:
     """JSON has no NaN or infinity: such a reward is sent as null."""
     return value if math.isfinite(value) else None
@@ -127,24 +220,48 @@ class Node:
     payload: dict[str, Any]
     children: dict[int, int] = field(default_factory=dict)
 
+    @property
+    def depth(self) -> int:
+        """The number of actions from the start state."""
+        return len(self.actions)
+
 
 class Session:
     """One person's episode tree on one env. Its methods do the env's work and run on worker
-    threads, one at a time (the server holds :attr:`lock` around them)."""
+    threads, one at a time (the server holds :attr:`lock` around them).
 
-    def __init__(self, session_id: str, env: Any, reward_space: str, max_nodes: int):
+    Each request's work ends by its ``deadline`` (a :func:`time.monotonic` time): the session
+    stops between actions (and between chunks of a replay) once past it, having always taken
+    the first action asked for, or one chunk of a replay, so that asking again makes progress.
+    Going back to a state replays from the deepest checkpoint on its path (a fork of the env,
+    kept every ``checkpoint_interval`` actions deep, at most ``max_checkpoints``)."""
+
+    def __init__(
+        self,
+        session_id: str,
+        env: Any,
+        reward_space: str,
+        max_nodes: int,
+        checkpoint_interval: int = CHECKPOINT_INTERVAL,
+        max_checkpoints: int = MAX_CHECKPOINTS,
+    ):
         self.id = session_id
         self.env = env
         self.reward_space = reward_space
         self.max_nodes = max_nodes
+        self.checkpoint_interval = checkpoint_interval
+        self.max_checkpoints = max_checkpoints
         self.summary: StateSummary = env.state_summary
         self.nodes: list[Node] = []
         self.latest = 0  # the last state returned: where a step without ``from`` starts
         self.env_at: Optional[int] = None  # the node the env is in (None: unknown)
+        # Node id -> a fork of the env in that node's state, least recently used first.
+        self.checkpoints: OrderedDict[int, Any] = OrderedDict()
         self.last_used = time.monotonic()
         self.lock = asyncio.Lock()
         self.closed = False
         self.env_seconds = 0.0  # the env's share of the last request: its Server-Timing
+        self.deadline = math.inf  # when the current request's work must stop
 
     def _env(self, call: Callable, *args, **kwargs) -> Any:
         start = time.perf_counter()
@@ -152,6 +269,13 @@ class Session:
             return call(*args, **kwargs)
         finally:
             self.env_seconds += time.perf_counter() - start
+
+    def _begin(self, deadline: float) -> None:
+        self.env_seconds = 0.0
+        self.deadline = deadline
+
+    def _past_deadline(self) -> bool:
+        return time.monotonic() >= self.deadline
 
     def _payload(self, node: Node, reward: Optional[float], values: Optional[list]) -> dict:
         flags = self.env.action_space.flags
@@ -210,103 +334,227 @@ class Session:
             base.children[action] = node.id
         return node
 
-    def _goto(self, node_id: int) -> None:
-        """Puts the env in a node's state: steps forward from where it is when the node lies
-        below, replays the node's actions from a reset otherwise (actions are deterministic;
-        the state's hash checks it)."""
-        if self.env_at == node_id:
-            return
-        target = self.nodes[node_id]
-        at = self.nodes[self.env_at] if self.env_at is not None else None
-        if at is not None and target.actions[: len(at.actions)] == at.actions:
-            todo = target.actions[len(at.actions) :]
-        else:
-            self._env(self.env.reset)
-            todo = target.actions
-        self.env_at = None
-        if todo:
-            # With the env's reward space: the next step's reward counts from this state.
-            self._env(self.env.multistep, list(todo))
-        identity = [self._env(self.env.observation.__getitem__, o) for o in self.summary.identity]
-        if self._env(self.summary.identify, self.env, identity) != target.state_hash:
-            raise ExplorerError(500, f"replaying state {node_id} did not reach the same state")
-        self.env_at = node_id
+    def _path(self, node_id: int) -> list[int]:
+        """The node ids from the start state to ``node_id``: ``path[d]`` is its ancestor
+        ``d`` actions deep."""
+        path = []
+        at: Optional[int] = node_id
+        while at is not None:
+            path.append(at)
+            at = self.nodes[at].parent
+        path.reverse()
+        return path
 
-    def start(self, actions: list[int], include_ir: bool) -> list[dict]:
-        """Resets the env and takes ``actions``: the start state and one state per action."""
-        self.env_seconds = 0.0
+    def _verify(self, node_id: int) -> None:
+        """Checks that the env is in the node's state (actions are deterministic; the state's
+        hash checks it)."""
+        identity = [self._env(self.env.observation.__getitem__, o) for o in self.summary.identity]
+        if self._env(self.summary.identify, self.env, identity) != self.nodes[node_id].state_hash:
+            raise ExplorerError(500, f"replaying state {node_id} did not reach the same state")
+
+    def _checkpoint(self, node_id: int) -> None:
+        """Keeps a fork of the env, which is in the node's state, as a checkpoint."""
+        if self.max_checkpoints <= 0:
+            return
+        if node_id in self.checkpoints:
+            self.checkpoints.move_to_end(node_id)
+            return
+        try:
+            fork = self._env(self.env.fork)
+        except Exception as e:  # a family that cannot fork: replays from the start instead
+            logger.warning("session %s keeps no checkpoints: fork failed: %r", self.id, e)
+            self.max_checkpoints = 0
+            return
+        self.checkpoints[node_id] = fork
+        while len(self.checkpoints) > self.max_checkpoints:
+            _, evicted = self.checkpoints.popitem(last=False)
+            evicted.close()
+
+    def _goto(self, node_id: int) -> bool:
+        """Puts the env in a node's state, from whichever is closest of where the env is (when
+        the node lies below it), the deepest checkpoint on the node's path, and a reset. The
+        actions are replayed a chunk at a time up to each checkpoint depth, where a checkpoint
+        is made (a long replay is paid once); past the deadline it stops after a chunk, the env
+        left at that chunk's node, and answers False (True once the env is in the state)."""
+        if self.env_at == node_id:
+            return True
+        path = self._path(node_id)
+        depth = len(path) - 1
+        target = self.nodes[node_id]
+
+        def on_path(node: Node) -> bool:
+            return node.depth <= depth and path[node.depth] == node.id
+
+        at = self.nodes[self.env_at] if self.env_at is not None else None
+        here = at.depth if at is not None and on_path(at) else -1
+        saved = max(
+            (self.nodes[c].depth for c in self.checkpoints if on_path(self.nodes[c])),
+            default=-1,
+        )
+        if here >= 0 and here >= saved:
+            start = here  # steps forward from where the env is: no fork, no reset
+        elif saved > 0:
+            start = saved
+            fork = self._env(self.checkpoints[path[saved]].fork)
+            self.checkpoints.move_to_end(path[saved])
+            self.env, old = fork, self.env
+            old.close()
+        else:
+            start = 0
+            self._env(self.env.reset)
+        self.env_at = None  # until the replay is done
+        interval = max(1, self.checkpoint_interval)
+        first = True
+        while start < depth:
+            if not first and self._past_deadline():
+                # Checked when its chunk ended: the next request goes on from here.
+                self.env_at = path[start]
+                return False
+            first = False
+            stop = min(depth, (start // interval + 1) * interval)
+            # With the env's reward space: the next step's reward counts from this state.
+            self._env(self.env.multistep, list(target.actions[start:stop]))
+            start = stop
+            if start < depth:
+                self._verify(path[start])
+                self._checkpoint(path[start])
+        self._verify(node_id)
+        self.env_at = node_id
+        return True
+
+    def start(
+        self, actions: list[int], include_ir: bool, deadline: float = math.inf
+    ) -> tuple[list[dict], bool]:
+        """Resets the env and takes ``actions``: the start state and one state per action
+        taken, and whether it stopped short of the last (see :meth:`step`)."""
+        self._begin(deadline)
         self._env(self.env.reset)
         values = self._env(lambda: [self.env.observation[s] for s in self.summary.spaces])
         root = self._add(None, None, 0.0, False, values)
         self.env_at = root.id
         if not actions:
-            return [self._with_ir(root.id) if include_ir else root.payload]
-        return [root.payload] + self._step(actions, root.id, include_ir)
+            return [(self._with_ir(root.id) if include_ir else None) or root.payload], False
+        states, truncated = self._step(actions, root.id, include_ir)
+        return [root.payload] + states, truncated
 
-    def step(self, actions: list[int], from_node: Optional[int], include_ir: bool) -> list[dict]:
+    def step(
+        self,
+        actions: list[int],
+        from_node: Optional[int],
+        include_ir: bool,
+        deadline: float = math.inf,
+    ) -> tuple[list[dict], bool]:
         """Takes ``actions`` one after the other from ``from_node`` (default: the latest
-        state); a state's child by an action taken before is returned again, not recomputed."""
-        self.env_seconds = 0.0
+        state); a state's child by an action taken before is returned again, not recomputed.
+        Answers the states taken and whether it stopped short of the last action: past the
+        deadline, at the end of the episode, or with the tree full. Refuses (4xx), before any
+        env work, a request that can take no action at all."""
+        self._begin(deadline)
         return self._step(actions, from_node, include_ir)
 
-    def _step(self, actions: list[int], from_node: Optional[int], include_ir: bool) -> list[dict]:
+    def _step(
+        self, actions: list[int], from_node: Optional[int], include_ir: bool
+    ) -> tuple[list[dict], bool]:
         node_id = self.latest if from_node is None else from_node
         self._check_node(node_id)
+        self._check_first_action(node_id, actions)
         states = []
+        truncated = False
         for action in actions:
             node = self.nodes[node_id]
-            if node.done:
-                raise ExplorerError(400, f"the episode ended at state {node_id}")
-            if action in node.children:
-                node_id = node.children[action]
-            else:
-                self._goto(node_id)
-                self.env_at = None  # until the step is done
-                observations, rewards, done, info = self._env(
-                    self.env.step,
-                    action,
-                    observation_spaces=self.summary.spaces,
-                    reward_spaces=[self.reward_space],
-                )
-                failed = bool(done and info.get("error_type"))
-                child = self._add(
-                    node_id, action, float(rewards[0]), bool(done), None if failed else observations
-                )
-                if failed:
-                    child.payload["error"] = info.get("error_details") or info.get("error_type")
-                else:
-                    self.env_at = child.id
-                node_id = child.id
+            if node.done:  # the episode ended on the way
+                truncated = True
+                break
+            if action not in node.children:
+                # The first action is always taken (a request makes progress); later ones
+                # only while there is time and room.
+                full = len(self.nodes) >= self.max_nodes
+                if full or (states and self._past_deadline()) or not self._goto(node_id):
+                    truncated = True
+                    break
+                self._take(node_id, action)
+            node_id = node.children[action]
             states.append(self.nodes[node_id].payload)
-        self.latest = node_id
-        if include_ir and states:
-            states[-1] = self._with_ir(node_id)
-        return states
+        if states:
+            self.latest = node_id
+            if include_ir:
+                # Without the text when reaching the state took past the deadline: the page
+                # asks for it with /state.
+                states[-1] = self._with_ir(node_id) or states[-1]
+        return states, truncated
+
+    def _check_first_action(self, node_id: int, actions: list[int]) -> None:
+        """Refuses, with no env work, a request whose first action cannot be taken: from a
+        state where the episode ended, or a new state when the tree is full."""
+        node = self.nodes[node_id]
+        if not actions:
+            return
+        if node.done:
+            raise ExplorerError(400, f"the episode ended at state {node_id}")
+        if actions[0] not in node.children and len(self.nodes) >= self.max_nodes:
+            raise ExplorerError(409, f"the session's tree is full ({self.max_nodes} states)")
+
+    def _take(self, node_id: int, action: int) -> None:
+        """Takes ``action`` in the env, which is in the state of ``node_id``: a new child."""
+        self.env_at = None  # until the step is done
+        observations, rewards, done, info = self._env(
+            self.env.step,
+            action,
+            observation_spaces=self.summary.spaces,
+            reward_spaces=[self.reward_space],
+        )
+        failed = bool(done and info.get("error_type"))
+        child = self._add(
+            node_id, action, float(rewards[0]), bool(done), None if failed else observations
+        )
+        if failed:
+            child.payload["error"] = info.get("error_details") or info.get("error_type")
+            return
+        self.env_at = child.id
+        if child.depth % max(1, self.checkpoint_interval) == 0:
+            self._checkpoint(child.id)
 
     def _check_node(self, node_id: int) -> None:
         if not 0 <= node_id < len(self.nodes):
             raise ExplorerError(404, f"session {self.id} has no state {node_id}")
 
-    def _with_ir(self, node_id: int) -> dict:
+    def _with_ir(self, node_id: int) -> Optional[dict]:
+        """The node's payload with its text, or None when reaching it took past the
+        deadline."""
         node = self.nodes[node_id]
         key = self.summary.text[0]
         if node.state_hash is None:  # a state the episode ended in with an error
             return {**node.payload, key: None}
-        self._goto(node_id)
+        if not self._goto(node_id):
+            return None
         text = self._env(self.env.observation.__getitem__, self.env.render_observation)
         return {**node.payload, key: text}
 
-    def state(self, node_id: int, include_ir: bool) -> dict:
-        """A state of the tree again, with its text (IR, assembly, ...) when asked for."""
-        self.env_seconds = 0.0
+    def state(self, node_id: int, include_ir: bool, deadline: float = math.inf) -> dict:
+        """A state of the tree again, with its text (IR, assembly, ...) when asked for; 503
+        with ``Retry-After`` when going back to it took past the deadline (asking again goes
+        on from where it stopped)."""
+        self._begin(deadline)
         self._check_node(node_id)
-        return self._with_ir(node_id) if include_ir else self.nodes[node_id].payload
+        if not include_ir:
+            return self.nodes[node_id].payload
+        payload = self._with_ir(node_id)
+        if payload is None:
+            raise ExplorerError(
+                503,
+                f"going back to state {node_id} took longer than a request may; ask again to "
+                "go on from where it stopped",
+                headers={"Retry-After": "0"},
+            )
+        return payload
 
     def close(self) -> None:
-        """Closes the env (twice is fine)."""
+        """Closes the env and its checkpoints (twice is fine)."""
         if not self.closed:
             self.closed = True
             self.env.close()
+            while self.checkpoints:
+                self.checkpoints.popitem()[1].close()
 
 
 class Sessions:
@@ -591,17 +839,25 @@ class ExplorerConfig:
     max_sessions: int = 16
     session_timeout: float = 300.0
     max_nodes: int = 5000
-    max_actions_per_request: int = 512
+    # 64 LLVM actions are about a second of work; a page sends one at a time.
+    max_actions_per_request: int = 64
+    # A request's env work stops between actions past this; the answer says "truncated".
+    max_request_seconds: float = 5.0
+    # How long a request waits for another one on its session (a step holds it for at most
+    # max_request_seconds and one more action) before a 503.
+    max_lock_wait_seconds: float = 10.0
     max_request_bytes: int = 16384
     max_benchmarks_per_dataset: int = 2000
     # The names a request's Host may give; None: any (a server bound to every address).
     allowed_hosts: Optional[frozenset[str]] = LOOPBACK_NAMES
+    checkpoint_interval: int = CHECKPOINT_INTERVAL
+    max_checkpoints: int = MAX_CHECKPOINTS
 
 
-def _json_error(status: int, message: str):
+def _json_error(status: int, message: str, headers: Optional[dict[str, str]] = None):
     from starlette.responses import JSONResponse
 
-    return JSONResponse({"error": message, "status": status}, status_code=status)
+    return JSONResponse({"error": message, "status": status}, status_code=status, headers=headers)
 
 
 def _host_name(host: str) -> str:
@@ -613,10 +869,11 @@ def _host_name(host: str) -> str:
 
 class RequestGuard:
     """ASGI middleware that refuses, with a JSON error, a request whose target (path and query)
-    is longer than ``max_bytes`` (414), whose Host is not one of ``allowed_hosts`` (400: a page
-    elsewhere that made its name point here, DNS rebinding, must not read what the server
-    answers), or that has a body (413: this API's endpoints take none). A body is refused
-    unread, however large (uvicorn discards what arrives after the answer)."""
+    is longer than ``max_bytes`` (414), whose Host is not one of ``allowed_hosts`` or is given
+    twice (400: a page elsewhere that made its name point here, DNS rebinding, must not read
+    what the server answers), or that has a body (413: this API's endpoints take none). A body
+    is refused unread, however large (uvicorn discards what arrives after the answer, until
+    :class:`_ConnectionBounds` closes a connection that sends too much)."""
 
     def __init__(self, app: Callable, max_bytes: int, allowed_hosts: Optional[frozenset[str]]):
         self.app = app
@@ -633,10 +890,13 @@ class RequestGuard:
         if target > self.max_bytes:
             message = f"request target of {target} bytes; at most {self.max_bytes}"
             return await _json_error(414, message)(scope, receive, send)
-        headers = dict(scope.get("headers") or [])
-        host = headers.get(b"host")
-        if self.allowed_hosts is not None and host is not None:
-            name = _host_name(host.decode("latin-1")).lower()
+        raw = scope.get("headers") or []
+        headers = dict(raw)
+        hosts = [v for k, v in raw if k == b"host"]
+        if len(hosts) > 1:  # which one a proxy or the check would read is anyone's guess
+            return await _json_error(400, "more than one Host header")(scope, receive, send)
+        if self.allowed_hosts is not None and hosts:
+            name = _host_name(hosts[0].decode("latin-1")).lower()
             if name not in self.allowed_hosts:
                 message = f"Host {name!r} is not this server's; use {min(self.allowed_hosts)}"
                 return await _json_error(400, message)(scope, receive, send)
@@ -646,6 +906,197 @@ class RequestGuard:
             message = f"{scope.get('method', 'GET')} {scope['path']} takes no request body"
             return await _json_error(413, message)(scope, receive, send)
         return await self.app(scope, receive, send)
+
+
+class _ConnectionBounds:
+    """What uvicorn's HTTP protocols lack, mixed into them by :func:`bounded_http_protocol`.
+
+    uvicorn arms no timer on a new connection, and disarms its keep-alive timer on every byte
+    received: a client that sends half a request, or a byte a second, holds its connection
+    (and a file descriptor) for ever, and 150 of them used up a 128-descriptor limit. So:
+
+    - a connection must send its request's headers within ``header_timeout`` seconds of
+      connecting or of its previous response, however it trickles them (then 408, or a plain
+      close when it sent nothing);
+    - at most ``max_waiting`` connections wait for their headers; a new one closes the oldest
+      rather than being refused, so a flood of idle connections costs its sender its oldest
+      ones, not other clients their service (a real client sends its request at once);
+    - at most ``max_header_bytes`` arrive before a request's headers end (431): httptools
+      buffers a header whole, however long;
+    - a client that reads nothing of its response for ``header_timeout`` seconds is closed,
+      or it would hold its connection for ever.
+
+    ``waiting`` is the made class's own (one per server): connection -> its timer, oldest
+    first. Everything here runs on the event loop's thread."""
+
+    header_timeout: float = 10.0
+    max_waiting: int = 1024
+    max_header_bytes: int = 65536
+    waiting: OrderedDict
+
+    def connection_made(self, transport) -> None:
+        """Starts the connection's clock for its first request's headers."""
+        self._received = 0  # bytes since the last request's headers ended
+        self._stalled: Optional[asyncio.TimerHandle] = None
+        super().connection_made(transport)
+        self._await_headers()
+
+    def connection_lost(self, exc) -> None:
+        """Forgets the connection's timers."""
+        self._headers_done()
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        """Counts what arrives before the headers end; past ``max_header_bytes``, 431."""
+        self._received += len(data)
+        if self._received > self.max_header_bytes:
+            self._refuse(431, "Request Header Fields Too Large", "request headers too long")
+            return
+        super().data_received(data)
+
+    def on_response_complete(self) -> None:
+        """After a response, the next request's headers are on the clock (unless they have
+        come already, pipelined)."""
+        super().on_response_complete()
+        if not self.transport.is_closing() and self._between_requests():
+            self._await_headers()
+
+    def pause_writing(self) -> None:
+        """The client is not reading: it has ``header_timeout`` seconds to start again."""
+        super().pause_writing()
+        if self._stalled is None:
+            # abort(), not close(), which would wait to send what the client does not read.
+            self._stalled = self.loop.call_later(self.header_timeout, self.transport.abort)
+
+    def resume_writing(self) -> None:
+        """The client reads again."""
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+        super().resume_writing()
+
+    def _between_requests(self) -> bool:
+        return self.cycle is None or self.cycle.response_complete
+
+    def _await_headers(self) -> None:
+        waiting = self.waiting
+        if self in waiting:
+            return
+        while len(waiting) >= self.max_waiting:
+            oldest, timer = waiting.popitem(last=False)
+            timer.cancel()
+            oldest.transport.close()
+        waiting[self] = self.loop.call_later(self.header_timeout, self._headers_too_late)
+
+    def _request_begun(self) -> bool:
+        """Whether part of the next request has come (the protocol's parser knows)."""
+        return False
+
+    def _headers_done(self) -> None:
+        self._received = 0
+        timer = self.waiting.pop(self, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _headers_too_late(self) -> None:
+        self.waiting.pop(self, None)
+        if self._received or self._request_begun():
+            self._refuse(408, "Request Timeout", "request headers not sent in time")
+        else:
+            self.transport.close()
+
+    def _refuse(self, status: int, reason: str, message: str) -> None:
+        """Answers ``status`` when no response is under way on the connection, and closes it."""
+        if self._between_requests() and not self.transport.is_closing():
+            body = json.dumps({"error": message, "status": status}).encode()
+            self.transport.write(
+                f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+                f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+                + body
+            )
+        self._headers_done()
+        self.transport.close()
+
+
+def bounded_http_protocol(header_timeout: float, max_waiting: int, max_header_bytes: int) -> type:
+    """uvicorn's HTTP protocol class (httptools', or h11's without it) with
+    :class:`_ConnectionBounds`, for ``uvicorn.Config(http=...)``."""
+    bounds = {
+        "header_timeout": header_timeout,
+        "max_waiting": max_waiting,
+        "max_header_bytes": max_header_bytes,
+        "waiting": OrderedDict(),
+    }
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # no httptools: h11's, slower
+        import h11
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        class BoundedH11Protocol(_ConnectionBounds, H11Protocol):
+            def handle_events(self) -> None:
+                super().handle_events()
+                if self.conn.their_state is not h11.IDLE:  # a request's headers have come
+                    self._headers_done()
+
+            def _between_requests(self) -> bool:
+                return super()._between_requests() and self.conn.their_state is h11.IDLE
+
+            def _request_begun(self) -> bool:
+                return bool(self.conn.trailing_data[0])
+
+        return type("BoundedH11Protocol", (BoundedH11Protocol,), bounds)
+
+    class BoundedHttpToolsProtocol(_ConnectionBounds, HttpToolsProtocol):
+        _begun = False
+
+        def on_message_begin(self) -> None:
+            self._begun = True
+            super().on_message_begin()
+
+        def on_headers_complete(self) -> None:
+            self._begun = False
+            self._headers_done()
+            super().on_headers_complete()
+
+        def _request_begun(self) -> bool:
+            return self._begun
+
+    return type("BoundedHttpToolsProtocol", (BoundedHttpToolsProtocol,), bounds)
+
+
+# File descriptors kept for the process's own files (the engine, the database, logs): the
+# rest are its connections'.
+FD_RESERVE = 64
+
+
+def connection_limits(fd_limit: int) -> tuple[int, int]:
+    """For a process that may open ``fd_limit`` files: how many connections may wait for their
+    request's headers, and uvicorn's ``limit_concurrency`` (connections and requests in all,
+    past which requests answer 503). Together they stay within the descriptors left."""
+    budget = max(48, fd_limit - FD_RESERVE)
+    return max(16, min(1024, budget // 3)), max(32, min(4096, budget * 2 // 3))
+
+
+def raise_open_files_limit() -> int:
+    """Raises the soft limit on open files to the hard one (each connection is a file);
+    returns the limit in force."""
+    try:
+        import resource
+    except ImportError:  # not Unix
+        return 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft == resource.RLIM_INFINITY or soft >= target:
+        return soft if soft != resource.RLIM_INFINITY else 1 << 20
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        return soft
+    return target
 
 
 def create_app(config: ExplorerConfig):
@@ -667,6 +1118,14 @@ def create_app(config: ExplorerConfig):
         )
     database = ExploredDatabase(config.db, flags, info["features"]) if config.db else None
     info["database"] = str(config.db) if config.db else None  # the page asks for it when set
+    info["limits"] = {
+        "max_actions_per_request": config.max_actions_per_request,
+        "max_request_seconds": config.max_request_seconds,
+    }
+    # The datasets a benchmark may come from, by canonical name: the allow-list, and what
+    # makes the benchmark a session's env is then made with.
+    with compiler_gym.make(config.env) as catalog_env:
+        catalog = {BenchmarkUri.from_string(d.name).dataset_uri: d for d in catalog_env.datasets}
 
     async def close_sessions(closing: list[Session]) -> None:
         for session in closing:
@@ -693,7 +1152,7 @@ def create_app(config: ExplorerConfig):
 
     @app.exception_handler(ExplorerError)
     async def explorer_error(request, exc: ExplorerError):
-        return _json_error(exc.status, exc.message)
+        return _json_error(exc.status, exc.message, exc.headers)
 
     @app.exception_handler(HTTPException)
     async def http_error(request, exc: HTTPException):
@@ -711,7 +1170,10 @@ def create_app(config: ExplorerConfig):
 
     @app.exception_handler(Exception)
     async def internal_error(request, exc: Exception):
-        return _json_error(500, f"internal error: {type(exc).__name__}: {exc}")
+        # The type only: a message may quote what the env read (a file's line). The log,
+        # which only the server's owner reads, has the rest.
+        logger.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return _json_error(500, f"internal error ({type(exc).__name__}); see the server's log")
 
     def with_timing(content: dict, session: Session):
         # The env's share of the request, for the page's developer tools and for
@@ -719,51 +1181,96 @@ def create_app(config: ExplorerConfig):
         ms = session.env_seconds * 1e3
         return JSONResponse(content, headers={"Server-Timing": f'env;dur={ms:.4f};desc="env"'})
 
+    @asynccontextmanager
+    async def holding(session: Session):
+        """Holds the session's lock, waiting for it at most ``max_lock_wait_seconds``."""
+        try:
+            await asyncio.wait_for(session.lock.acquire(), config.max_lock_wait_seconds)
+        except asyncio.TimeoutError:
+            raise ExplorerError(
+                503,
+                f"session {session.id} is busy with another request; ask again",
+                headers={"Retry-After": "1"},
+            ) from None
+        try:
+            if session.closed:
+                raise ExplorerError(404, f"session {session.id!r} was closed")
+            yield
+        finally:
+            session.lock.release()
+
+    def deadline() -> float:
+        return time.monotonic() + config.max_request_seconds
+
     @app.get("/api/v4/describe")
     async def describe():
         return JSONResponse(info)
 
-    def open_session(reward: str, benchmark: str, actions: list[int], ir: bool):
-        # Only datasets' benchmarks: a file:// URI would let any client read this machine's
-        # files through error messages and the IR.
-        if benchmark.startswith("file:"):
-            raise ExplorerError(400, "file:// benchmarks are not served; name a dataset's")
+    def cannot_use(uri: BenchmarkUri, e: BaseException) -> ExplorerError:
+        # Never the exception's message: loading a program may quote its lines (a parse
+        # error), so a client is told the type, the log the rest.
+        logger.warning("benchmark %s cannot be used: %r", uri, e)
+        return ExplorerError(
+            400, f"benchmark {uri} cannot be used ({type(e).__name__}); see the server's log"
+        )
+
+    def open_session(reward: str, uri: BenchmarkUri, actions: list[int], ir: bool, until: float):
+        dataset = catalog[uri.dataset_uri]
+        require_installed(dataset, config.env)  # again: it may have been uninstalled since
+        try:
+            # The parsed URI, not the client's text: what was checked is what is used.
+            benchmark = dataset.benchmark_from_parsed_uri(uri)
+        except LookupError:
+            raise ExplorerError(404, f"Benchmark not found: {uri}") from None
+        except (BenchmarkInitError, OSError, ValueError) as e:
+            raise cannot_use(uri, e) from e
         try:
             env = compiler_gym.make(config.env, benchmark=benchmark, reward_space=reward)
-        except LookupError as e:
-            raise ExplorerError(404, str(e).strip("'\"")) from e
-        except (OSError, ValueError) as e:
-            raise ExplorerError(400, f"benchmark {benchmark} cannot be used: {e}") from e
-        session = Session(secrets.token_hex(8), env, reward, config.max_nodes)
+        except (BenchmarkInitError, OSError, ValueError) as e:
+            raise cannot_use(uri, e) from e
+        session = Session(
+            secrets.token_hex(8),
+            env,
+            reward,
+            config.max_nodes,
+            config.checkpoint_interval,
+            config.max_checkpoints,
+        )
         try:
-            states = session.start(actions, ir)
-        except (BenchmarkInitError, EnvironmentNotSupported) as e:  # a CUDA one without a GPU
+            states, truncated = session.start(actions, ir, until)
+        except EnvironmentNotSupported as e:  # a CUDA benchmark without a GPU: the machine's
             session.close()
-            raise ExplorerError(400, f"benchmark {benchmark} cannot be used: {e}") from e
+            raise ExplorerError(400, f"benchmark {uri} cannot be used: {e}") from e
+        except (BenchmarkInitError, OSError, ValueError) as e:
+            session.close()
+            raise cannot_use(uri, e) from e
         except BaseException:
             session.close()
             raise
-        return session, states
+        return session, states, truncated
 
     @app.get("/api/v4/start/{reward}/{actions}/{benchmark:path}")
     async def start(reward: str, actions: str, benchmark: str, ir: bool = False):
+        until = deadline()
         if reward not in info["rewards"]:
             raise ExplorerError(
                 400, f"unknown reward space {reward!r}; one of {', '.join(info['rewards'])}"
             )
         parsed = parse_actions(actions, flags, config.max_actions_per_request)
-        benchmark = unquote(benchmark)
-        if not benchmark:
-            raise ExplorerError(400, "no benchmark given")
+        uri = parse_benchmark_uri(unquote(benchmark), catalog)
+        require_installed(catalog[uri.dataset_uri], config.env)
         await close_sessions(sessions.expired())  # not to refuse a place the reaper would free
         sessions.reserve()
         try:
-            session, states = await run_in_threadpool(open_session, reward, benchmark, parsed, ir)
+            session, states, truncated = await run_in_threadpool(
+                open_session, reward, uri, parsed, ir, until
+            )
         except BaseException:
             sessions.release()
             raise
         sessions.add(session)
-        return with_timing({"session_id": session.id, "states": states}, session)
+        body = {"session_id": session.id, "states": states, "truncated": truncated}
+        return with_timing(body, session)
 
     @app.get("/api/v4/step/{session_id}/{actions}")
     async def step(
@@ -776,26 +1283,26 @@ def create_app(config: ExplorerConfig):
         parsed = parse_actions(actions, flags, config.max_actions_per_request)
         if not parsed:
             raise ExplorerError(400, "no action to take")
-        async with session.lock:
-            if session.closed:
-                raise ExplorerError(404, f"session {session_id!r} was closed")
-            states = await run_in_threadpool(session.step, parsed, from_node, ir)
+        async with holding(session):
+            # The deadline counts from when the session is ours: the wait is bounded apart.
+            states, truncated = await run_in_threadpool(
+                session.step, parsed, from_node, ir, deadline()
+            )
         session.last_used = time.monotonic()
-        return with_timing({"session_id": session.id, "states": states}, session)
+        body = {"session_id": session.id, "states": states, "truncated": truncated}
+        return with_timing(body, session)
 
     @app.get("/api/v4/state/{session_id}/{node}")
     async def state(session_id: str, node: int, ir: bool = False):
         session = sessions.get(session_id)
-        async with session.lock:
-            if session.closed:
-                raise ExplorerError(404, f"session {session_id!r} was closed")
-            payload = await run_in_threadpool(session.state, node, ir)
+        async with holding(session):
+            payload = await run_in_threadpool(session.state, node, ir, deadline())
         return with_timing({"session_id": session.id, "state": payload}, session)
 
     @app.get("/api/v4/stop/{session_id}")
     async def stop(session_id: str):
         session = sessions.get(session_id)
-        async with session.lock:
+        async with holding(session):
             sessions.pop(session_id)
             await run_in_threadpool(session.close)
         return JSONResponse({"session_id": session_id, "stopped": True})
@@ -842,8 +1349,34 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--max-request-bytes", type=int, default=16384, help="longest request target or body"
     )
+    parser.add_argument(
+        "--max-actions-per-request", type=int, default=64, help="actions in one request (64)"
+    )
+    parser.add_argument(
+        "--max-request-seconds",
+        type=float,
+        default=5.0,
+        help="env work of one request before it answers what it did, truncated (5)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a connection has to send its request's headers, or to read (10)",
+    )
     parser.add_argument("--access-log", action="store_true", help="log every request")
     args = parser.parse_args(argv)
+    bad = [
+        name
+        for name, value in [
+            ("--max-actions-per-request", args.max_actions_per_request),
+            ("--header-timeout", args.header_timeout),
+        ]
+        if not value > 0
+    ]
+    if bad or not args.max_request_seconds >= 0:
+        print(f"error: {', '.join(bad) or '--max-request-seconds'} must be > 0", file=sys.stderr)
+        return 2
     try:
         import fastapi  # noqa: F401  (create_app's)
         import uvicorn
@@ -856,6 +1389,7 @@ def main(argv=None) -> int:
     if args.db is not None and not args.db.is_file():
         print(f"error: no database {args.db}", file=sys.stderr)
         return 2
+    max_waiting, limit_concurrency = connection_limits(raise_open_files_limit())
     # The socket is bound here so that --port 0 can say which port it got.
     # IPPROTO_TCP explicitly: asyncio turns Nagle's algorithm off only on sockets that say
     # so, and with it on, a response's second write waits for the client's delayed ACK (40 ms).
@@ -887,6 +1421,8 @@ def main(argv=None) -> int:
         db=args.db,
         max_sessions=args.max_sessions,
         session_timeout=args.session_timeout,
+        max_actions_per_request=args.max_actions_per_request,
+        max_request_seconds=args.max_request_seconds,
         max_request_bytes=args.max_request_bytes,
         allowed_hosts=allowed,
     )
@@ -895,14 +1431,23 @@ def main(argv=None) -> int:
     except (LookupError, sqlite3.Error, ExplorerError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    max_header_bytes = max(65536, 4 * args.max_request_bytes)
     server = uvicorn.Server(
         uvicorn.Config(
             app,
+            http=bounded_http_protocol(args.header_timeout, max_waiting, max_header_bytes),
+            ws="none",  # no endpoint is a websocket: no upgrade to another protocol's parser
             # uvicorn logs each request at "info": a level above it would drop them.
             log_level="info" if args.access_log else "warning",
             access_log=args.access_log,
             # Past this the HTTP layer refuses a request itself, without the JSON error.
-            h11_max_incomplete_event_size=max(65536, 4 * args.max_request_bytes),
+            h11_max_incomplete_event_size=max_header_bytes,
+            # An idle kept-alive connection holds a descriptor: a page reuses its own within
+            # seconds, and opening a new one costs a millisecond on loopback.
+            timeout_keep_alive=5,
+            # Past this many connections and requests in all, requests answer 503 at once
+            # rather than each connection taking a descriptor until none is left.
+            limit_concurrency=limit_concurrency,
         )
     )
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"

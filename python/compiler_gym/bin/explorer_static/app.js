@@ -13,16 +13,29 @@ let describe = null;
 let mode = "live";
 let running = 0;
 
+// How many times a request is asked again when the server says it stopped short: its work
+// is bounded, and each answer makes progress (a deep state reached a checkpoint at a time).
+const MAX_TRIES = 50;
+
 async function api(path, options = {}) {
-  const response = await fetch(path, options);
-  let body = null;
-  try {
-    body = await response.json();
-  } catch {
-    // Not JSON: the status says enough.
+  for (let tries = 1; ; tries += 1) {
+    const response = await fetch(path, options);
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      // Not JSON: the status says enough.
+    }
+    // 503 with Retry-After: going back to a deep state took the request's time; asking
+    // again goes on from where it stopped (or the session was busy).
+    if (response.status === 503 && response.headers.has("Retry-After") && tries < MAX_TRIES) {
+      const seconds = Number(response.headers.get("Retry-After"));
+      await new Promise((resolve) => setTimeout(resolve, 1000 * seconds));
+      continue;
+    }
+    if (!response.ok) throw new Error(body?.error ?? `HTTP ${response.status}`);
+    return body;
   }
-  if (!response.ok) throw new Error(body?.error ?? `HTTP ${response.status}`);
-  return body;
 }
 
 function showError(error) {
@@ -101,12 +114,14 @@ function absorb(states) {
     live.nodes[state.id] = rest;
     if (text !== undefined) live.texts.set(state.id, text);
   }
-  live.current = states[states.length - 1].id;
+  if (states.length) live.current = states[states.length - 1].id;
 }
 
 async function start(benchmark, actions = []) {
   const reward = encodeURIComponent($("reward").value);
-  const taken = actions.length ? actions.join(",") : "-";
+  // A request takes at most max_actions_per_request actions: the rest are steps.
+  const first = actions.slice(0, describe.limits.max_actions_per_request);
+  const taken = first.length ? first.join(",") : "-";
   // The new session first: a start that fails (a benchmark that does not exist) leaves the
   // session shown usable; the old one is stopped only once it is replaced.
   const body = await api(`/api/v4/start/${reward}/${taken}/${encodeURIComponent(benchmark)}?ir=1`);
@@ -114,6 +129,24 @@ async function start(benchmark, actions = []) {
   Object.assign(live, { session: body.session_id, nodes: [], current: null, texts: new Map() });
   absorb(body.states);
   if (old) stop(old);
+  await take(actions.slice(body.states.length - 1));
+}
+
+// Takes actions from the current state, as many requests as it needs: each takes at most
+// max_actions_per_request, and a request whose work ran out of time answers the states it took
+// with "truncated" (none when going back to a deep state took the time: asking again goes on).
+async function take(actions) {
+  let idle = 0;
+  while (actions.length && !live.nodes[live.current].done) {
+    const chunk = actions.slice(0, describe.limits.max_actions_per_request).join(",");
+    const body = await api(`/api/v4/step/${live.session}/${chunk}?from=${live.current}&ir=1`);
+    absorb(body.states);
+    actions = actions.slice(body.states.length);
+    idle = body.states.length ? 0 : idle + 1;
+    if (idle >= MAX_TRIES) throw new Error("the server made no progress; try again later");
+  }
+  // The text of the state shown, when reaching it took past the request's time.
+  if (!live.texts.has(live.current)) await selectLive(live.current);
 }
 
 function stop(session) {
@@ -124,8 +157,7 @@ function stop(session) {
 async function step() {
   const action = $("action").value;
   if (action === "") throw new Error("no action matches the filter");
-  const body = await api(`/api/v4/step/${live.session}/${action}?from=${live.current}&ir=1`);
-  absorb(body.states);
+  await take([Number(action)]);
 }
 
 async function selectLive(id) {
