@@ -130,7 +130,11 @@ def main(argv=None) -> int:
                         env.reset(benchmark=f"file://{corrupt}")
                     else:
                         env.reset(benchmark=uri)
-                        env._step_pipeline_for_testing("compiler-gym-test-segfault")
+                        # The test builds' hook (CG_BUILD_TESTS): the next step crashes.
+                        env.unwrapped._env.set_parameter(
+                            "testing.next_step_pipeline", "compiler-gym-test-segfault"
+                        )
+                        env.step(0)
                 except (ValueError, BenchmarkInitError, ServiceError):
                     pass
                 counts["errors"] += 1
