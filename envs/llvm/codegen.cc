@@ -56,9 +56,9 @@ StatusOr<std::string> EmitObject(const llvm::Module& module) {
     return Unimplemented("the target cannot emit object files");
   }
   // The backend reports some input it cannot handle (e.g. inline asm naming undefined
-  // labels) as fatal errors: contained, they fail this call and leak what they broke.
+  // labels) as fatal errors: contained, they fail this call.
   if (!RunCrashContained([&] { pm->run(*copy); })) {
-    (void)pm.release(), (void)copy.release(), (void)tm.release(), (void)context.release();
+    FreeAfterCrash(pm, copy, tm, context);
     return Aborted("code generation failed (LLVM reported a fatal error)");
   }
   if (std::string error = TakeDiagnosedError(copy->getContext()); !error.empty()) {

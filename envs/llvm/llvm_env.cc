@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "engine/sandbox.h"
 #include "envs/llvm/benchmark_cache.h"
@@ -857,20 +858,17 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   outcome.compute_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!ok) {
-    // The module, the analyses and the context may be half-modified, and freeing IR that a
-    // crash left inconsistent can crash again: all of it is leaked on purpose (crashes are rare)
-    // and the next reset starts from a new context.
-    (void)mpm.release();
-    (void)new llvm::LoopAnalysisManager(std::move(lam));
-    (void)new llvm::FunctionAnalysisManager(std::move(fam));
-    (void)new llvm::CGSCCAnalysisManager(std::move(cgam));
-    (void)new llvm::ModuleAnalysisManager(std::move(mam));
+    // The module, the analyses and the context may be half-modified: freed crash-contained,
+    // analyses before the IR they point into. The next reset starts from a new context.
+    auto analyses =
+        std::make_unique<std::tuple<llvm::LoopAnalysisManager, llvm::FunctionAnalysisManager,
+                                    llvm::CGSCCAnalysisManager, llvm::ModuleAnalysisManager>>(
+            std::move(lam), std::move(fam), std::move(cgam), std::move(mam));
     lam = llvm::LoopAnalysisManager();
     fam = llvm::FunctionAnalysisManager();
     cgam = llvm::CGSCCAnalysisManager();
     mam = llvm::ModuleAnalysisManager();
-    (void)module.release();
-    (void)context.release();
+    FreeAfterCrash(analyses, mpm, module, context);
     pb.reset();
     benchmark.reset();
     outcome.done = true;

@@ -275,10 +275,10 @@ StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark) {
   context->setDiagnosticHandler(std::make_unique<RecordingDiagnosticHandler>());
   // LLVM's readers trust their input: a corrupt file can make them dereference garbage or ask
   // for an absurd allocation (reported as "out of memory", then abort). Both are contained
-  // here, and what the reader built is leaked, since destroying it could crash again.
+  // here, and what the reader built (the context owns it) is freed crash-contained.
   std::optional<StatusOr<std::string>> result;
   if (!RunCrashContained([&] { result = LoadBitcodeIn(benchmark, *context); })) {
-    (void)context.release();
+    FreeAfterCrash(context);
     return BenchmarkInitError("LLVM crashed while reading " + benchmark.uri +
                               ": the program is corrupt or not LLVM IR");
   }

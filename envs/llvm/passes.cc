@@ -18,7 +18,7 @@ const std::vector<PassRow>& PassTable() {
 }
 
 Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::string& pipeline) {
-  // On the heap: after a crash they point into a broken module and are leaked, not destroyed.
+  // On the heap: after a crash they point into a broken module and are freed crash-contained.
   auto lam = std::make_unique<llvm::LoopAnalysisManager>();
   auto fam = std::make_unique<llvm::FunctionAnalysisManager>();
   auto cgam = std::make_unique<llvm::CGSCCAnalysisManager>();
@@ -35,8 +35,7 @@ Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::str
                            "': " + llvm::toString(std::move(err)));
   }
   if (!RunCrashContained([&] { mpm->run(module, *mam); })) {
-    (void)lam.release(), (void)fam.release(), (void)cgam.release(), (void)mam.release();
-    (void)mpm.release();
+    FreeAfterCrash(mpm, lam, fam, cgam, mam);
     return Internal("LLVM crashed running '" + pipeline + "'");
   }
   return Status::Ok();
