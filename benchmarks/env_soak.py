@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--no-crashes",
         action="store_true",
-        help="leave out the crashing test pass (a contained crash leaks its module on purpose)",
+        help="leave out the crashing test pass (needs a test build: CG_BUILD_TESTS)",
     )
     parser.add_argument("--isolation", choices=["none", "process"], default="none")
     args = parser.parse_args(argv)

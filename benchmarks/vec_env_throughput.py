@@ -2,6 +2,7 @@
 
     python benchmarks/vec_env_throughput.py [--env llvm-autophase-ic-v0] [--steps 40]
         [--num-envs 1 4 16 64] [--repeats 3] [--plot vec_env_throughput.png]
+        [--isolation-only]
 
 Measured in one run on the same benchmarks and random actions:
   * make_vec, sync step, for each num_threads in {1, all cores} and each num_envs;
@@ -117,7 +118,14 @@ def main(argv=None) -> int:
     parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 4, 16, 64])
     parser.add_argument("--repeats", type=int, default=3, help="rounds; the median is reported")
     parser.add_argument("--plot", default="")
+    parser.add_argument(
+        "--isolation-only",
+        action="store_true",
+        help="only the isolated engine and the in-process ones it is compared with, in more "
+        "rounds for the same time (the ratio's spread on a shared machine is wide)",
+    )
     args = parser.parse_args(argv)
+    skipped = {"asy", "loop", "subproc"} if args.isolation_only else set()
     cores = os.cpu_count() or 1
     nan = float("nan")
     rows = []
@@ -152,7 +160,7 @@ def main(argv=None) -> int:
         samples = {name: [] for name in runs}
         for _ in range(args.repeats):
             for name, run in runs.items():
-                samples[name].append(run(rng()) if run else nan)
+                samples[name].append(run(rng()) if run and name not in skipped else nan)
         one, full, asy, loop, subproc, iso, iso1 = (
             float(np.median(samples[name])) for name in runs
         )

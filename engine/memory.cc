@@ -55,15 +55,17 @@ std::string Gib(int64_t bytes) {
 
 int64_t AvailableMemoryBytes() {
   int64_t available = ProcKilobytes("/proc/meminfo", "MemAvailable");
+  const auto cap = [&](int64_t limit, int64_t used) {
+    if (limit < 0 || used < 0) return;
+    const int64_t left = std::max<int64_t>(0, limit - used);
+    available = available < 0 ? left : std::min(available, left);
+  };
+  // cgroup v2 (this process's group), and v1's memory controller as a container sees it (its
+  // "no limit" is a number near 2^63, which the minimum ignores).
   const std::string dir = CgroupDirectory();
-  if (!dir.empty()) {
-    const int64_t limit = CgroupNumber(dir + "/memory.max");
-    const int64_t current = CgroupNumber(dir + "/memory.current");
-    if (limit >= 0 && current >= 0) {
-      const int64_t left = std::max<int64_t>(0, limit - current);
-      available = available < 0 ? left : std::min(available, left);
-    }
-  }
+  if (!dir.empty()) cap(CgroupNumber(dir + "/memory.max"), CgroupNumber(dir + "/memory.current"));
+  cap(CgroupNumber("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+      CgroupNumber("/sys/fs/cgroup/memory/memory.usage_in_bytes"));
   return available;
 }
 
