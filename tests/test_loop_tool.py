@@ -229,18 +229,25 @@ def test_ptx_vectorizes_a_threads_consecutive_elements(env):
 def test_a_kernel_that_unrolls_too_far_keeps_its_loops(env):
     """Serial loops of 15 x 273, unrolled fully, took LLVM over a second to compile (its
     instruction scheduler on one huge block): past 4,000 instructions a kernel is optimized
-    again without unrolling, while matmul's small loops stay unrolled."""
+    again without unrolling, while matmul's small loops stay unrolled. How far a loop unrolls
+    follows the host's vector width: with AVX2 this kernel passes the limit and keeps its
+    loops (at most 16 loads), with AVX-512 it unrolls to about 2,000 instructions and stays
+    unrolled; on every host it ends within the limit."""
     env.reset(benchmark="loop_tool-cpu-v0/add/4096", action_space="simple")
     env.multistep([TOGGLE_THREAD, TOGGLE_MODE, UP, TOGGLE_MODE] + [UP] * 272)
     assert order(env) == [(15, 1), (273, 0), (1, 0)]
     assert not any(loop["thread"] for loop in env.schedule["loops"])
     ir = env.llvm_ir()
     assert "define void @phase0" in ir
-    assert 1 <= ir.count(" = load ") <= 16, ir.count(" = load ")
+    instructions = sum(
+        line.startswith("  ") and not line.lstrip().startswith(";") for line in ir.splitlines()
+    )
+    assert 1 <= instructions <= 4000, instructions
     a, b, c = (np.asarray(x) for x in (*env.program_inputs(), env.run_kernel()))
     np.testing.assert_allclose(c, a + b, rtol=1e-6)
     env.reset(benchmark="loop_tool-cpu-v0/matmul/128x128x128")
-    assert env.llvm_ir().count(" = load ") > 100  # unrolled (about 200)
+    # Unrolled: about 200 loads with AVX2, 55 with AVX-512; its loops alone have a few.
+    assert env.llvm_ir().count(" = load ") > 16
 
 
 @pytest.mark.skipif(not HAS_GPU, reason=f"no CUDA GPU here: {devices()['cuda']}")
