@@ -3,7 +3,8 @@
 // A fixed-size space (scalar or vector of numbers) is one contiguous [rows, width] buffer of its
 // dtype, ready to hand to PyTorch without a copy. A variable-size space (text, bytes, ragged
 // vectors) keeps one byte string per row and is packed into values + offsets on demand; a graph
-// space keeps each row's shared Graph, assembled into one batch by torch_ext/graph_collate.h.
+// space keeps each row's shared Graph, assembled into one batch by torch_ext/batching.h
+// (CollateGraphs).
 //
 //   SlabSet slabs(specs, /*rows=*/num_envs);
 //   RETURN_IF_ERROR(slabs.Write(space, row, observation));

@@ -21,9 +21,9 @@
 
 namespace compiler_gym {
 
-// Codes follow absl/grpc names where one fits; kBenchmarkInit is ours (SPEC: a broken benchmark
-// is a BenchmarkInitError in Python). Keep in sync with the table in torch_ext/errors.cc, which
-// is the only place that maps codes to exceptions.
+// Codes follow absl/grpc names where one fits; kBenchmarkInit is ours (a broken benchmark is a
+// BenchmarkInitError in Python, as in CompilerGym). Keep in sync with the table in
+// torch_ext/errors.cc, which is the only place that maps codes to exceptions.
 #define COMPILER_GYM_STATUS_CODES(X)            \
   X(kOk, "OK")                                  \
   X(kInvalidArgument, "INVALID_ARGUMENT")       \

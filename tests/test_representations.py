@@ -1,4 +1,4 @@
-"""Program representations (SPEC section 3): ProGraML, inst2vec and LexedIr from Python, single
+"""Program representations: ProGraML, inst2vec and LexedIr from Python, single
 and batched by the vector engine."""
 
 import re

@@ -1,4 +1,5 @@
-// The one table mapping engine StatusCodes to Python exceptions (SPEC/ARCHITECTURE decision 3).
+// The one table mapping engine StatusCodes to Python exceptions: Status inside the engine,
+// exceptions only at the Python edge.
 #pragma once
 
 #include <pybind11/pybind11.h>

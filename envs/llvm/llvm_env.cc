@@ -645,7 +645,8 @@ const std::vector<ObservationRow>& ObservationTable() {
   return rows;
 }
 
-// The cost-based rewards: three costs, four formulas each (SPEC section 2).
+// The cost-based rewards: three costs, four formulas each, CompilerGym's: the cost's change, and
+// that change over the starting cost, over what -O3 saves and over what -Oz saves.
 std::vector<RewardSpec> RewardTable() {
   struct Cost {
     const char* reward_prefix;

@@ -43,7 +43,7 @@ void Normalize(llvm::Module& module) {
   module.setModuleIdentifier("-");
   module.setSourceFileName("-");
   llvm::StripDebugInfo(module);
-  // Named metadata (llvm.ident, llvm.module.flags, ...) is dropped as SPEC says; it carries the
+  // Named metadata (llvm.ident, llvm.module.flags, ...) is dropped: it carries the
   // producer's identity, which would make equal programs hash differently.
   std::vector<llvm::NamedMDNode*> named;
   for (llvm::NamedMDNode& node : module.named_metadata()) named.push_back(&node);

@@ -15,12 +15,13 @@
 
 namespace compiler_gym::llvm_env {
 
-// Turns a Benchmark into normalized bitcode: compiles C/C++ sources with clang-19 (the flags of
-// SPEC section 2), parses .bc/.ll (or in-memory data), links several files in process,
-// normalizes (ModuleID and source_filename "-", no debug info, no named metadata) and verifies.
-// Errors: kNotFound for a missing file, kBenchmarkInit for anything that does not give a valid
-// module: empty input, text that does not parse, and corrupt bitcode that crashes LLVM's reader
-// (contained: the process goes on).
+// Turns a Benchmark into normalized bitcode: compiles C/C++ sources with clang-19 (-O1 with
+// LLVM's passes disabled, ClangFrontendFlags(), which keeps functions optimizable unlike -O0),
+// parses .bc/.ll (or in-memory data), links several files in process, normalizes (ModuleID and
+// source_filename "-", no debug info, no named metadata) and verifies. Errors: kNotFound for a
+// missing file, kBenchmarkInit for anything that does not give a valid module: empty input, text
+// that does not parse, and corrupt bitcode that crashes LLVM's reader (contained: the process goes
+// on).
 StatusOr<std::string> LoadBenchmarkBitcode(const Benchmark& benchmark);
 
 // A context for programs under optimization. It discards local value names, as release builds

@@ -1,7 +1,7 @@
 // loop_tool-v0: an agent reshapes the loop nest of a small tensor program; the environment
 // compiles it for an NVIDIA GPU (benchmark://loop_tool-cuda-v0/...) or the CPU
 // (benchmark://loop_tool-cpu-v0/...), runs it, checks its output, and the reward is the
-// measured FLOP/s. CompilerGym's semantics (SPEC section 7) first; see loop_ir.h for the IR and
+// measured FLOP/s. CompilerGym's loop_tool semantics first; see loop_ir.h for the IR and
 // the actions, backend.h for compiling and timing.
 //
 //   auto env = std::make_unique<LoopToolEnv>();
