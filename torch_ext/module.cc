@@ -11,8 +11,6 @@
 #include "engine/sandbox.h"
 #include "engine/worker.h"
 #include "envs/all_envs.h"
-#include "observations/autophase.h"
-#include "observations/instcount.h"
 #include "observations/vocabulary.h"
 #include "torch_ext/actions.h"
 #include "torch_ext/dlpack_export.h"
@@ -364,8 +362,6 @@ PYBIND11_MODULE(_C, m) {
         "Where the engine reads package data (vocabularies, embeddings).");
   m.def("data_directory", &observations::DataDirectory);
   m.def("clear_vocabulary_cache", &observations::ClearVocabularyCache);
-  m.def("instcount_feature_names", &observations::InstCountFeatureNames);
-  m.def("autophase_feature_names", &observations::AutophaseFeatureNames);
   m.def("families", [] {
     py::list out;
     for (const FamilyEntry& f : AllEnvs().families()) {

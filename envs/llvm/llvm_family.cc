@@ -9,6 +9,8 @@
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
 #include "envs/llvm/runtime.h"
+#include "observations/autophase.h"
+#include "observations/instcount.h"
 #include "observations/vocabulary.h"
 
 namespace compiler_gym::llvm_env {
@@ -27,6 +29,11 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
     // Statements are IR text, which may hold bytes that are not UTF-8 (string constants).
     return nlohmann::json{{"statements", graph.statements}, {"edges", graph.edges}}.dump(
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  if (method == "feature_names") {  // {"Autophase": [...], "InstCount": [...]}, in order
+    return nlohmann::json{{"Autophase", observations::AutophaseFeatureNames()},
+                          {"InstCount", observations::InstCountFeatureNames()}}
+        .dump();
   }
   if (method == "clang_path") return ClangPath();
   if (method == "clang_frontend_flags") return nlohmann::json(ClangFrontendFlags()).dump();

@@ -7,7 +7,7 @@ import collections.abc
 import numpy
 import typing
 import typing_extensions
-__all__: list[str] = ['Benchmark', 'DeviceArray', 'Env', 'STEP_TIMEOUT_PARAMETER', 'VecEnv', 'autophase_feature_names', 'clear_vocabulary_cache', 'data_directory', 'env_ids', 'env_spec', 'families', 'family_call', 'instcount_feature_names', 'isolation_status', 'make_env', 'make_temp_dir', 'probe_benchmark', 'raise_status_for_testing', 'run_sandboxed', 'set_data_directory', 'status_codes']
+__all__: list[str] = ['Benchmark', 'DeviceArray', 'Env', 'STEP_TIMEOUT_PARAMETER', 'VecEnv', 'clear_vocabulary_cache', 'data_directory', 'env_ids', 'env_spec', 'families', 'family_call', 'isolation_status', 'make_env', 'make_temp_dir', 'probe_benchmark', 'raise_status_for_testing', 'run_sandboxed', 'set_data_directory', 'status_codes']
 class Benchmark:
     buildable: bool
     data: bytes
@@ -131,8 +131,6 @@ class VecEnv:
     @property
     def num_threads(self) -> int:
         ...
-def autophase_feature_names() -> list[str]:
-    ...
 def clear_vocabulary_cache() -> None:
     ...
 def data_directory() -> str:
@@ -147,8 +145,6 @@ def family_call(family: str, method: str, argument: str = '') -> str:
     """
     A family's operation that needs no env (its tables, caches, tools), text in and out; the family's Python module wraps them.
     """
-def instcount_feature_names() -> list[str]:
-    ...
 def isolation_status() -> str:
     """
     What isolation sandboxed programs get here: 'network, file system', or what is missing.

@@ -38,9 +38,9 @@ def load_config(path: Path = CONFIG) -> dict[str, Any]:
 
 def autophase_index(name: str) -> int:
     """The position of an Autophase feature, from the engine's feature table."""
-    from compiler_gym import _C
+    from compiler_gym.envs.llvm_env import feature_names
 
-    return list(_C.autophase_feature_names()).index(name)
+    return feature_names()["Autophase"].index(name)
 
 
 class Features:

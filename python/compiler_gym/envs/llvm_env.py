@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any, NamedTuple, Optional
@@ -97,11 +98,19 @@ def lexed_tokens(lexed_ir: dict[str, list]) -> list[LexedToken]:
     return [LexedToken(*row) for row in zip(*(lexed_ir[c] for c in columns), strict=True)]
 
 
+@functools.cache
+def feature_names() -> dict[str, list[str]]:
+    """The names of the features of the ``Autophase`` and ``InstCount`` observations, in the
+    order of their values (from the engine's feature tables)."""
+    return json.loads(_call("feature_names"))
+
+
 def _feature_names() -> dict[str, list[str]]:
+    names = feature_names()
     return {
-        "AutophaseDict": list(_C.autophase_feature_names()),
+        "AutophaseDict": list(names["Autophase"]),
         # InstCountDict keys each count "<name>Count" (CompilerGym's keys).
-        "InstCountDict": [f"{name}Count" for name in _C.instcount_feature_names()],
+        "InstCountDict": [f"{name}Count" for name in names["InstCount"]],
     }
 
 
