@@ -327,7 +327,7 @@ class PyVecEnv {
     if (isolation == "process" && config.num_threads == 0) {
       // A thread of an isolated batch mostly waits for its worker's reply: with twice as many
       // threads as cores, one thread's wait overlaps another's worker computing (see
-      // benchmarks/vec_env_throughput.py and the README for the measurements).
+      // benchmarks/vec_env_throughput.py and docs/design.md for the measurements).
       config.num_threads = 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     }
     // Benchmarks are chosen in C++ on the workers: no Python call, no GIL, per-env RNG.
