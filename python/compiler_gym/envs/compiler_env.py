@@ -5,14 +5,11 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-import hashlib
-import json
 import math
 import os
 import time
 import warnings
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any, Optional, Union
 
 import gymnasium
@@ -21,6 +18,7 @@ import numpy as np
 from compiler_gym import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, BenchmarkUri, Datasets
+from compiler_gym.envs.state_summary import StateSummary
 from compiler_gym.errors import ServiceError, ServiceIsClosed
 from compiler_gym.spaces import Commandline, EngineReward, ObservationSpaceSpec, Reward
 from compiler_gym.util.names import did_you_mean
@@ -77,54 +75,6 @@ class _Closed:
 
     def __getattr__(self, attribute: str):
         raise ServiceIsClosed(f"the {self._name} is closed")
-
-
-@dataclass(frozen=True)
-class StateSummary:
-    """What a tool that shows states (the explorer) observes of each, as a family says it:
-
-    - ``identity``: observations whose values identify a state (one is used as the state's
-      hash itself; several are hashed together);
-    - ``headline``: ``(key, label, observation)``, the number shown for each state;
-    - ``text``: ``(key, label)`` of the family's ``render_observation``;
-    - ``features``: ``(key, title, observation)`` of dict-valued observations to chart;
-    - ``unobserved_identity``: reads, from the env, a part of the state that no observation
-      shows (loop_tool's select/size mode, which decides what the next action does); None
-      where the identity observations say it all;
-    - ``feature_names``: returns, by observation, the keys of the ``features`` observations
-      that the family's tables fix (in the order a logged vector follows), read without an
-      episode; an observation it leaves out has keys that vary with the state.
-
-    A tool computes the identity observations with the step that reaches a state, then
-    :meth:`identify`.
-    """
-
-    identity: tuple[str, ...]
-    headline: tuple[str, str, str]
-    text: tuple[str, str]
-    features: tuple[tuple[str, str, str], ...] = ()
-    unobserved_identity: Optional[Callable[[Any], Any]] = None
-    feature_names: Callable[[], dict[str, list[str]]] = dict
-
-    @property
-    def spaces(self) -> list[str]:
-        """The observations of every state, in the order :meth:`state_hash` and tools read
-        them: the identity, the headline, then the features."""
-        return [*self.identity, self.headline[2], *(f[2] for f in self.features)]
-
-    def state_hash(self, identity_values: Sequence[Any]) -> str:
-        """The hash of identity values: one is the hash itself, several are hashed together."""
-        if len(identity_values) == 1:
-            return str(identity_values[0])
-        text = json.dumps([np.asarray(v).tolist() for v in identity_values])
-        return hashlib.sha1(text.encode()).hexdigest()
-
-    def identify(self, env: Any, identity_values: Sequence[Any]) -> str:
-        """The hash of the state ``env`` is in, from its identity observations' values and,
-        where the family names one, the part of the state they do not show."""
-        if self.unobserved_identity is None:
-            return self.state_hash(identity_values)
-        return self.state_hash([*identity_values, self.unobserved_identity(env)])
 
 
 class CompilerEnv:

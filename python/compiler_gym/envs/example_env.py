@@ -24,7 +24,8 @@ import numpy as np
 
 from compiler_gym.datasets import Benchmark, Dataset, Datasets
 from compiler_gym.datasets.benchmark import BenchmarkUri
-from compiler_gym.envs.compiler_env import CompilerEnv, StateSummary
+from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.state_summary import StateSummary
 
 
 class ExampleDataset(Dataset):

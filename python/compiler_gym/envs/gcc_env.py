@@ -23,7 +23,8 @@ from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.pypi_c import PypiCDataset
-from compiler_gym.envs.compiler_env import CompilerEnv, StateSummary
+from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.state_summary import StateSummary
 from compiler_gym.errors import EnvironmentNotSupported, ServiceError
 from compiler_gym.spaces import EngineReward
 

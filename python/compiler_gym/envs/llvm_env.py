@@ -18,7 +18,8 @@ from compiler_gym.datasets.make_benchmark import (
     make_benchmark_from_source,
 )
 from compiler_gym.datasets.pypi_c import PypiCDataset
-from compiler_gym.envs.compiler_env import CompilerEnv, StateSummary
+from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.state_summary import StateSummary
 from compiler_gym.spaces import Commandline, Sequence
 
 # CompilerGym's send_param names for the runtime settings: whether each sets or reads, and the

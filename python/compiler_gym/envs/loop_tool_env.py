@@ -30,7 +30,8 @@ import numpy as np
 from compiler_gym import _C
 from compiler_gym.datasets import Benchmark, Dataset, Datasets
 from compiler_gym.datasets.benchmark import BenchmarkUri
-from compiler_gym.envs.compiler_env import CompilerEnv, StateSummary
+from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.state_summary import StateSummary
 
 # The programs each dataset lists (any other valid program path works too): the pointwise add
 # at powers of two, then the larger kernels at sizes that fill a GPU.
