@@ -74,15 +74,15 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   if (!ok) {
     // The module, the analyses and the context may be half-modified: freed crash-contained,
     // analyses before the IR they point into. The next reset starts from a new context.
-    auto analyses =
-        std::make_unique<std::tuple<llvm::LoopAnalysisManager, llvm::FunctionAnalysisManager,
-                                    llvm::CGSCCAnalysisManager, llvm::ModuleAnalysisManager>>(
-            std::move(lam), std::move(fam), std::move(cgam), std::move(mam));
-    lam = llvm::LoopAnalysisManager();
-    fam = llvm::FunctionAnalysisManager();
-    cgam = llvm::CGSCCAnalysisManager();
-    mam = llvm::ModuleAnalysisManager();
-    FreeAfterCrash(analyses, mpm, module, context);
+    // Freed outermost first, as a scope destroys them: a module manager's proxy clears the
+    // function manager it points into when it goes.
+    auto module_analyses = std::make_unique<llvm::ModuleAnalysisManager>(std::exchange(mam, {}));
+    auto cgscc_analyses = std::make_unique<llvm::CGSCCAnalysisManager>(std::exchange(cgam, {}));
+    auto function_analyses =
+        std::make_unique<llvm::FunctionAnalysisManager>(std::exchange(fam, {}));
+    auto loop_analyses = std::make_unique<llvm::LoopAnalysisManager>(std::exchange(lam, {}));
+    FreeAfterCrash(mpm, module_analyses, cgscc_analyses, function_analyses, loop_analyses, module,
+                   context);
     pb.reset();
     benchmark.reset();
     outcome.done = true;

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-#include <tuple>
 
 #include "engine/sandbox.h"
 #include "envs/llvm/benchmark_cache.h"

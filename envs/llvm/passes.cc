@@ -35,7 +35,7 @@ Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::str
                            "': " + llvm::toString(std::move(err)));
   }
   if (!RunCrashContained([&] { mpm->run(module, *mam); })) {
-    FreeAfterCrash(mpm, lam, fam, cgam, mam);
+    FreeAfterCrash(mpm, mam, cgam, fam, lam);  // outermost first, as a scope destroys them
     return Internal("LLVM crashed running '" + pipeline + "'");
   }
   return Status::Ok();
