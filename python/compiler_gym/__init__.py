@@ -6,9 +6,17 @@
 >>> env.reset()
 """
 
-from pathlib import Path as _Path
+# ruff: noqa: E402  (the imports below come after the alias hook is installed)
 
-from compiler_gym import _C, errors
+# CompilerGym's module paths kept as aliases (compiler_gym.wrappers.counter, ...): the import
+# hook goes first, before any import below can reach one of them.
+from compiler_gym import compat as _compat
+
+_compat.install()
+
+from compiler_gym import errors
+from compiler_gym._engine import _C as _C  # the extension, set up once
+from compiler_gym._version import __version__ as __version__
 from compiler_gym.compiler_env_state import (
     CompilerEnvState,
     CompilerEnvStateReader,
@@ -35,11 +43,6 @@ from compiler_gym.validate import validate_states
 from compiler_gym.validation_error import ValidationError
 from compiler_gym.validation_result import ValidationResult
 from compiler_gym.vector import CompilerVecEnv, make_vec
-
-# Vocabularies and embeddings ship in compiler_gym/data; the engine reads them from there.
-_C.set_data_directory(str(_Path(__file__).parent / "data"))
-
-__version__ = "0.3.0.dev0"
 
 # The package logs to the "compiler_gym" logger (dataset installs, ...); as a library it
 # prints nothing unless asked: COMPILER_GYM_DEBUG=1 shows warnings, 2 info, 3 debug messages.

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import gymnasium
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.util.truncate import truncate
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import importlib
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.envs.compiler_env import CompilerEnv
 from compiler_gym.util.names import did_you_mean
 

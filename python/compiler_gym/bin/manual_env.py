@@ -20,6 +20,7 @@ from typing import Optional
 import numpy as np
 
 import compiler_gym
+from compiler_gym.search.greedy import greedy_action
 from compiler_gym.util.cli import user_errors
 from compiler_gym.util.timer import Timer
 from compiler_gym.util.truncate import truncate
@@ -156,11 +157,8 @@ class CompilerGymShell(cmd.Cmd):
         if self.env.reward_space is None:
             raise ValueError("greedy needs a reward space (set_default_reward)")
         for _ in range(self._count(arg, "greedy")):
-            rewards = np.nan_to_num(
-                self.env.try_actions(range(self.env.action_space.n)), nan=-np.inf
-            )
-            best = int(np.argmax(rewards))
-            if not rewards[best] > 0:
+            best = greedy_action(self.env)  # the search's step, one at a time, each printed
+            if best is None:
                 self._say("No action gains anything: stopped")
                 return
             if not self._take(best):

@@ -35,7 +35,7 @@ import torch
 from tqdm import tqdm
 
 import compiler_gym
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.envs.llvm_env import inst2vec_statement_graph
 from compiler_gym.errors import BenchmarkInitError, DatasetInitError, ServiceError
 

@@ -1,4 +1,5 @@
-"""Benchmarks and datasets."""
+"""Benchmarks (programs to compile) and datasets (named collections of them): the classes, the
+benchmarks made from user code, and the datasets of the user's own files."""
 
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkSource, BenchmarkUri
 from compiler_gym.datasets.builtin import BuiltinDataset

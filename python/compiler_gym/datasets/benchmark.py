@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Optional, Union
 from urllib.parse import parse_qs, urlparse
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.validation_error import ValidationError
 
 

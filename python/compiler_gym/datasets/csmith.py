@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.generator import SeededGeneratorDataset
 from compiler_gym.util.runfiles import write_atomically

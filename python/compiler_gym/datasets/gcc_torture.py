@@ -16,7 +16,7 @@ import tarfile
 from pathlib import Path
 from typing import Optional
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark
 from compiler_gym.datasets.install import InstalledDataset, downloads_directory
 from compiler_gym.errors import DatasetInitError

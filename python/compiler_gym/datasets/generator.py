@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.errors import BenchmarkInitError

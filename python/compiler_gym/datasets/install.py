@@ -16,7 +16,7 @@ from pathlib import Path
 import filelock
 from tqdm import tqdm
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.errors import DatasetInitError

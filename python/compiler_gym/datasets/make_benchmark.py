@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional, Union
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark
 from compiler_gym.util.runfiles import cache_path, write_atomically
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple, Optional
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets import BuiltinDataset, Datasets
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.gcc_torture import GccTortureDataset

@@ -27,7 +27,7 @@ from typing import Optional
 
 import numpy as np
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets import Benchmark, Dataset, Datasets
 from compiler_gym.datasets.benchmark import BenchmarkUri
 from compiler_gym.envs.compiler_env import CompilerEnv

@@ -46,7 +46,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
 from compiler_gym.search.random_search import (

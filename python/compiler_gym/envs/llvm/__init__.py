@@ -11,7 +11,7 @@ import re
 import subprocess
 from typing import Union
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets import Benchmark, ClangInvocation, make_benchmark
 from compiler_gym.datasets.make_benchmark import make_benchmark_from_command_line
 from compiler_gym.envs.llvm.compute_observation import compute_observation
