@@ -1,3 +1,5 @@
+// Env's engine-side behaviour, shared by every family: episode bookkeeping, the one step
+// path, rewards from costs, forks, and candidates evaluated in parallel (TryActions).
 #include "engine/env.h"
 
 #include <oneapi/tbb/parallel_for.h>
@@ -62,10 +64,14 @@ Status Env::CheckActions(std::span<const int> actions) const {
   return Status::Ok();
 }
 
-StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
+Status Env::CheckStep(std::span<const int> actions) const {
   if (!in_episode_) return NoEpisode("Must call reset() before step()");  // CompilerGym's words
   if (episode_over_) return NoEpisode("the episode is over; call reset()");
-  RETURN_IF_ERROR(CheckActions(actions));
+  return CheckActions(actions);
+}
+
+StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
+  RETURN_IF_ERROR(CheckStep(actions));
   ASSIGN_OR_RETURN(StepOutcome outcome, DoStep(actions));
   const size_t applied = outcome.actions_applied < 0
                              ? actions.size()
@@ -75,8 +81,110 @@ StatusOr<StepOutcome> Env::Step(std::span<const int> actions) {
   return outcome;
 }
 
+Status Env::CheckIndices(std::span<const int> observation_indices,
+                         std::span<const int> reward_indices) const {
+  for (int i : observation_indices) {
+    if (i < 0 || i >= static_cast<int>(Spec().observation_spaces.size())) {
+      return InvalidArgument("unknown observation space index " + std::to_string(i));
+    }
+  }
+  for (int i : reward_indices) {
+    if (i < 0 || i >= static_cast<int>(Spec().reward_spaces.size())) {
+      return InvalidArgument("unknown reward space index " + std::to_string(i));
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<Transition> Env::StepAndObserve(std::span<const int> actions, const StepRequest& request) {
+  Transition t;
+  // An error of the compiler ends the episode; any other is the caller's to handle, unless
+  // the caller has nobody to hand it to.
+  auto ends = [&](const Status& error) {
+    if (!request.every_error_ends_episode && !EndsEpisode(error.code())) return false;
+    t.done = true;
+    t.error = error;
+    return true;
+  };
+  auto step = [&](std::span<const int> some) -> Status {
+    StatusOr<StepOutcome> out = Step(some);
+    if (!out.ok()) return out.status();
+    t.action_had_no_effect &= out->action_had_no_effect;
+    t.compute_seconds += out->compute_seconds;
+    t.verify_seconds += out->verify_seconds;
+    if (out->done) {
+      t.done = true;
+      t.error = out->error;
+    }
+    return Status::Ok();
+  };
+  Status checked = CheckIndices(request.observations, request.rewards);
+  if (checked.ok() && request.stop && actions.size() > 1) {
+    // Every action is checked before the first is applied: a bad one loses nothing.
+    checked = CheckStep(actions);
+    for (size_t i = 0; checked.ok() && i < actions.size() && !t.done; ++i) {
+      if (i > 0 && request.stop()) {
+        t.stopped = true;
+        break;
+      }
+      checked = step(actions.subspan(i, 1));
+    }
+  } else if (checked.ok()) {
+    checked = step(actions);
+  }
+  if (!checked.ok() && !ends(checked)) return checked;
+
+  for (size_t k = 0; k < request.observations.size() && !t.done && !t.stopped; ++k) {
+    StatusOr<Observation> value = Observe(request.observations[k]);
+    if (!value.ok()) {
+      if (!ends(value.status())) return value.status();
+      break;
+    }
+    t.observations.push_back(std::move(value).value());
+  }
+  for (size_t k = 0; k < request.rewards.size() && !t.done; ++k) {
+    StatusOr<double> reward = Reward(request.rewards[k]);
+    if (!reward.ok()) {
+      if (!ends(reward.status())) return reward.status();
+      break;
+    }
+    t.rewards.push_back(*reward);
+  }
+
+  if (t.done) {
+    // The rule of a step that ended the episode in an error.
+    if (in_episode_) episode_over_ = true;
+    t.observations.clear();
+    for (int i : request.observations) {
+      t.observations.push_back(DefaultObservation(Spec().observation_spaces[i]));
+    }
+    t.rewards.clear();
+    for (int i : request.rewards) {
+      const double earned = i < static_cast<int>(rewards_.size()) ? rewards_[i].episode_sum : 0;
+      t.rewards.push_back(0.0 - earned);
+      if (i < static_cast<int>(rewards_.size())) rewards_[i].episode_sum = 0;
+    }
+  } else {
+    for (size_t k = 0; k < t.rewards.size(); ++k) {
+      rewards_[request.rewards[k]].episode_sum += t.rewards[k];
+    }
+  }
+  return t;
+}
+
+double Env::EpisodeReward(int reward_index) const {
+  if (reward_index < 0 || reward_index >= static_cast<int>(rewards_.size())) return 0;
+  return rewards_[reward_index].episode_sum;
+}
+
+void Env::RestartEpisodeReward(int reward_index) {
+  if (reward_index >= 0 && reward_index < static_cast<int>(rewards_.size())) {
+    rewards_[reward_index].episode_sum = 0;
+  }
+}
+
 void Env::StartStep(std::span<const int> actions) {
-  if (!in_episode_ || episode_over_ || !CheckActions(actions).ok()) return;
+  if (!CheckStep(actions).ok()) return;
   DoStartStep(actions);
 }
 

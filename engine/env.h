@@ -5,12 +5,19 @@
 //
 //   std::unique_ptr<Env> env = registry.Make("llvm-v0").value();
 //   RETURN_IF_ERROR(env->Reset(benchmark));
-//   ASSIGN_OR_RETURN(StepOutcome out, env->Step({{3}}));
-//   ASSIGN_OR_RETURN(Observation obs, env->Observe(env->Spec().ObservationIndex("Autophase")));
-//   ASSIGN_OR_RETURN(double r, env->Reward(env->Spec().RewardIndex("IrInstructionCountOz")));
+//   const int autophase = env->Spec().ObservationIndex("Autophase");
+//   const int oz = env->Spec().RewardIndex("IrInstructionCountOz");
+//   ASSIGN_OR_RETURN(Transition t, env->StepAndObserve({{3}}, {.observations = {&autophase, 1},
+//                                                          .rewards = {&oz, 1}}));
+//   // t.observations[0], t.rewards[0]; t.done when an error ended the episode
+//
+// StepAndObserve is the one step path: the Python env and the vector engine both step through
+// it, so the rule for an episode that ends in an error, the observations' defaults and the
+// episode's reward sums live there only.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -82,6 +89,24 @@ struct StepOutcome {
   int actions_applied = -1;
 };
 
+// A step with its observations and rewards, as Env::StepAndObserve returns it.
+struct Transition {
+  bool action_had_no_effect = true;
+  // An error ended the episode, in the step or while computing its observations or rewards
+  // (error says why). The rule of such a step: each observation is its space's default
+  // (DefaultObservation) and each reward is minus what the episode had earned of it, so that
+  // the episode sums to 0.
+  bool done = false;
+  Status error;
+  std::vector<Observation> observations;  // one per requested space
+  std::vector<double> rewards;            // one per requested reward
+  double compute_seconds = 0;             // as StepOutcome's, summed over the actions
+  double verify_seconds = 0;
+  // stop() asked to stop between two actions: the actions applied are those of actions(), the
+  // rewards count them, and no observation was computed.
+  bool stopped = false;
+};
+
 // What Env::TryActions reports of one candidate.
 struct TryOutcome {
   double reward = 0;  // when error is ok
@@ -115,6 +140,29 @@ class Env {
   // Applies the actions in order with the current action space. An out-of-range action is
   // kOutOfRange and changes nothing; an error inside the compiler ends the episode (done).
   StatusOr<StepOutcome> Step(std::span<const int> actions);
+
+  // The one step path: applies the actions, then computes the observations and rewards asked
+  // for, and adds the rewards to the episode's sums (EpisodeReward). An error of the compiler
+  // (see EndsEpisode) ends the episode by Transition's rule. A mistake of the caller's (no
+  // episode, an action out of range, an unknown space index) is the returned error, and
+  // changes nothing (unless request.every_error_ends_episode). With request.stop, the actions
+  // are applied one at a time and stop() is asked between two; when it answers true, the rest
+  // are skipped (see Transition::stopped).
+  struct StepRequest {
+    std::span<const int> observations;  // observation space indices
+    std::span<const int> rewards;       // reward space indices
+    // Every error ends the episode by the rule, the caller's mistakes too: the vector engine
+    // has no caller to raise to, and the other envs of its batch go on.
+    bool every_error_ends_episode = false;
+    std::function<bool()> stop = nullptr;
+  };
+  StatusOr<Transition> StepAndObserve(std::span<const int> actions, const StepRequest& request);
+
+  // The sum of the reward space's rewards that StepAndObserve returned this episode (0 after
+  // Reset, or after RestartEpisodeReward). Reward() alone does not count.
+  double EpisodeReward(int reward_index) const;
+  // Sums the reward space's rewards from here (CompilerGym: a new reward space mid-episode).
+  void RestartEpisodeReward(int reward_index);
 
   // Announces that Step(actions) is the next call, so that an env whose compiler works
   // elsewhere (a worker process) can set it going now: a vector engine starts every env's
@@ -161,6 +209,8 @@ class Env {
   int action_space() const { return action_space_; }
   // OutOfRange unless every action is an index of the current action space.
   Status CheckActions(std::span<const int> actions) const;
+  // What Step(actions) would refuse: no episode, an episode over, an action out of range.
+  Status CheckStep(std::span<const int> actions) const;
   bool in_episode() const { return in_episode_; }
   bool episode_over() const { return episode_over_; }
   // The actions applied in this episode, in order (a fork copies them): what a replay of the
@@ -184,7 +234,10 @@ class Env {
  private:
   struct RewardState {
     std::optional<double> previous_cost;  // unset until first computed this episode
+    double episode_sum = 0;               // what StepAndObserve returned this episode
   };
+  Status CheckIndices(std::span<const int> observation_indices,
+                      std::span<const int> reward_indices) const;
   StatusOr<double> ScalarObservation(const std::string& name);
 
   int action_space_ = 0;

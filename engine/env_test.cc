@@ -67,6 +67,93 @@ TEST(Env, ResetRestartsRewardBookkeeping) {
   EXPECT_DOUBLE_EQ(env.Reward(0).value(), 3.0);
 }
 
+// The one step path: observations and rewards with the step, the rewards summed per episode.
+TEST(Env, StepAndObserveReturnsObservationsAndSumsRewards) {
+  CounterEnv env;
+  ASSERT_TRUE(env.Reset(B("ok")).ok());
+  const int observations[] = {0, 3}, rewards[] = {0, 1};
+  const int a[] = {1, 0};  // cost 10 -> 8 -> 7
+  StatusOr<Transition> t =
+      env.StepAndObserve(a, {.observations = observations, .rewards = rewards});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_FALSE(t->done);
+  EXPECT_FALSE(t->action_had_no_effect);
+  EXPECT_EQ(std::get<int64_t>(t->observations[0]), 7);
+  EXPECT_EQ(std::get<std::vector<int64_t>>(t->observations[1]), (std::vector<int64_t>{10, 8, 7}));
+  EXPECT_EQ(t->rewards, (std::vector<double>{3.0, 0.3}));
+  const int b[] = {0};  // 7 -> 6
+  ASSERT_TRUE(env.StepAndObserve(b, {.rewards = rewards}).ok());
+  EXPECT_DOUBLE_EQ(env.EpisodeReward(0), 4.0);
+  EXPECT_DOUBLE_EQ(env.EpisodeReward(1), 0.4);
+  ASSERT_TRUE(env.Reward(0).ok());  // outside a step: not counted
+  EXPECT_DOUBLE_EQ(env.EpisodeReward(0), 4.0);
+  env.RestartEpisodeReward(0);
+  EXPECT_DOUBLE_EQ(env.EpisodeReward(0), 0.0);
+  EXPECT_DOUBLE_EQ(env.EpisodeReward(1), 0.4);
+  ASSERT_TRUE(env.Reset(B("ok")).ok());
+  EXPECT_DOUBLE_EQ(env.EpisodeReward(1), 0.0);
+}
+
+// The rule of an error that ends the episode: defaults, and minus what the episode earned.
+TEST(Env, AnErrorEndsTheEpisodeUndoingItsRewards) {
+  CounterEnv env;
+  ASSERT_TRUE(env.Reset(B("crash-late")).ok());
+  const int observations[] = {0, 3, 4}, rewards[] = {0};
+  const int a[] = {2};  // 10 -> 7
+  ASSERT_EQ(env.StepAndObserve(a, {.observations = observations, .rewards = rewards})->rewards,
+            (std::vector<double>{3.0}));
+  StatusOr<Transition> t =
+      env.StepAndObserve(a, {.observations = observations, .rewards = rewards});
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->done);
+  EXPECT_EQ(t->error.code(), StatusCode::kInternal);
+  EXPECT_EQ(t->rewards, (std::vector<double>{-3.0}));
+  EXPECT_EQ(std::get<int64_t>(t->observations[0]), 0);
+  EXPECT_EQ(std::get<std::vector<int64_t>>(t->observations[1]), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(std::get<Text>(t->observations[2]).data, "");
+  EXPECT_DOUBLE_EQ(env.EpisodeReward(0), 0.0);
+  EXPECT_TRUE(env.episode_over());
+  EXPECT_EQ(env.StepAndObserve(a, {}).status().code(), StatusCode::kNoEpisode);
+}
+
+// A mistake of the caller's changes nothing, unless every error must end the episode.
+TEST(Env, StepAndObserveRefusesWrongRequestsBeforeAnyAction) {
+  CounterEnv env;
+  ASSERT_TRUE(env.Reset(B("ok")).ok());
+  const int a[] = {0, 1}, unknown[] = {9}, rewards[] = {0};
+  EXPECT_EQ(env.StepAndObserve(a, {.observations = unknown}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(env.StepAndObserve(a, {.rewards = unknown}).status().code(),
+            StatusCode::kInvalidArgument);
+  const int out_of_range[] = {0, 7};
+  EXPECT_EQ(env.StepAndObserve(out_of_range, {}).status().code(), StatusCode::kOutOfRange);
+  EXPECT_TRUE(env.actions().empty());
+  StatusOr<Transition> t =
+      env.StepAndObserve(out_of_range, {.rewards = rewards, .every_error_ends_episode = true});
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->done);
+  EXPECT_EQ(t->error.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(t->rewards, (std::vector<double>{0.0}));
+  EXPECT_TRUE(env.episode_over());
+}
+
+// Asked to stop between two actions: the rest are skipped, and the rewards count what ran.
+TEST(Env, StepAndObserveStopsBetweenActionsWhenAsked) {
+  CounterEnv env;
+  ASSERT_TRUE(env.Reset(B("ok")).ok());
+  const int a[] = {0, 1, 2}, observations[] = {0}, rewards[] = {0};
+  int asked = 0;
+  StatusOr<Transition> t = env.StepAndObserve(
+      a, {.observations = observations, .rewards = rewards, .stop = [&] { return ++asked == 2; }});
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->stopped);
+  EXPECT_EQ(asked, 2);
+  EXPECT_EQ(env.actions(), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(t->observations.empty());
+  EXPECT_EQ(t->rewards, (std::vector<double>{3.0}));  // 10 -> 9 -> 7
+  EXPECT_DOUBLE_EQ(env.EpisodeReward(0), 3.0);
+}
+
 // A family without snapshots: each candidate runs on a fork, from the env's reward bookkeeping.
 TEST(Env, TryActionsRewardsEachCandidateFromTheState) {
   CounterEnv env;
@@ -140,6 +227,29 @@ TEST(Registry, TableLookupAndDuplicates) {
 
 namespace compiler_gym {
 namespace {
+
+// The one definition of what each kind of space reads after an error.
+TEST(Space, DefaultObservations) {
+  using enum SpaceKind;
+  EXPECT_EQ(std::get<int64_t>(DefaultObservation(
+                {.kind = kScalar, .dtype = DType::kInt64, .scalar_default = -1})),
+            -1);
+  EXPECT_EQ(std::get<double>(DefaultObservation({.kind = kScalar, .dtype = DType::kFloat64})), 0);
+  EXPECT_EQ(std::get<bool>(DefaultObservation({.kind = kScalar, .dtype = DType::kBool})), false);
+  EXPECT_EQ(std::get<std::vector<float>>(
+                DefaultObservation({.kind = kVector, .dtype = DType::kFloat32, .shape = {2, 3}})),
+            std::vector<float>(6, 0.0f));
+  EXPECT_TRUE(std::get<std::vector<double>>(
+                  DefaultObservation({.kind = kVector, .dtype = DType::kFloat64, .shape = {-1}}))
+                  .empty());
+  EXPECT_TRUE(std::get<std::vector<int64_t>>(
+                  DefaultObservation({.kind = kRagged, .dtype = DType::kInt64, .shape = {-1, 4}}))
+                  .empty());
+  EXPECT_EQ(std::get<Json>(DefaultObservation({.kind = kDict})).data, "{}");
+  EXPECT_EQ(std::get<Text>(DefaultObservation({.kind = kText})).data, "");
+  EXPECT_EQ(std::get<Bytes>(DefaultObservation({.kind = kBytes, .dtype = DType::kUint8})).data, "");
+  EXPECT_EQ(std::get<GraphPtr>(DefaultObservation({.kind = kGraph}))->num_nodes(), 0);
+}
 
 TEST(Space, MedianOfRepeatedMeasurements) {
   EXPECT_EQ(Median({3.0}), 3.0);

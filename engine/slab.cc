@@ -1,3 +1,5 @@
+// Writing observations into slab rows (converted to the slab's dtype, or kept as bytes or a
+// shared graph) and packing variable-size rows into values + offsets.
 #include "engine/slab.h"
 
 #include <algorithm>
@@ -97,15 +99,7 @@ std::string PackVector(const std::vector<T>& v) {
 
 // A row with no observation (an error ended its episode) reads the space's default.
 void Slab::Clear(int64_t row) {
-  if (fixed_) {
-    unsigned char* out = bytes_.get() + row * width_ * element_size_;
-    std::memset(out, 0, width_ * element_size_);
-    if (spec_.kind == SpaceKind::kScalar) Store(spec_.dtype, out, spec_.default_value);
-  } else if (spec_.kind == SpaceKind::kGraph) {
-    graphs_[row].reset();
-  } else {
-    variable_[row].clear();
-  }
+  [[maybe_unused]] const Status written = Write(row, DefaultObservation(spec_));
 }
 
 Status Slab::Write(int64_t row, const Observation& value) {

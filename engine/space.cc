@@ -1,3 +1,4 @@
+// Names of the space enums, and the values observations take by default.
 #include "engine/space.h"
 
 #include <algorithm>
@@ -41,6 +42,63 @@ const char* DTypeName(DType dtype) {
       return "uint8";
   }
   return "unknown";
+}
+
+const char* RewardKindName(RewardKind kind) {
+  switch (kind) {
+    case RewardKind::kDelta:
+      return "delta";
+    case RewardKind::kNormByInitial:
+      return "norm_by_initial";
+    case RewardKind::kNormByBaseline:
+      return "norm_by_baseline";
+  }
+  return "unknown";
+}
+
+namespace {
+template <typename T>
+Observation Elements(const SpaceSpec& spec, T value) {
+  if (spec.kind == SpaceKind::kScalar) return Observation(value);
+  int64_t n = 1;
+  for (int64_t d : spec.shape) n = d < 0 ? 0 : n * d;  // a variable shape has no elements
+  return Observation(std::vector<T>(static_cast<size_t>(n), value));
+}
+}  // namespace
+
+Observation DefaultObservation(const SpaceSpec& spec) {
+  switch (spec.kind) {
+    case SpaceKind::kText:
+      return Text{};
+    case SpaceKind::kBytes:
+      return Bytes{};
+    case SpaceKind::kDict:
+      return Json{"{}"};
+    case SpaceKind::kGraph: {
+      static const GraphPtr empty = std::make_shared<const Graph>();
+      return empty;
+    }
+    case SpaceKind::kScalar:
+    case SpaceKind::kVector:
+    case SpaceKind::kRagged:
+      break;
+  }
+  const double zero = spec.kind == SpaceKind::kScalar ? spec.scalar_default : 0.0;
+  switch (spec.dtype) {
+    case DType::kFloat32:
+      if (spec.kind != SpaceKind::kScalar) return Elements<float>(spec, 0.0f);
+      return Observation(zero);  // scalars travel as double
+    case DType::kFloat64:
+      return Elements<double>(spec, zero);
+    case DType::kBool:
+      if (spec.kind == SpaceKind::kScalar) return Observation(zero != 0);
+      return Elements<int64_t>(spec, 0);
+    case DType::kInt64:
+    case DType::kUint8:
+    case DType::kNone:
+      break;
+  }
+  return Elements<int64_t>(spec, static_cast<int64_t>(zero));
 }
 
 bool ObservationAsDouble(const Observation& observation, double* out) {

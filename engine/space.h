@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -29,19 +30,30 @@ enum class DType { kNone, kInt64, kFloat32, kFloat64, kBool, kUint8 };
 const char* SpaceKindName(SpaceKind kind);
 const char* DTypeName(DType dtype);
 
+// A struct's fields are listed once, as FIELD(type, name, default value) rows: the struct is
+// declared from its list, and torch_ext/module.cc exports every field to Python from the same
+// list, so that a new field is one edit here. Tables fill rows by field name:
+//   SpaceSpec{.name = "Autophase", .kind = SpaceKind::kVector, .dtype = DType::kInt64,
+//             .shape = {56}, .low = 0, .doc = "56 Autophase features."}
+#define COMPILER_GYM_DECLARE_FIELD(type, name, value) type name = value;
+
+#define COMPILER_GYM_SPACE_SPEC_FIELDS(FIELD)                                          \
+  FIELD(std::string, name, {})                                                         \
+  FIELD(SpaceKind, kind, SpaceKind::kScalar)                                           \
+  FIELD(DType, dtype, DType::kNone)                                                    \
+  /* {} for a scalar; -1 is a dimension of any length */                               \
+  FIELD(std::vector<int64_t>, shape, {})                                               \
+  FIELD(double, low, -std::numeric_limits<double>::infinity())                         \
+  FIELD(double, high, std::numeric_limits<double>::infinity())                         \
+  FIELD(bool, deterministic, true)                                                     \
+  FIELD(bool, platform_dependent, false)                                               \
+  FIELD(std::string, doc, {})                                                          \
+  /* What a scalar observation reads when an error ended the episode (CompilerGym's */ \
+  /* default_observation: 0, but -1 for GCC's sizes, where 0 would be a real size). */ \
+  FIELD(double, scalar_default, 0)
+
 struct SpaceSpec {
-  std::string name;
-  SpaceKind kind = SpaceKind::kScalar;
-  DType dtype = DType::kNone;
-  std::vector<int64_t> shape;
-  double low = -std::numeric_limits<double>::infinity();
-  double high = std::numeric_limits<double>::infinity();
-  bool deterministic = true;
-  bool platform_dependent = false;
-  std::string doc;
-  // What a scalar observation reads when an error ended the episode (CompilerGym's
-  // default_observation: 0, but -1 for GCC's sizes, where 0 would be a real size).
-  double default_value = 0;
+  COMPILER_GYM_SPACE_SPEC_FIELDS(COMPILER_GYM_DECLARE_FIELD)
 };
 
 // A discrete action space: each action has a name (e.g. an LLVM pass flag).
@@ -58,20 +70,29 @@ struct ActionSpaceSpec {
 //   kNormByBaseline:  (prev - C) / max(C0 - Cb, 1)
 enum class RewardKind { kDelta, kNormByInitial, kNormByBaseline };
 
+const char* RewardKindName(RewardKind kind);
+
+#define COMPILER_GYM_REWARD_SPEC_FIELDS(FIELD)                                                  \
+  FIELD(std::string, name, {})                                                                  \
+  FIELD(std::string, cost_observation, {})    /* scalar observation giving C */                 \
+  FIELD(std::string, initial_observation, {}) /* scalar observation giving C0 (unoptimized) */  \
+  /* scalar observation giving Cb; empty unless kNormByBaseline */                              \
+  FIELD(std::string, baseline_observation, {})                                                  \
+  FIELD(RewardKind, kind, RewardKind::kDelta)                                                   \
+  FIELD(bool, deterministic, true)                                                              \
+  FIELD(bool, platform_dependent, false)                                                        \
+  FIELD(double, low, -std::numeric_limits<double>::infinity())                                  \
+  FIELD(double, high, std::numeric_limits<double>::infinity())                                  \
+  FIELD(std::string, doc, {})                                                                   \
+  /* The observation is a gain to maximize (e.g. FLOP/s), not a cost: C is its negation, and */ \
+  /* an empty initial_observation means C0 = 0, so the first reward is the gain itself. */      \
+  FIELD(bool, maximize, false)                                                                  \
+  /* The episode reward at which a search may stop (CompilerGym's success_threshold: 1.0 */     \
+  /* for rewards relative to -Oz, which then equal -Oz); none by default. */                    \
+  FIELD(std::optional<double>, success_threshold, std::nullopt)
+
 struct RewardSpec {
-  std::string name;
-  std::string cost_observation;      // scalar observation giving C
-  std::string initial_observation;   // scalar observation giving C0 (the unoptimized cost)
-  std::string baseline_observation;  // scalar observation giving Cb; empty unless kNormByBaseline
-  RewardKind kind = RewardKind::kDelta;
-  bool deterministic = true;
-  bool platform_dependent = false;
-  double low = -std::numeric_limits<double>::infinity();
-  double high = std::numeric_limits<double>::infinity();
-  std::string doc;
-  // The observation is a gain to maximize (e.g. FLOP/s), not a cost: C is its negation, and
-  // an empty initial_observation means C0 = 0, so the first reward is the gain itself.
-  bool maximize = false;
+  COMPILER_GYM_REWARD_SPEC_FIELDS(COMPILER_GYM_DECLARE_FIELD)
 };
 
 struct Bytes {
@@ -113,6 +134,12 @@ using GraphPtr = std::shared_ptr<const Graph>;
 using Observation =
     std::variant<std::monostate, int64_t, double, bool, Text, Bytes, Json, std::vector<int64_t>,
                  std::vector<float>, std::vector<double>, GraphPtr>;
+
+// What an observation of the space reads when an error ended the episode: zeros of a fixed
+// shape, nothing of a variable one, empty text, bytes, JSON object and graph, and a scalar's
+// scalar_default. The one definition of defaults: the vector engine's slabs and the single env
+// both use it.
+Observation DefaultObservation(const SpaceSpec& spec);
 
 // Scalar view of an observation, for costs. A vector of doubles (repeated measurements, such as
 // Runtime) gives its median. Returns false if there is no number: another type, or no values.

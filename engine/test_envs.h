@@ -22,11 +22,11 @@ namespace compiler_gym::testing {
 // action lowers by (action + 1). Observations: Cost, CostO0 (the start), CostOz (4), History
 // (the last three costs, int64[3]) and Trace (text of all actions). Rewards on Cost.
 // Benchmark "bad" fails to load; benchmark "throw" makes Step() throw; benchmark "crash" makes
-// Step() report an error that ends the episode. Faults for the process-isolated executor's tests
-// (only ever run in a worker process): on Step(), "segv" segfaults, "abort" aborts, "hang"
-// never returns, and "alloc" allocates without bound. Benchmark "rendezvous:MINE:OTHER" makes
-// step k create the file MINE<k> and wait (up to 20 s) for OTHER<k>: two such envs' steps end
-// only if both run at once.
+// Step() report an error that ends the episode, "crash-late" from its second step on. Faults for
+// the process-isolated executor's tests (only ever run in a worker process): on Step(), "segv"
+// segfaults, "abort" aborts, "hang" never returns, and "alloc" allocates without bound. Benchmark
+// "rendezvous:MINE:OTHER" makes step k create the file MINE<k> and wait (up to 20 s) for OTHER<k>:
+// two such envs' steps end only if both run at once.
 class CounterEnv final : public Env {
  public:
   const EnvSpec& Spec() const override {
@@ -114,7 +114,7 @@ class CounterEnv final : public Env {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
     }
-    if (mode_ == "crash") {
+    if (mode_ == "crash" || (mode_ == "crash-late" && !trace_.empty())) {
       out.done = true;
       out.error = Internal("injected crash");
       return out;

@@ -1,3 +1,6 @@
+// VecEnv's implementation: one slot per env stepped as oneTBB tasks (sync steps in an arena the
+// caller joins, async ones in an arena of workers only), slab sets reused once no batch holds
+// them, and the memory check that refuses a make_vec that would not fit.
 #include "engine/vec_env.h"
 
 #include <oneapi/tbb/global_control.h>
@@ -56,7 +59,6 @@ struct Slot {
   int64_t elapsed = 0;
   bool needs_reset = true;
   bool in_flight = false;
-  std::vector<double> episode_rewards;
   Row row;
 };
 
@@ -131,7 +133,6 @@ struct VecEnv::Impl {
     }
     slot.needs_reset = false;
     slot.elapsed = 0;
-    slot.episode_rewards.assign(reward_indices.size(), 0.0);
     row.is_reset = true;
     row.elapsed = 0;
     Observe(slot, row, row.observations);
@@ -169,37 +170,22 @@ struct VecEnv::Impl {
         return;
       }
       row.episode = slot.episode;
-      StatusOr<StepOutcome> outcome = slot.env->Step(actions);
+      StatusOr<Transition> t =
+          slot.env->StepAndObserve(actions, {.observations = observation_indices,
+                                             .rewards = reward_indices,
+                                             .every_error_ends_episode = true});
       ++slot.elapsed;
       row.elapsed = slot.elapsed;
-      if (!outcome.ok()) {
-        row.error = outcome.status();
+      if (!t.ok()) {  // only a wrong request of the engine's own (it checked the spaces)
+        row.error = t.status();
         row.terminated = true;
       } else {
-        row.no_effect = outcome->action_had_no_effect;
-        if (outcome->done) {
-          row.error = outcome->error;
-          row.terminated = true;
-        }
+        row.no_effect = t->action_had_no_effect;
+        row.terminated = t->done;
+        row.error = t->error;
+        row.observations = std::move(t->observations);
+        row.rewards = std::move(t->rewards);
       }
-      if (!row.terminated) {
-        Observe(slot, row, row.observations);
-        for (size_t k = 0; k < reward_indices.size() && !row.terminated; ++k) {
-          StatusOr<double> reward = slot.env->Reward(reward_indices[k]);
-          if (!reward.ok()) {
-            row.error = reward.status();
-            row.terminated = true;
-          } else {
-            row.rewards[k] = *reward;
-          }
-        }
-      }
-      if (row.terminated) {
-        // An episode that ends in an error is worth nothing: undo what it earned.
-        for (size_t k = 0; k < row.rewards.size(); ++k) row.rewards[k] = -slot.episode_rewards[k];
-        row.observations.assign(observation_indices.size(), Observation{});
-      }
-      for (size_t k = 0; k < row.rewards.size(); ++k) slot.episode_rewards[k] += row.rewards[k];
       if (!row.terminated && config.max_episode_steps > 0 &&
           slot.elapsed >= config.max_episode_steps) {
         row.truncated = true;

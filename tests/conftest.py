@@ -39,7 +39,7 @@ def step_pipeline_for_testing(env, pipeline: str) -> tuple[bool, str]:
     so that it reaches a worker process too. Returns (done, error details)."""
     engine = env.unwrapped._env
     engine.set_parameter(NEXT_STEP_PIPELINE, pipeline)
-    _, done, _, details, *_ = engine.step([0])
+    _, _, done, _, _, details, *_ = engine.step([0], [], [])
     return done, details
 
 

@@ -57,35 +57,34 @@ struct ObservationToPython {
 
 py::object ToPython(Observation value) { return std::visit(ObservationToPython{}, value); }
 
-py::dict SpaceToDict(const SpaceSpec& s) {
+// A spec field's Python value: enums by their names, shapes as tuples.
+py::object FieldToPython(const std::string& v) { return py::str(v); }
+py::object FieldToPython(double v) { return py::float_(v); }
+py::object FieldToPython(bool v) { return py::bool_(v); }
+py::object FieldToPython(SpaceKind v) { return py::str(SpaceKindName(v)); }
+py::object FieldToPython(DType v) { return py::str(DTypeName(v)); }
+py::object FieldToPython(RewardKind v) { return py::str(RewardKindName(v)); }
+py::object FieldToPython(const std::vector<int64_t>& v) { return py::tuple(py::cast(v)); }
+py::object FieldToPython(const std::optional<double>& v) {
+  return v ? py::object(py::float_(*v)) : py::object(py::none());
+}
+
+// Every field of a spec row, from the struct's one field list (engine/space.h).
+#define COMPILER_GYM_FIELD_TO_DICT(type, name, value) d[#name] = FieldToPython(row.name);
+
+py::dict SpaceToDict(const SpaceSpec& row) {
   py::dict d;
-  d["name"] = s.name;
-  d["kind"] = SpaceKindName(s.kind);
-  d["dtype"] = DTypeName(s.dtype);
-  d["shape"] = py::tuple(py::cast(s.shape));
-  d["low"] = s.low;
-  d["high"] = s.high;
-  d["deterministic"] = s.deterministic;
-  d["platform_dependent"] = s.platform_dependent;
-  d["doc"] = s.doc;
-  d["default_value"] = s.default_value;
+  COMPILER_GYM_SPACE_SPEC_FIELDS(COMPILER_GYM_FIELD_TO_DICT)
   return d;
 }
 
-py::dict RewardToDict(const RewardSpec& r) {
+py::dict RewardToDict(const RewardSpec& row) {
   py::dict d;
-  d["name"] = r.name;
-  d["cost_observation"] = r.cost_observation;
-  d["initial_observation"] = r.initial_observation;
-  d["baseline_observation"] = r.baseline_observation;
-  d["maximize"] = r.maximize;
-  d["deterministic"] = r.deterministic;
-  d["platform_dependent"] = r.platform_dependent;
-  d["low"] = r.low;
-  d["high"] = r.high;
-  d["doc"] = r.doc;
+  COMPILER_GYM_REWARD_SPEC_FIELDS(COMPILER_GYM_FIELD_TO_DICT)
   return d;
 }
+
+#undef COMPILER_GYM_FIELD_TO_DICT
 
 py::dict SpecToDict(const EnvSpec& spec) {
   py::dict d;
@@ -99,10 +98,15 @@ py::dict SpecToDict(const EnvSpec& spec) {
     ad["doc"] = a.doc;
     actions.append(ad);
   }
-  for (const SpaceSpec& s : spec.observation_spaces) observations.append(SpaceToDict(s));
+  py::list defaults;  // what each observation reads when an error ended the episode
+  for (const SpaceSpec& s : spec.observation_spaces) {
+    observations.append(SpaceToDict(s));
+    defaults.append(ToPython(DefaultObservation(s)));
+  }
   for (const RewardSpec& r : spec.reward_spaces) rewards.append(RewardToDict(r));
   d["action_spaces"] = actions;
   d["observation_spaces"] = observations;
+  d["observation_defaults"] = defaults;
   d["reward_spaces"] = rewards;
   return d;
 }
@@ -135,61 +139,39 @@ class PyEnv {
     ThrowIfError(WithoutGilLocked(*mu_, [&] { return env_->Reset(benchmark); }));
   }
 
-  // Returns (action_had_no_effect, done, error_type, error_details, compute_seconds,
-  // verify_seconds). The actions are applied one engine call at a time, with a check for
-  // signals between them: Ctrl-C stops a long multistep after the action in progress and
-  // raises KeyboardInterrupt, and the env's actions() are exactly the ones applied.
-  py::tuple Step(py::handle values) {
-    // Every action is checked before the first is applied: a bad one loses nothing.
+  // Env::StepAndObserve, the one step path: returns (observations, rewards, done,
+  // action_had_no_effect, error_type, error_details, compute_seconds, verify_seconds). The
+  // actions are applied one at a time, with a check for signals between them: Ctrl-C stops a
+  // long multistep after the action in progress and raises KeyboardInterrupt, the env's
+  // actions() are exactly the ones applied and its episode rewards count them.
+  py::tuple Step(py::handle values, const std::vector<int>& observations,
+                 const std::vector<int>& rewards) {
     const std::vector<int> actions = ActionsFromPython(values);
-    ThrowIfError(WithoutGilLocked(*mu_, [&] { return env_->CheckActions(actions); }));
-    StepOutcome out;
-    for (size_t i = 0; i < actions.size() && !out.done; ++i) {
-      if (i > 0 && PyErr_CheckSignals() != 0) throw py::error_already_set();
-      const StepOutcome one = ValueOrThrow(
-          WithoutGilLocked(*mu_, [&] { return env_->Step(std::span<const int>(&actions[i], 1)); }));
-      out.action_had_no_effect &= one.action_had_no_effect;
-      out.done = one.done;
-      out.error = one.error;
-      out.compute_seconds += one.compute_seconds;
-      out.verify_seconds += one.verify_seconds;
-    }
-    return py::make_tuple(out.action_had_no_effect, out.done,
-                          out.done ? std::string(StatusCodeName(out.error.code())) : "",
-                          LenientStr(out.error.message()), out.compute_seconds, out.verify_seconds);
+    bool signalled = false;
+    const Env::StepRequest request{
+        .observations = observations, .rewards = rewards, .stop = [&signalled] {
+          py::gil_scoped_acquire gil;
+          // On a signal Python's handler has raised (KeyboardInterrupt): raised again below.
+          signalled = PyErr_CheckSignals() != 0;
+          return signalled;
+        }};
+    StatusOr<Transition> stepped =
+        WithoutGilLocked(*mu_, [&] { return env_->StepAndObserve(actions, request); });
+    if (signalled) throw py::error_already_set();
+    Transition t = ValueOrThrow(std::move(stepped));
+    py::list observation_values;
+    for (Observation& value : t.observations) observation_values.append(ToPython(std::move(value)));
+    return py::make_tuple(observation_values, py::cast(t.rewards), t.done, t.action_had_no_effect,
+                          t.done ? std::string(StatusCodeName(t.error.code())) : "",
+                          LenientStr(t.error.message()), t.compute_seconds, t.verify_seconds);
   }
 
-  // The observations and rewards of a step that did not end in an error, as (observations,
-  // rewards, error_type, error_details). A failure of the compiler while computing them (a
-  // lazily compiling family such as GCC fails on a flag combination, an isolated worker dies)
-  // ends the episode like a failing step: the env needs a reset, and the error says why. Other
-  // errors (a bad index) raise.
-  py::tuple Outcome(const std::vector<int>& observations, const std::vector<int>& rewards) {
-    py::list values, reward_values;
-    Status error;
-    for (int index : observations) {
-      StatusOr<Observation> value = WithoutGilLocked(*mu_, [&] { return env_->Observe(index); });
-      if (!value.ok()) {
-        error = value.status();
-        break;
-      }
-      values.append(ToPython(std::move(*value)));
-    }
-    for (size_t i = 0; i < rewards.size() && error.ok(); ++i) {
-      StatusOr<double> reward = WithoutGilLocked(*mu_, [&] { return env_->Reward(rewards[i]); });
-      if (!reward.ok()) {
-        error = reward.status();
-        break;
-      }
-      reward_values.append(*reward);
-    }
-    if (!error.ok()) {
-      if (!EndsEpisode(error.code())) RaiseStatus(error);
-      WithoutGilLocked(*mu_, [&] { env_->EndEpisode(); });
-      return py::make_tuple(py::list(), py::list(), std::string(StatusCodeName(error.code())),
-                            LenientStr(error.message()));
-    }
-    return py::make_tuple(values, reward_values, "", "");
+  double EpisodeReward(int index) const {
+    return WithoutGilLocked(*mu_, [&] { return env_->EpisodeReward(index); });
+  }
+
+  void RestartEpisodeReward(int index) {
+    WithoutGilLocked(*mu_, [&] { env_->RestartEpisodeReward(index); });
   }
 
   py::object Observe(int index) {
@@ -283,9 +265,10 @@ PYBIND11_MODULE(_C, m) {
 
   py::class_<PyEnv>(m, "Env")
       .def("reset", &PyEnv::Reset, py::arg("benchmark"))
-      .def("step", &PyEnv::Step, py::arg("actions"))
+      .def("step", &PyEnv::Step, py::arg("actions"), py::arg("observations"), py::arg("rewards"))
+      .def("episode_reward", &PyEnv::EpisodeReward, py::arg("reward_index"))
+      .def("restart_episode_reward", &PyEnv::RestartEpisodeReward, py::arg("reward_index"))
       .def("observe", &PyEnv::Observe, py::arg("index"))
-      .def("outcome", &PyEnv::Outcome, py::arg("observations"), py::arg("rewards"))
       .def("reward", &PyEnv::Reward, py::arg("index"))
       .def("try_actions", &PyEnv::TryActions, py::arg("candidates"), py::arg("reward_index"),
            py::arg("observation_index") = -1)

@@ -1,3 +1,5 @@
+// example-v0's spaces, episode, fork and registration: the whole family, small enough to copy
+// as the start of a new one.
 #include "envs/example/example_env.h"
 
 #include <algorithm>
@@ -29,35 +31,27 @@ const EnvSpec& ExampleEnv::Spec() const {
     for (int i = 0; i + 1 < kMaxLength; ++i)
       swaps.action_names.push_back("swap-" + std::to_string(i));
     s.action_spaces = {swaps};
-    auto space = [](const char* name, SpaceKind kind, DType dtype, std::vector<int64_t> shape,
-                    const char* doc) {
-      SpaceSpec o;
-      o.name = name;
-      o.kind = kind;
-      o.dtype = dtype;
-      o.shape = std::move(shape);
-      o.doc = doc;
-      return o;
-    };
+    // One row per space, fields by name; the rest take engine/space.h's defaults.
     s.observation_spaces = {
-        space("values", SpaceKind::kVector, DType::kInt64, {kMaxLength}, "the list, 0-padded"),
-        space("program", SpaceKind::kText, DType::kNone, {-1}, "the list as text"),
-        space("inversions", SpaceKind::kScalar, DType::kInt64, {}, "pairs out of order"),
-        space("inversions_O0", SpaceKind::kScalar, DType::kInt64, {}, "inversions at reset"),
-    };
-    auto reward = [](const char* name, RewardKind kind, const char* doc) {
-      RewardSpec r;
-      r.name = name;
-      r.cost_observation = "inversions";
-      r.initial_observation = "inversions_O0";
-      r.kind = kind;
-      r.doc = doc;
-      return r;
+        {.name = "values",
+         .kind = SpaceKind::kVector,
+         .dtype = DType::kInt64,
+         .shape = {kMaxLength},
+         .doc = "the list, 0-padded"},
+        {.name = "program", .kind = SpaceKind::kText, .shape = {-1}, .doc = "the list as text"},
+        {.name = "inversions", .dtype = DType::kInt64, .doc = "pairs out of order"},
+        {.name = "inversions_O0", .dtype = DType::kInt64, .doc = "inversions at reset"},
     };
     s.reward_spaces = {
-        reward("inversions", RewardKind::kDelta, "inversions removed since the last reward"),
-        reward("inversions_norm", RewardKind::kNormByInitial,
-               "the same, over the inversions at reset"),
+        {.name = "inversions",
+         .cost_observation = "inversions",
+         .initial_observation = "inversions_O0",
+         .doc = "inversions removed since the last reward"},
+        {.name = "inversions_norm",
+         .cost_observation = "inversions",
+         .initial_observation = "inversions_O0",
+         .kind = RewardKind::kNormByInitial,
+         .doc = "the same, over the inversions at reset"},
     };
     return s;
   }();

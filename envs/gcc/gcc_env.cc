@@ -1,3 +1,5 @@
+// GccEnv: actions over a GccSpec's options, command lines to and from choices, compiles run in
+// the sandbox and cached in CompileCache, the observation table, and the family's registration.
 #include "envs/gcc/gcc_env.h"
 
 #include <sys/stat.h>
@@ -318,25 +320,24 @@ struct ObservationRow {
   ComputeFn compute;
 };
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
+// GCC's text products, as the compiler on this host writes them.
 SpaceSpec TextSpace(std::string name, std::string doc, int64_t length = -1) {
-  return SpaceSpec{std::move(name), SpaceKind::kText, DType::kNone, {length}, 0, kInf, true, true,
-                   std::move(doc)};
+  return {.name = std::move(name),
+          .kind = SpaceKind::kText,
+          .shape = {length},
+          .low = 0,
+          .platform_dependent = true,
+          .doc = std::move(doc)};
 }
 
 // CompilerGym's sizes: -1 (also the space's low) when an error ended the episode.
 SpaceSpec Size(std::string name, std::string doc) {
-  return SpaceSpec{std::move(name),
-                   SpaceKind::kScalar,
-                   DType::kInt64,
-                   {},
-                   -1,
-                   kInf,
-                   true,
-                   true,
-                   std::move(doc),
-                   -1};
+  return {.name = std::move(name),
+          .dtype = DType::kInt64,
+          .low = -1,
+          .platform_dependent = true,
+          .doc = std::move(doc),
+          .scalar_default = -1};
 }
 
 StatusOr<Observation> SizeOf(Impl& s, const std::vector<std::string>& options,
@@ -366,28 +367,23 @@ const std::vector<ObservationRow>& ObservationTable() {
          ASSIGN_OR_RETURN(CompileCache::Value v, s.Product("asm"));
          return Observation(compiler_gym::Text{Md5Hex(*v)});
        }},
-      {SpaceSpec{"instruction_counts",
-                 SpaceKind::kDict,
-                 DType::kNone,
-                 {},
-                 0,
-                 kInf,
-                 true,
-                 true,
-                 "Instructions (and directives) in the assembly: mnemonic -> count."},
+      {{.name = "instruction_counts",
+        .kind = SpaceKind::kDict,
+        .low = 0,
+        .platform_dependent = true,
+        .doc = "Instructions (and directives) in the assembly: mnemonic -> count."},
        [](Impl& s) -> StatusOr<Observation> {
          ASSIGN_OR_RETURN(CompileCache::Value v, s.Product("asm"));
          return Observation(Json{nlohmann::json(InstructionCounts(*v)).dump()});
        }},
-      {SpaceSpec{"obj",
-                 SpaceKind::kBytes,
-                 DType::kUint8,
-                 {-1},
-                 0,
-                 255,
-                 true,
-                 true,
-                 "The object file GCC writes with the current options (-c)."},
+      {{.name = "obj",
+        .kind = SpaceKind::kBytes,
+        .dtype = DType::kUint8,
+        .shape = {-1},
+        .low = 0,
+        .high = 255,
+        .platform_dependent = true,
+        .doc = "The object file GCC writes with the current options (-c)."},
        [](Impl& s) -> StatusOr<Observation> {
          ASSIGN_OR_RETURN(CompileCache::Value v, s.Product("obj"));
          return Observation(Bytes{*v});
@@ -400,25 +396,19 @@ const std::vector<ObservationRow>& ObservationTable() {
          return Observation(compiler_gym::Text{Md5Hex(*v)});
        }},
       // The shape depends on the compiler: MakeEnvSpec fills it in.
-      {SpaceSpec{"choices",
-                 SpaceKind::kVector,
-                 DType::kInt64,
-                 {0},
-                 -1,
-                 INT32_MAX,
-                 true,
-                 false,
-                 "One choice per option: -1 = not on the command line, i = its i-th value."},
+      {{.name = "choices",
+        .kind = SpaceKind::kVector,
+        .dtype = DType::kInt64,
+        .shape = {0},
+        .low = -1,
+        .high = INT32_MAX,
+        .doc = "One choice per option: -1 = not on the command line, i = its i-th value."},
        [](Impl& s) -> StatusOr<Observation> { return Observation(s.choices); }},
-      {SpaceSpec{"command_line",
-                 SpaceKind::kText,
-                 DType::kNone,
-                 {-1},
-                 0,
-                 kInf,
-                 true,
-                 false,
-                 "The compile of the current state: gcc OPTIONS -w -c src.c -o obj.o."},
+      {{.name = "command_line",
+        .kind = SpaceKind::kText,
+        .shape = {-1},
+        .low = 0,
+        .doc = "The compile of the current state: gcc OPTIONS -w -c src.c -o obj.o."},
        [](Impl& s) -> StatusOr<Observation> {
          std::vector<std::string> argv = {s.gcc_bin};
          for (std::string& a : ChoiceArgs(s.spec(), s.choices)) argv.push_back(std::move(a));
@@ -439,16 +429,13 @@ const std::vector<ObservationRow>& ObservationTable() {
 
 RewardSpec SizeReward(std::string name, std::string cost, RewardKind kind, std::string baseline,
                       std::string doc) {
-  RewardSpec r;
-  r.name = std::move(name);
-  r.cost_observation = cost;
-  r.initial_observation = cost + "_O0";
-  r.baseline_observation = std::move(baseline);
-  r.kind = kind;
-  r.deterministic = true;
-  r.platform_dependent = true;
-  r.doc = std::move(doc);
-  return r;
+  return {.name = std::move(name),
+          .cost_observation = cost,
+          .initial_observation = cost + "_O0",
+          .baseline_observation = std::move(baseline),
+          .kind = kind,
+          .platform_dependent = true,
+          .doc = std::move(doc)};
 }
 
 EnvSpec MakeEnvSpec(const GccSpec* spec, const std::vector<GccAction>& actions) {

@@ -210,7 +210,7 @@ using ComputeFn = StatusOr<Observation> (*)(LlvmEnv::Impl&);
 struct ObservationRow {
   SpaceSpec spec;
   ComputeFn compute;
-  bool cacheable;  // a pure function of the current module
+  bool cacheable = true;  // a pure function of the current module
 };
 
 const std::vector<ObservationRow>& ObservationTable();

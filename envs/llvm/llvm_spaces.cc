@@ -13,18 +13,6 @@ using Impl = LlvmEnv::Impl;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-SpaceSpec Scalar(std::string name, DType dtype, double low, double high, bool deterministic,
-                 bool platform_dependent, std::string doc) {
-  return SpaceSpec{std::move(name), SpaceKind::kScalar, dtype,         {}, low, high,
-                   deterministic,   platform_dependent, std::move(doc)};
-}
-
-// Timings: a variable number of float64 seconds, measured (so not deterministic) on this host.
-SpaceSpec Measurements(std::string name, std::string doc) {
-  return SpaceSpec{std::move(name), SpaceKind::kVector, DType::kFloat64, {-1}, 0, kInf, false, true,
-                   std::move(doc)};
-}
-
 template <size_t N>
 std::vector<int64_t> ToVector(const std::array<int64_t, N>& a) {
   return std::vector<int64_t>(a.begin(), a.end());
@@ -33,6 +21,28 @@ std::vector<int64_t> ToVector(const std::array<int64_t, N>& a) {
 StatusOr<Observation> Baseline(Impl& s, OptLevel level, CostKind cost) {
   ASSIGN_OR_RETURN(int64_t value, s.benchmark->Baseline(level, cost));
   return Observation(value);
+}
+
+template <OptLevel level, CostKind cost>
+StatusOr<Observation> BaselineOf(Impl& s) {
+  return Baseline(s, level, cost);
+}
+
+StatusOr<Observation> WriteBitcodeFile(Impl& s) {
+  ASSIGN_OR_RETURN(std::string dir, s.Workdir());
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, "module.bc");
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) return Internal("cannot write " + std::string(path.str()) + ": " + ec.message());
+  os << ModuleToBitcode(*s.module);
+  os.close();
+  if (os.has_error()) {
+    const std::string why = os.error().message();
+    os.clear_error();  // else the stream's destructor ends the process (a full disk)
+    return ResourceExhausted("cannot write " + std::string(path.str()) + ": " + why);
+  }
+  return Observation(Text{std::string(path.str())});
 }
 
 StatusOr<Observation> ObjectTextSize(Impl& s) {
@@ -149,298 +159,293 @@ StatusOr<Observation> ProgramlGraphObservation(Impl& s) {
   return Observation(GraphPtr(std::move(graph)));
 }
 
-SpaceSpec JsonSpace(std::string name, std::string doc) {
-  return SpaceSpec{std::move(name), SpaceKind::kDict, DType::kNone, {}, 0, kInf, true,
-                   false,           std::move(doc)};
-}
-
 }  // namespace
 
+// One row per observation space: its spec, fields by name (the defaults of engine/space.h
+// otherwise), and the function that computes it.
 const std::vector<ObservationRow>& ObservationTable() {
   using observations::kAutophaseNumFeatures;
   using observations::kInstCountNumFeatures;
+  using enum SpaceKind;
   static const std::vector<ObservationRow> rows = {
-      {{"Ir",
-        SpaceKind::kText,
-        DType::kNone,
-        {-1},
-        0,
-        kInf,
-        true,
-        false,
-        "The module as LLVM text IR."},
-       [](Impl& s) -> StatusOr<Observation> { return Observation(Text{ModuleToText(*s.module)}); },
-       true},
-      {{"IrSha1",
-        SpaceKind::kText,
-        DType::kNone,
-        {40},
-        0,
-        kInf,
-        true,
-        false,
-        "40 hex digits: SHA-1 of the module's bitcode; changes iff the module changes."},
-       [](Impl& s) -> StatusOr<Observation> { return Observation(Text{ModuleSha1(*s.module)}); },
-       true},
-      {{"Bitcode",
-        SpaceKind::kBytes,
-        DType::kUint8,
-        {-1},
-        0,
-        255,
-        true,
-        false,
-        "The module as LLVM bitcode."},
-       [](Impl& s) -> StatusOr<Observation> {
+      {.spec = {.name = "Ir",
+                .kind = kText,
+                .shape = {-1},
+                .low = 0,
+                .doc = "The module as LLVM text IR."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
+         return Observation(Text{ModuleToText(*s.module)});
+       }},
+      {.spec = {.name = "IrSha1",
+                .kind = kText,
+                .shape = {40},
+                .low = 0,
+                .doc = "40 hex digits: SHA-1 of the module's bitcode; changes iff the module "
+                       "changes."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
+         return Observation(Text{ModuleSha1(*s.module)});
+       }},
+      {.spec = {.name = "Bitcode",
+                .kind = kBytes,
+                .dtype = DType::kUint8,
+                .shape = {-1},
+                .low = 0,
+                .high = 255,
+                .doc = "The module as LLVM bitcode."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(Bytes{ModuleToBitcode(*s.module)});
-       },
-       true},
-      {{"BitcodeFile",
-        SpaceKind::kText,
-        DType::kNone,
-        {-1},
-        0,
-        kInf,
-        false,
-        false,
-        "Path of a bitcode file holding the module, valid until the next step or reset."},
-       [](Impl& s) -> StatusOr<Observation> {
-         ASSIGN_OR_RETURN(std::string dir, s.Workdir());
-         llvm::SmallString<256> path(dir);
-         llvm::sys::path::append(path, "module.bc");
-         std::error_code ec;
-         llvm::raw_fd_ostream os(path, ec);
-         if (ec) return Internal("cannot write " + std::string(path.str()) + ": " + ec.message());
-         os << ModuleToBitcode(*s.module);
-         os.close();
-         if (os.has_error()) {
-           const std::string why = os.error().message();
-           os.clear_error();  // else the stream's destructor ends the process (a full disk)
-           return ResourceExhausted("cannot write " + std::string(path.str()) + ": " + why);
-         }
-         return Observation(Text{std::string(path.str())});
-       },
-       false},
-      {{"InstCount",
-        SpaceKind::kVector,
-        DType::kInt64,
-        {kInstCountNumFeatures},
-        0,
-        kInf,
-        true,
-        false,
-        "70 counts: TotalInsts, TotalBlocks, TotalFuncs, then one per opcode."},
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "BitcodeFile",
+                .kind = kText,
+                .shape = {-1},
+                .low = 0,
+                .deterministic = false,
+                .doc = "Path of a bitcode file holding the module, valid until the next step or "
+                       "reset."},
+       .compute = WriteBitcodeFile,
+       .cacheable = false},
+      {.spec = {.name = "InstCount",
+                .kind = kVector,
+                .dtype = DType::kInt64,
+                .shape = {kInstCountNumFeatures},
+                .low = 0,
+                .doc = "70 counts: TotalInsts, TotalBlocks, TotalFuncs, then one per opcode."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(ToVector(observations::ComputeInstCount(*s.module)));
-       },
-       true},
-      {{"InstCountDict",
-        SpaceKind::kDict,
-        DType::kInt64,
-        {kInstCountNumFeatures},
-        0,
-        kInf,
-        true,
-        false,
-        "InstCount as a dict keyed <feature>Count."},
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "InstCountDict",
+                .kind = kDict,
+                .dtype = DType::kInt64,
+                .shape = {kInstCountNumFeatures},
+                .low = 0,
+                .doc = "InstCount as a dict keyed <feature>Count."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          const auto counts = observations::ComputeInstCount(*s.module);
          return Observation(
              Json{NamedCounts(observations::InstCountFeatureNames(), "Count", counts).dump()});
-       },
-       true},
-      {{"InstCountNorm",
-        SpaceKind::kVector,
-        DType::kFloat32,
-        {kInstCountNumFeatures - 1},
-        0,
-        1,
-        true,
-        false,
-        "InstCount[1:] / max(InstCount[0], 1)."},
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "InstCountNorm",
+                .kind = kVector,
+                .dtype = DType::kFloat32,
+                .shape = {kInstCountNumFeatures - 1},
+                .low = 0,
+                .high = 1,
+                .doc = "InstCount[1:] / max(InstCount[0], 1)."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(observations::InstCountNorm(observations::ComputeInstCount(*s.module)));
-       },
-       true},
-      {{"InstCountNormDict",
-        SpaceKind::kDict,
-        DType::kFloat32,
-        {kInstCountNumFeatures - 1},
-        0,
-        1,
-        true,
-        false,
-        "InstCountNorm as a dict keyed <feature>Density."},
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "InstCountNormDict",
+                .kind = kDict,
+                .dtype = DType::kFloat32,
+                .shape = {kInstCountNumFeatures - 1},
+                .low = 0,
+                .high = 1,
+                .doc = "InstCountNorm as a dict keyed <feature>Density."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          const auto norm = observations::InstCountNorm(observations::ComputeInstCount(*s.module));
          return Observation(
              Json{NamedCounts(observations::InstCountFeatureNames(), "Density", norm, 1).dump()});
-       },
-       true},
-      {{"Autophase",
-        SpaceKind::kVector,
-        DType::kInt64,
-        {kAutophaseNumFeatures},
-        0,
-        kInf,
-        true,
-        false,
-        "56 Autophase features (Huang et al. 2019)."},
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "Autophase",
+                .kind = kVector,
+                .dtype = DType::kInt64,
+                .shape = {kAutophaseNumFeatures},
+                .low = 0,
+                .doc = "56 Autophase features (Huang et al. 2019)."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(ToVector(observations::ComputeAutophase(*s.module)));
-       },
-       true},
-      {{"AutophaseDict",
-        SpaceKind::kDict,
-        DType::kInt64,
-        {kAutophaseNumFeatures},
-        0,
-        kInf,
-        true,
-        false,
-        "Autophase as a dict keyed by feature name."},
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "AutophaseDict",
+                .kind = kDict,
+                .dtype = DType::kInt64,
+                .shape = {kAutophaseNumFeatures},
+                .low = 0,
+                .doc = "Autophase as a dict keyed by feature name."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          const auto values = observations::ComputeAutophase(*s.module);
          return Observation(
              Json{NamedCounts(observations::AutophaseFeatureNames(), "", values).dump()});
-       },
-       true},
-      {JsonSpace("Inst2vecPreprocessedText",
-                 "inst2vec statements of the module (global variables, then instructions), "
-                 "normalized: identifiers <%ID>/<@ID>, literals <INT>/<FLOAT>/<STRING>, branch "
-                 "targets <LABEL>, named structs inlined, metadata and attributes cut."),
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "Inst2vecPreprocessedText",
+                .kind = kDict,
+                .low = 0,
+                .doc = "inst2vec statements of the module (global variables, then "
+                       "instructions), normalized: identifiers <%ID>/<@ID>, literals "
+                       "<INT>/<FLOAT>/<STRING>, branch targets <LABEL>, named structs inlined, "
+                       "metadata and attributes cut."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(Json{DumpJson(observations::Inst2vecPreprocess(*s.module))});
-       },
-       true},
-      {{"Inst2vecEmbeddingIndices",
-        SpaceKind::kRagged,
-        DType::kInt64,
-        {-1},
-        0,
-        kInf,
-        true,
-        false,
-        "The inst2vec vocabulary id of each statement; unknown statements get the last id "
-        "(the vocabulary size)."},
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "Inst2vecEmbeddingIndices",
+                .kind = kRagged,
+                .dtype = DType::kInt64,
+                .shape = {-1},
+                .low = 0,
+                .doc = "The inst2vec vocabulary id of each statement; unknown statements get the "
+                       "last id (the vocabulary size)."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          ASSIGN_OR_RETURN(const observations::Inst2vecModel* model,
                           observations::Inst2vecModelData());
          return Observation(Inst2vecIndices(s, *model));
-       },
-       true},
-      {{"Inst2vec",
-        SpaceKind::kRagged,
-        DType::kFloat32,
-        {-1, observations::kInst2vecDim},
-        -kInf,
-        kInf,
-        true,
-        false,
-        "The 200-d inst2vec embedding of each statement (the project's own trained table)."},
-       Inst2vecEmbeddings,
-       true},
-      {{"Programl",
-        SpaceKind::kGraph,
-        DType::kNone,
-        {},
-        0,
-        kInf,
-        true,
-        false,
-        "The ProGraML graph: instructions, variables and constants joined by control, data and "
-        "call edges (a networkx MultiDiGraph in Python)."},
-       ProgramlGraphObservation,
-       true},
-      {JsonSpace("ProgramlJson", "The ProGraML graph as networkx node-link JSON."),
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "Inst2vec",
+                .kind = kRagged,
+                .dtype = DType::kFloat32,
+                .shape = {-1, observations::kInst2vecDim},
+                .doc = "The 200-d inst2vec embedding of each statement (the project's own "
+                       "trained table)."},
+       .compute = Inst2vecEmbeddings},
+      {.spec = {.name = "Programl",
+                .kind = kGraph,
+                .low = 0,
+                .doc = "The ProGraML graph: instructions, variables and constants joined by "
+                       "control, data and call edges (a networkx MultiDiGraph in Python)."},
+       .compute = ProgramlGraphObservation},
+      {.spec = {.name = "ProgramlJson",
+                .kind = kDict,
+                .low = 0,
+                .doc = "The ProGraML graph as networkx node-link JSON."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(Json{
              observations::ProgramlToNodeLinkJson(observations::BuildProgramlGraph(*s.module))});
-       },
-       true},
-      {Scalar("IrInstructionCount", DType::kInt64, 0, kInf, true, false,
-              "Instructions in the module."),
-       [](Impl& s) -> StatusOr<Observation> { return Observation(IrInstructionCount(*s.module)); },
-       true},
-      {Scalar("IrInstructionCountO0", DType::kInt64, 0, kInf, true, false,
-              "Instructions after LLVM's default<O0> pipeline on the benchmark."),
-       [](Impl& s) { return Baseline(s, OptLevel::kO0, CostKind::kIrInstructionCount); }, true},
-      {Scalar("IrInstructionCountO3", DType::kInt64, 0, kInf, true, false,
-              "Instructions after LLVM's default<O3> pipeline on the benchmark."),
-       [](Impl& s) { return Baseline(s, OptLevel::kO3, CostKind::kIrInstructionCount); }, true},
-      {Scalar("IrInstructionCountOz", DType::kInt64, 0, kInf, true, false,
-              "Instructions after LLVM's default<Oz> pipeline on the benchmark."),
-       [](Impl& s) { return Baseline(s, OptLevel::kOz, CostKind::kIrInstructionCount); }, true},
-      {Scalar("ObjectTextSizeBytes", DType::kInt64, 0, kInf, true, true,
-              "Bytes of .text in the object file generated in process for the host."),
-       ObjectTextSize, true},
-      {Scalar("ObjectTextSizeO0", DType::kInt64, 0, kInf, true, true,
-              "ObjectTextSizeBytes after default<O0>."),
-       [](Impl& s) { return Baseline(s, OptLevel::kO0, CostKind::kObjectTextSize); }, true},
-      {Scalar("ObjectTextSizeO3", DType::kInt64, 0, kInf, true, true,
-              "ObjectTextSizeBytes after default<O3>."),
-       [](Impl& s) { return Baseline(s, OptLevel::kO3, CostKind::kObjectTextSize); }, true},
-      {Scalar("ObjectTextSizeOz", DType::kInt64, 0, kInf, true, true,
-              "ObjectTextSizeBytes after default<Oz>."),
-       [](Impl& s) { return Baseline(s, OptLevel::kOz, CostKind::kObjectTextSize); }, true},
-      {Scalar("TextSizeBytes", DType::kInt64, 0, kInf, true, true,
-              "Bytes of .text in the linked executable when the benchmark is buildable, else "
-              "ObjectTextSizeBytes."),
-       TextSize, true},
-      {Scalar("TextSizeO0", DType::kInt64, 0, kInf, true, true, "TextSizeBytes after default<O0>."),
-       [](Impl& s) { return Baseline(s, OptLevel::kO0, CostKind::kTextSize); }, true},
-      {Scalar("TextSizeO3", DType::kInt64, 0, kInf, true, true, "TextSizeBytes after default<O3>."),
-       [](Impl& s) { return Baseline(s, OptLevel::kO3, CostKind::kTextSize); }, true},
-      {Scalar("TextSizeOz", DType::kInt64, 0, kInf, true, true, "TextSizeBytes after default<Oz>."),
-       [](Impl& s) { return Baseline(s, OptLevel::kOz, CostKind::kTextSize); }, true},
-      {Measurements("Buildtime",
-                    "Seconds to build the executable from the module (code generation and "
-                    "linking): one value, or none when the benchmark is not buildable."),
-       Buildtime, true},
-      {Measurements("Runtime",
-                    "Wall-clock seconds of each measured run of the executable (after the "
-                    "warm-up runs), measured once per module state; empty when the benchmark "
-                    "is not runnable."),
-       Runtime, true},
-      {Scalar("RuntimeO0", DType::kFloat64, 0, kInf, false, true,
-              "Median seconds of the benchmark's program after default<O0>, measured once per "
-              "benchmark: C0 of the Runtime reward."),
-       RuntimeO0, true},
-      {Scalar("IsBuildable", DType::kBool, 0, 1, true, false,
-              "Whether the benchmark can be linked into an executable."),
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "IrInstructionCount",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .doc = "Instructions in the module."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
+         return Observation(IrInstructionCount(*s.module));
+       }},
+      {.spec = {.name = "IrInstructionCountO0",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .doc = "Instructions after LLVM's default<O0> pipeline on the benchmark."},
+       .compute = BaselineOf<OptLevel::kO0, CostKind::kIrInstructionCount>},
+      {.spec = {.name = "IrInstructionCountO3",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .doc = "Instructions after LLVM's default<O3> pipeline on the benchmark."},
+       .compute = BaselineOf<OptLevel::kO3, CostKind::kIrInstructionCount>},
+      {.spec = {.name = "IrInstructionCountOz",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .doc = "Instructions after LLVM's default<Oz> pipeline on the benchmark."},
+       .compute = BaselineOf<OptLevel::kOz, CostKind::kIrInstructionCount>},
+      {.spec = {.name = "ObjectTextSizeBytes",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "Bytes of .text in the object file generated in process for the host."},
+       .compute = ObjectTextSize},
+      {.spec = {.name = "ObjectTextSizeO0",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "ObjectTextSizeBytes after default<O0>."},
+       .compute = BaselineOf<OptLevel::kO0, CostKind::kObjectTextSize>},
+      {.spec = {.name = "ObjectTextSizeO3",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "ObjectTextSizeBytes after default<O3>."},
+       .compute = BaselineOf<OptLevel::kO3, CostKind::kObjectTextSize>},
+      {.spec = {.name = "ObjectTextSizeOz",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "ObjectTextSizeBytes after default<Oz>."},
+       .compute = BaselineOf<OptLevel::kOz, CostKind::kObjectTextSize>},
+      {.spec = {.name = "TextSizeBytes",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "Bytes of .text in the linked executable when the benchmark is buildable, "
+                       "else ObjectTextSizeBytes."},
+       .compute = TextSize},
+      {.spec = {.name = "TextSizeO0",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "TextSizeBytes after default<O0>."},
+       .compute = BaselineOf<OptLevel::kO0, CostKind::kTextSize>},
+      {.spec = {.name = "TextSizeO3",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "TextSizeBytes after default<O3>."},
+       .compute = BaselineOf<OptLevel::kO3, CostKind::kTextSize>},
+      {.spec = {.name = "TextSizeOz",
+                .dtype = DType::kInt64,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "TextSizeBytes after default<Oz>."},
+       .compute = BaselineOf<OptLevel::kOz, CostKind::kTextSize>},
+      // Timings: a variable number of float64 seconds, measured (so not deterministic) here.
+      {.spec = {.name = "Buildtime",
+                .kind = kVector,
+                .dtype = DType::kFloat64,
+                .shape = {-1},
+                .low = 0,
+                .deterministic = false,
+                .platform_dependent = true,
+                .doc = "Seconds to build the executable from the module (code generation and "
+                       "linking): one value, or none when the benchmark is not buildable."},
+       .compute = Buildtime},
+      {.spec = {.name = "Runtime",
+                .kind = kVector,
+                .dtype = DType::kFloat64,
+                .shape = {-1},
+                .low = 0,
+                .deterministic = false,
+                .platform_dependent = true,
+                .doc = "Wall-clock seconds of each measured run of the executable (after the "
+                       "warm-up runs), measured once per module state; empty when the "
+                       "benchmark is not runnable."},
+       .compute = Runtime},
+      {.spec = {.name = "RuntimeO0",
+                .dtype = DType::kFloat64,
+                .low = 0,
+                .deterministic = false,
+                .platform_dependent = true,
+                .doc = "Median seconds of the benchmark's program after default<O0>, measured "
+                       "once per benchmark: C0 of the Runtime reward."},
+       .compute = RuntimeO0},
+      {.spec = {.name = "IsBuildable",
+                .dtype = DType::kBool,
+                .low = 0,
+                .high = 1,
+                .doc = "Whether the benchmark can be linked into an executable."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(s.benchmark->benchmark().buildable);
-       },
-       true},
-      {Scalar("IsRunnable", DType::kBool, 0, 1, true, false,
-              "Whether the benchmark's executable can be run."),
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "IsRunnable",
+                .dtype = DType::kBool,
+                .low = 0,
+                .high = 1,
+                .doc = "Whether the benchmark's executable can be run."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(s.benchmark->benchmark().runnable);
-       },
-       true},
-      {{"CpuInfo",
-        SpaceKind::kDict,
-        DType::kNone,
-        {},
-        0,
-        kInf,
-        true,
-        true,
-        "The host CPU: name, cores_count and cache sizes in bytes (-1 when absent)."},
-       [](Impl&) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "CpuInfo",
+                .kind = kDict,
+                .low = 0,
+                .platform_dependent = true,
+                .doc = "The host CPU: name, cores_count and cache sizes in bytes (-1 when "
+                       "absent)."},
+       .compute = [](Impl&) -> StatusOr<Observation> {
          static const std::string info = CpuInfoJson().dump();
          return Observation(Json{info});
-       },
-       true},
-      {JsonSpace("LexedIr",
-                 "The IR's tokens from LLVM's lexer: token_id (lltok::Kind), token_kind, "
-                 "token_category and token_value, as parallel lists."),
-       [](Impl& s) -> StatusOr<Observation> {
+       }},
+      {.spec = {.name = "LexedIr",
+                .kind = kDict,
+                .low = 0,
+                .doc = "The IR's tokens from LLVM's lexer: token_id (lltok::Kind), token_kind, "
+                       "token_category and token_value, as parallel lists."},
+       .compute = [](Impl& s) -> StatusOr<Observation> {
          ASSIGN_OR_RETURN(observations::LexedIr lexed,
                           observations::LexIr(ModuleToText(*s.module)));
          return Observation(Json{observations::LexedIrToJson(lexed)});
-       },
-       true},
+       }},
   };
   return rows;
 }
@@ -464,23 +469,35 @@ std::vector<RewardSpec> RewardTable() {
   std::vector<RewardSpec> rows;
   for (const Cost& c : costs) {
     const std::string o0 = std::string(c.baseline_prefix) + "O0";
-    auto row = [&](std::string name, RewardKind kind, std::string baseline, double low,
-                   std::string doc) {
-      rows.push_back(RewardSpec{std::move(name), c.observation, o0, std::move(baseline), kind, true,
-                                c.platform_dependent, low, kInf, std::move(doc)});
-    };
-    row(c.delta_name, RewardKind::kDelta, "", -kInf, "prev - C, C = " + std::string(c.observation));
-    row(std::string(c.reward_prefix) + "Norm", RewardKind::kNormByInitial, "", -kInf,
-        "(prev - C) / C0");
-    row(std::string(c.reward_prefix) + "O3", RewardKind::kNormByBaseline,
-        std::string(c.baseline_prefix) + "O3", -kInf, "(prev - C) / max(C0 - C_O3, 1)");
-    row(std::string(c.reward_prefix) + "Oz", RewardKind::kNormByBaseline,
-        std::string(c.baseline_prefix) + "Oz", -kInf, "(prev - C) / max(C0 - C_Oz, 1)");
+    const RewardSpec delta = {.name = c.delta_name,
+                              .cost_observation = c.observation,
+                              .initial_observation = o0,
+                              .platform_dependent = c.platform_dependent,
+                              .doc = "prev - C, C = " + std::string(c.observation)};
+    rows.push_back(delta);
+    RewardSpec norm = delta;
+    norm.name = std::string(c.reward_prefix) + "Norm";
+    norm.kind = RewardKind::kNormByInitial;
+    norm.doc = "(prev - C) / C0";
+    rows.push_back(norm);
+    for (const char* level : {"O3", "Oz"}) {
+      RewardSpec relative = delta;
+      relative.name = std::string(c.reward_prefix) + level;
+      relative.kind = RewardKind::kNormByBaseline;
+      relative.baseline_observation = std::string(c.baseline_prefix) + level;
+      relative.doc = "(prev - C) / max(C0 - C_" + std::string(level) + ", 1)";
+      // An episode whose reward reaches 1 has saved as much as -Oz does (CompilerGym's).
+      if (std::string_view(level) == "Oz") relative.success_threshold = 1.0;
+      rows.push_back(relative);
+    }
   }
   // Runtime is a vector of runs; as a cost it is their median (Env::ScalarObservation).
-  rows.push_back(RewardSpec{"Runtime", "Runtime", "RuntimeO0", "", RewardKind::kDelta, false, true,
-                            -kInf, kInf,
-                            "previous median runtime - current median runtime, in seconds"});
+  rows.push_back({.name = "Runtime",
+                  .cost_observation = "Runtime",
+                  .initial_observation = "RuntimeO0",
+                  .deterministic = false,
+                  .platform_dependent = true,
+                  .doc = "previous median runtime - current median runtime, in seconds"});
   return rows;
 }
 

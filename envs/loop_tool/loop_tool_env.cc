@@ -1,3 +1,5 @@
+// loop_tool-v0's spaces, episode, parameters, Call methods and registration; the IR and actions
+// are in loop_ir.cc, compiling and timing in the backends.
 #include "envs/loop_tool/loop_tool_env.h"
 
 #include <llvm/Config/llvm-config.h>
@@ -50,42 +52,45 @@ const EnvSpec& LoopToolEnv::Spec() const {
          "simple, plus split: a new unit loop inside the cursor's, which up then grows (a real "
          "split; CompilerGym's was a no-op)"},
     };
-    auto space = [](const char* name, SpaceKind kind, DType dtype, std::vector<int64_t> shape,
-                    bool deterministic, const char* doc) {
-      SpaceSpec o;
-      o.name = name;
-      o.kind = kind;
-      o.dtype = dtype;
-      o.shape = std::move(shape);
-      o.deterministic = deterministic;
-      o.platform_dependent = !deterministic;
-      o.doc = doc;
-      return o;
-    };
-    SpaceSpec action_state = space("action_state", SpaceKind::kVector, DType::kInt64, {3}, true,
-                                   "[cursor, size, tail] of the loop at the cursor");
-    action_state.low = 0;
-    action_state.high = static_cast<double>(int64_t{1} << 36);
+    using enum SpaceKind;
+    // Measurements depend on the device and the moment: neither deterministic nor portable.
     s.observation_spaces = {
-        action_state,
-        space("loop_tree", SpaceKind::kText, DType::kNone, {-1}, true,
-              "the loop nest as text, as loop_tool prints it (the cursor is action_state[0])"),
-        space("flops", SpaceKind::kScalar, DType::kFloat64, {}, false,
-              "GFLOP/s of the program under this loop tree, measured on the device"),
-        space("bandwidth", SpaceKind::kScalar, DType::kFloat64, {}, false,
-              "GB/s achieved: the program's tensors read or written once, over the run time"),
-        space("runtime", SpaceKind::kScalar, DType::kFloat64, {}, false,
-              "seconds of one run: the median of the timed runs"),
+        {.name = "action_state",
+         .kind = kVector,
+         .dtype = DType::kInt64,
+         .shape = {3},
+         .low = 0,
+         .high = static_cast<double>(int64_t{1} << 36),
+         .doc = "[cursor, size, tail] of the loop at the cursor"},
+        {.name = "loop_tree",
+         .kind = kText,
+         .shape = {-1},
+         .doc = "the loop nest as text, as loop_tool prints it (the cursor is action_state[0])"},
+        {.name = "flops",
+         .dtype = DType::kFloat64,
+         .deterministic = false,
+         .platform_dependent = true,
+         .doc = "GFLOP/s of the program under this loop tree, measured on the device"},
+        {.name = "bandwidth",
+         .dtype = DType::kFloat64,
+         .deterministic = false,
+         .platform_dependent = true,
+         .doc = "GB/s achieved: the program's tensors read or written once, over the run time"},
+        {.name = "runtime",
+         .dtype = DType::kFloat64,
+         .deterministic = false,
+         .platform_dependent = true,
+         .doc = "seconds of one run: the median of the timed runs"},
     };
-    RewardSpec flops;
-    flops.name = "flops";
-    flops.cost_observation = "flops";
-    flops.maximize = true;
-    flops.deterministic = false;
-    flops.platform_dependent = true;
-    flops.doc =
-        "GFLOP/s gained since the reward was last computed (its first computation in an episode, "
-        "which reset() makes, gives the GFLOP/s itself)";
+    const RewardSpec flops = {
+        .name = "flops",
+        .cost_observation = "flops",
+        .deterministic = false,
+        .platform_dependent = true,
+        .doc =
+            "GFLOP/s gained since the reward was last computed (its first computation in an "
+            "episode, which reset() makes, gives the GFLOP/s itself)",
+        .maximize = true};
     s.reward_spaces = {flops};
     return s;
   }();

@@ -6,21 +6,20 @@ from ``compiler_gym._C``.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as SequenceOf
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Optional
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, NamedTuple, Optional
 
 import gymnasium
 import numpy as np
 
+from compiler_gym.engine_rows import EngineRow, from_row, graph_to_networkx, gym_space
 from compiler_gym.util.names import did_you_mean
-
-if TYPE_CHECKING:  # networkx is imported where graphs are made: it took a third of the
-    import networkx  # time of `import compiler_gym`
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -328,127 +327,6 @@ class Commandline(NamedDiscrete):
         return isinstance(other, Commandline) and self.flags == other.flags
 
 
-class _AnySpace(gymnasium.spaces.Space):
-    """A space holding values of one Python type (text, bytes, dict) of any size."""
-
-    def __init__(self, name: str, python_type: type, sample_value: Any):
-        super().__init__(shape=None, dtype=None)
-        self.name = name
-        self._type = python_type
-        self._sample = sample_value
-
-    def contains(self, x: Any) -> bool:
-        return isinstance(x, self._type)
-
-    def sample(self, mask: Any = None, probability: Any = None) -> Any:
-        return self._sample
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        types = self._type if isinstance(self._type, tuple) else (self._type,)
-        return f"{'|'.join(t.__name__ for t in types)}Space({self.name})"
-
-    def __eq__(self, other: Any) -> bool:
-        return (
-            isinstance(other, _AnySpace) and other._type is self._type and other.name == self.name
-        )
-
-
-_DTYPES = {
-    "int64": np.int64,
-    "float32": np.float32,
-    "float64": np.float64,
-    "bool": np.bool_,
-    "uint8": np.uint8,
-}
-
-
-def _bound(value: float, dtype: Any) -> Any:
-    if np.issubdtype(dtype, np.integer):
-        if np.isinf(value):
-            return np.iinfo(dtype).max if value > 0 else np.iinfo(dtype).min
-        return int(value)
-    return value
-
-
-def _gym_space(spec: dict) -> gymnasium.spaces.Space:
-    kind, name = spec["kind"], spec["name"]
-    if kind in ("scalar", "vector"):
-        dtype = _DTYPES[spec["dtype"]]
-        shape = tuple(spec["shape"])
-        if dtype is np.bool_:
-            return gymnasium.spaces.Box(0, 1, shape=shape, dtype=np.bool_)
-        if -1 in shape:
-            # A variable number of values (e.g. one per measured run): a stacked sequence.
-            element = gymnasium.spaces.Box(
-                _bound(spec["low"], dtype), _bound(spec["high"], dtype), shape=(), dtype=dtype
-            )
-            return gymnasium.spaces.Sequence(element, stack=True)
-        return gymnasium.spaces.Box(
-            _bound(spec["low"], dtype), _bound(spec["high"], dtype), shape=shape, dtype=dtype
-        )
-    if kind == "ragged":
-        # A variable number of rows of shape[1:]: a stacked sequence.
-        dtype = _DTYPES[spec["dtype"]]
-        element = gymnasium.spaces.Box(
-            _bound(spec["low"], dtype),
-            _bound(spec["high"], dtype),
-            shape=tuple(spec["shape"][1:]),
-            dtype=dtype,
-        )
-        return gymnasium.spaces.Sequence(element, stack=True)
-    if kind == "graph":
-        import networkx
-
-        return _AnySpace(name, networkx.MultiDiGraph, networkx.MultiDiGraph())
-    if kind == "text":
-        return _AnySpace(name, str, "")
-    if kind == "bytes":
-        return _AnySpace(name, bytes, b"")
-    if kind == "dict":  # any JSON value: a dict or a list
-        return _AnySpace(name, (dict, list), {})
-    return _AnySpace(name, object, None)
-
-
-def graph_to_networkx(graph: dict) -> networkx.MultiDiGraph:
-    """A ProGraML graph from the engine (parallel arrays) as a networkx ``MultiDiGraph``.
-
-    Nodes carry ``type``, ``text``, ``full_text``, ``function``, ``block`` and ``text_id`` (the
-    node text's vocabulary id); edges carry ``flow`` and ``position``, with keys numbering
-    parallel edges in order, as in ``ProgramlJson``.
-    """
-    import networkx
-
-    g = networkx.MultiDiGraph()
-    columns = zip(
-        graph["node_type"].tolist(),
-        graph["node_text"],
-        graph["node_full_text"],
-        graph["node_function"].tolist(),
-        graph["node_block"].tolist(),
-        graph["node_text_id"].tolist(),
-        strict=True,
-    )
-    g.add_nodes_from(
-        (i, {"type": t, "text": x, "full_text": f, "function": fn, "block": b, "text_id": xi})
-        for i, (t, x, f, fn, b, xi) in enumerate(columns)
-    )
-    g.add_edges_from(
-        (s, d, {"flow": fl, "position": p})
-        for s, d, fl, p in zip(
-            graph["edge_source"].tolist(),
-            graph["edge_target"].tolist(),
-            graph["edge_flow"].tolist(),
-            graph["edge_position"].tolist(),
-            strict=True,
-        )
-    )
-    return g
-
-
 class _NamedSpace:
     """Observation and reward spaces are known by name: one equals its name, as in CompilerGym
     (``env.reward_space == "IrInstructionCount"``), and any space of the same name."""
@@ -463,7 +341,7 @@ class _NamedSpace:
 
 
 @dataclass(eq=False)
-class ObservationSpaceSpec(_NamedSpace):
+class ObservationSpaceSpec(_NamedSpace, EngineRow):
     """An observation space: its name (``id``), gymnasium ``space`` and properties."""
 
     id: str
@@ -475,20 +353,20 @@ class ObservationSpaceSpec(_NamedSpace):
     platform_dependent: bool
     doc: str = ""
     scalar_default: float = 0  # the engine's default of a scalar space (gcc's sizes: -1)
+    row: dict = field(default_factory=dict, repr=False)  # the engine's row: every field
+    # What the engine observes when an error ended the episode, before translate().
+    engine_default: Any = field(default=None, repr=False)
 
     @classmethod
-    def from_dict(cls, index: int, spec: dict) -> ObservationSpaceSpec:
+    def from_dict(cls, index: int, spec: dict, engine_default: Any = None) -> ObservationSpaceSpec:
         """The spec of the engine's observation space ``index``, from its exported row."""
-        return cls(
+        return from_row(
+            cls,
+            spec,
             id=spec["name"],
             index=index,
-            space=_gym_space(spec),
-            kind=spec["kind"],
-            dtype=spec["dtype"],
-            deterministic=spec["deterministic"],
-            platform_dependent=spec["platform_dependent"],
-            doc=spec["doc"],
-            scalar_default=spec["default_value"],
+            space=gym_space(spec),
+            engine_default=engine_default,
         )
 
     @property
@@ -512,18 +390,14 @@ class ObservationSpaceSpec(_NamedSpace):
     @property
     def default_value(self) -> Any:
         """The observation returned when an error ended the episode (an attribute, as in
-        CompilerGym)."""
-        if self.kind == "vector":
-            return np.zeros(self.space.shape, dtype=self.space.dtype)
-        if self.kind == "ragged":
-            return np.zeros((0,) + self.space.feature_space.shape, self.space.feature_space.dtype)
-        if self.kind == "graph":
-            import networkx
+        CompilerGym): the engine's default for the space, translated."""
+        return self.translate(copy.deepcopy(self.engine_default))
 
-            return networkx.MultiDiGraph()
-        if self.kind == "scalar":
-            return self.translate(self.scalar_default)
-        return {"text": "", "bytes": b"", "dict": {}}.get(self.kind)
+    def step_value(self, value: Any, episode_ended: bool) -> Any:
+        """The Python value of a step's raw observation (the engine's default when an error
+        ended the episode)."""
+        del episode_ended  # the engine has already put the default in
+        return self.translate(value)
 
     def make_derived_space(
         self,
@@ -578,6 +452,13 @@ class DerivedObservationSpaceSpec(ObservationSpaceSpec):
             return self.derived_default
         return self.derive(self.base.default_value)
 
+    def step_value(self, value: Any, episode_ended: bool) -> Any:
+        """As the base space's, but a derived space given a ``default_value`` observes it
+        when an error ended the episode (CompilerGym's)."""
+        if episode_ended and self.derived_default is not None:
+            return self.derived_default
+        return self.translate(value)
+
     def make_derived_space(self, id: str, translate: Callable[[Any], Any], **kwargs: Any):
         """A space derived from this one: ``translate`` applies to this space's value."""
         derived = super().make_derived_space(id, translate, **kwargs)
@@ -589,7 +470,7 @@ class DerivedObservationSpaceSpec(ObservationSpaceSpec):
 
 
 @dataclass(eq=False)
-class EngineReward(_NamedSpace):
+class EngineReward(_NamedSpace, EngineRow):
     """A reward space: name, range, and the costs it is computed from (in C++)."""
 
     name: str
@@ -602,22 +483,12 @@ class EngineReward(_NamedSpace):
     reward_range: tuple = (-np.inf, np.inf)
     doc: str = ""
     success_threshold: Optional[float] = None
+    row: dict = field(default_factory=dict, repr=False)  # the engine's row: every field
 
     @classmethod
     def from_dict(cls, index: int, spec: dict) -> EngineReward:
         """The engine's reward space ``index``, from its exported row."""
-        return cls(
-            name=spec["name"],
-            index=index,
-            cost_observation=spec["cost_observation"],
-            initial_observation=spec["initial_observation"],
-            baseline_observation=spec["baseline_observation"],
-            deterministic=spec["deterministic"],
-            platform_dependent=spec["platform_dependent"],
-            reward_range=(spec["low"], spec["high"]),
-            doc=spec["doc"],
-            success_threshold=1.0 if spec["name"].endswith("Oz") else None,
-        )
+        return from_row(cls, spec, index=index, reward_range=(spec["low"], spec["high"]))
 
     @property
     def id(self) -> str:
@@ -645,13 +516,14 @@ class EngineReward(_NamedSpace):
         relative to a baseline, the baseline's."""
         return [o for o in (self.cost_observation, self.baseline_observation) if o]
 
-    # A step that ends the episode in an error undoes what the episode earned: the episode
-    # then sums to 0 (CompilerGym's default_value with default_negates_returns).
+    # CompilerGym's attributes describing the engine's rule (engine/env.h, Transition): a
+    # step that ends the episode in an error undoes what the episode earned.
     default_value: ClassVar[float] = 0.0
     default_negates_returns: ClassVar[bool] = True
 
     def reward_on_error(self, episode_reward: float) -> float:
-        """The reward of a step that ended the episode in an error."""
+        """The reward of a step that ended the episode in an error, as the engine computes it
+        (CompilerGym's method; steps get it from the engine)."""
         return self.default_value - episode_reward
 
     def __repr__(self) -> str:

@@ -17,7 +17,7 @@ from typing import Any, Optional, Union
 import gymnasium
 import numpy as np
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
 from compiler_gym.datasets import Benchmark
 from compiler_gym.envs.compiler_env import _Closed, default_isolation
 from compiler_gym.errors import EnvironmentNotSupported

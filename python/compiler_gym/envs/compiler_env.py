@@ -15,11 +15,13 @@ from typing import Any, Optional, Union
 import gymnasium
 import numpy as np
 
-from compiler_gym import _C
+from compiler_gym._engine import _C
+from compiler_gym._version import __version__
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, BenchmarkUri, Datasets
 from compiler_gym.envs.state_summary import StateSummary
-from compiler_gym.errors import ServiceError, ServiceIsClosed
+from compiler_gym.envs.state_validation import validate_state
+from compiler_gym.errors import ServiceIsClosed
 from compiler_gym.spaces import Commandline, EngineReward, ObservationSpaceSpec, Reward
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.validation_result import ValidationResult
@@ -137,8 +139,10 @@ class CompilerEnv:
         self.observation = ObservationView(
             self,
             {
-                s["name"]: ObservationSpaceSpec.from_dict(i, s)
-                for i, s in enumerate(spec["observation_spaces"])
+                s["name"]: ObservationSpaceSpec.from_dict(i, s, default)
+                for i, (s, default) in enumerate(
+                    zip(spec["observation_spaces"], spec["observation_defaults"], strict=True)
+                )
             },
         )
         rewards = spec["reward_spaces"]
@@ -153,7 +157,8 @@ class CompilerEnv:
         self._next_benchmark: Optional[Benchmark] = None
         self.benchmark = benchmark or entry["default_benchmark"]
         self._observation_space: Optional[ObservationSpaceSpec] = None
-        self.episode_reward: Optional[float] = None
+        # The episode's sum of a reward space defined in Python; the engine keeps its own.
+        self._python_episode_reward = 0.0
         self._reward_space: Optional[EngineReward] = None
         self.observation_space = (
             entry["default_observation"] or None
@@ -225,7 +230,21 @@ class CompilerEnv:
             self._reward_space.reward_range if self._reward_space else (-math.inf, math.inf)
         )
         if self.in_episode:  # as CompilerGym: the episode's reward counts from here
-            self.episode_reward = 0.0 if self._reward_space is not None else None
+            if isinstance(self._reward_space, EngineReward):
+                self._env.restart_episode_reward(self._reward_space.index)
+            self._python_episode_reward = 0.0
+
+    @property
+    def episode_reward(self) -> Optional[float]:
+        """The sum of the reward space's rewards over this episode's steps; None without a
+        reward space or an episode. An error that ends the episode brings it back to 0."""
+        if not self._env:
+            return getattr(self, "_closed_episode_reward", None)
+        if self._reward_space is None or not self.in_episode:
+            return None
+        if isinstance(self._reward_space, EngineReward):
+            return self._env.episode_reward(self._reward_space.index)
+        return self._python_episode_reward
 
     @property
     def reward_space_spec(self) -> Optional[Union[EngineReward, Reward]]:
@@ -242,8 +261,6 @@ class CompilerEnv:
     @property
     def version(self) -> str:
         """The version of this compiler_gym package (CompilerGym's ``env.version``)."""
-        from compiler_gym import __version__  # the package imports this module first
-
         return __version__
 
     @property
@@ -308,7 +325,7 @@ class CompilerEnv:
         self._env.reset(next_benchmark.to_engine())
         self._benchmark_in_use = next_benchmark
         self._next_benchmark = None
-        self.episode_reward = 0.0 if self._reward_space else None
+        self._python_episode_reward = 0.0
         self._episode_start = time.time()
         # Every user reward starts its episode here, whichever of them a step asks for.
         python_rewards = [s for s in self.reward.spaces.values() if isinstance(s, Reward)]
@@ -399,42 +416,39 @@ class CompilerEnv:
             else ([self._reward_space] if self._reward_space else [])
         )
 
-        # The engine raises SessionNotFound when no episode is in progress, and
-        # KeyboardInterrupt between two actions on Ctrl-C (``actions`` then says which ran).
+        engine_rewards = [r for r in reward_specs if isinstance(r, EngineReward)]
+        # One crossing into the engine (Env::StepAndObserve): the actions, the observations and
+        # engine rewards, and the rule of a step whose error ends the episode. It raises
+        # SessionNotFound when no episode is in progress, and KeyboardInterrupt between two
+        # actions on Ctrl-C (``actions`` then says which ran, and the rewards count them).
         try:
-            no_effect, done, error_type, error_details, compute, verify = self._env.step(actions)
+            values, engine_values, done, no_effect, error_type, error_details, compute, verify = (
+                self._env.step(
+                    actions, [s.index for s in obs_specs], [r.index for r in engine_rewards]
+                )
+            )
         except KeyboardInterrupt:
-            self._count_interrupted_step()
+            if isinstance(self._reward_space, Reward) and self.in_episode:
+                self._python_episode_reward += self._reward(self._reward_space)
             raise
         # Timing of the last step inside the engine, for benchmarks/llvm_step_latency.py.
         self._last_compute_seconds = compute
         self._last_verify_seconds = verify
-        if not done:
-            # Engine spaces in one call, which ends the episode if the compiler fails on them
-            # (a lazily compiling family meets a refused flag combination here).
-            engine_rewards = [r for r in reward_specs if isinstance(r, EngineReward)]
-            values, engine_values, error_type, error_details = self._env.outcome(
-                [s.index for s in obs_specs], [r.index for r in engine_rewards]
-            )
-            done = bool(error_type)
         info: dict[str, Any] = {"action_had_no_effect": no_effect, "new_action_space": False}
         if done:
             info["error_type"] = error_type
             info["error_details"] = error_details
-            observations_out = [s.default_value for s in obs_specs]
-            so_far = self.episode_reward or 0.0
-            rewards_out = [r.reward_on_error(so_far) for r in reward_specs]
-        else:
-            observations_out = [s.translate(v) for s, v in zip(obs_specs, values, strict=True)]
-            by_engine = dict(zip(map(id, engine_rewards), engine_values, strict=True))
-            rewards_out = [
-                by_engine[id(r)] if id(r) in by_engine else self._reward(r) for r in reward_specs
-            ]
-        if self._reward_space is not None:
+        observations_out = [s.step_value(v, done) for s, v in zip(obs_specs, values, strict=True)]
+        engine_out = iter(engine_values)
+        rewards_out = [
+            next(engine_out) if isinstance(r, EngineReward) else self._python_reward(r, done)
+            for r in reward_specs
+        ]
+        if isinstance(self._reward_space, Reward):
             if reward_spaces is None:
-                self.episode_reward += rewards_out[0]
+                self._python_episode_reward += rewards_out[0]
             elif self._reward_space in reward_specs:
-                self.episode_reward += rewards_out[reward_specs.index(self._reward_space)]
+                self._python_episode_reward += rewards_out[reward_specs.index(self._reward_space)]
         if observation_spaces is None:
             observation = observations_out[0] if observations_out else None
         else:
@@ -445,18 +459,12 @@ class CompilerEnv:
             reward = rewards_out
         return observation, reward, done, info
 
-    def _count_interrupted_step(self) -> None:
-        """After Ctrl-C between two actions: the episode reward counts the actions that ran
-        (``actions`` lists them), so that the state still validates."""
-        if self._reward_space is None or not self.in_episode:
-            return
-        if isinstance(self._reward_space, EngineReward):
-            _, values, error_type, _ = self._env.outcome([], [self._reward_space.index])
-            if error_type:  # the episode ended; its reward is the error rule's, from step()
-                return
-            self.episode_reward += values[0]
-        else:
-            self.episode_reward += self._reward(self._reward_space)
+    def _python_reward(self, reward: Reward, episode_ended: bool) -> float:
+        """A step's reward of a space defined in Python (CompilerGym's ``Reward``)."""
+        if episode_ended:
+            so_far = self._python_episode_reward if reward is self._reward_space else 0.0
+            return reward.reward_on_error(so_far)
+        return self._reward(reward)
 
     def step(
         self,
@@ -642,73 +650,7 @@ class CompilerEnv:
         callbacks (:meth:`Benchmark.add_validation_callback`) must find nothing. The program
         checked is this env's current one when ``state`` is None, else the replay's.
         """
-        sanitizers = set(sanitizers)
-        if not sanitizers <= {"address", "undefined"}:
-            raise ValueError(f"Unknown sanitizers: {sorted(sanitizers - {'address', 'undefined'})}")
-        in_place = state is None
-        state = state or self.state
-        start = time.time()
-        errors: list[str] = []
-        replay_failed = reward_failed = semantics_failed = False
-        replay = None
-        try:  # a benchmark that cannot be found or loaded fails this state, not the caller
-            replay = type(self)(
-                self.env_id,
-                datasets=self.datasets,
-                isolation=self.isolation,
-                parameters=self.parameters,
-                # The Benchmark itself when it is this env's: a user benchmark (from files or
-                # source) is in no dataset, so its URI alone cannot be resolved.
-                benchmark=self.benchmark
-                if str(self.benchmark) == state.benchmark
-                else state.benchmark,
-                # A Python reward keeps per-episode state: the replay gets its own.
-                reward_space=copy.deepcopy(self.reward_space),
-                action_space=self.action_space.name,
-            )
-            replay.apply(state)
-            replayed = replay.state
-            # A measured reward (Runtime) differs from run to run: only deterministic ones
-            # can be checked by replay.
-            reward_validated = (
-                state.reward is not None
-                and replay.reward_space is not None
-                and replay.reward_space.deterministic
-            )
-            if reward_validated and not state.reward_equals(replayed):
-                reward_failed = True
-                errors.append(
-                    f"Expected reward {state.reward} but received reward {replayed.reward}"
-                )
-            replay_errors = self._replay_errors(replay) if in_place else []
-            errors += replay_errors
-            replay_failed = bool(replay_errors)
-            checked = self if in_place else replay
-            semantic_errors = checked._semantic_validation_errors(sanitizers)
-            if checked.benchmark.validation_callbacks():
-                semantic_errors = (semantic_errors or []) + [
-                    str(e) for e in checked.benchmark.ivalidate(checked)
-                ]
-            semantics_validated = semantic_errors is not None
-            semantics_failed = bool(semantic_errors)
-            errors += semantic_errors or []
-        except (ValueError, LookupError, OSError, ServiceError) as e:
-            errors.append(str(e))
-            replay_failed = True
-            reward_validated = semantics_validated = False
-        finally:
-            if replay is not None:
-                replay.close()
-        return ValidationResult(
-            state=state,
-            walltime=time.time() - start,
-            reward_validated=reward_validated,
-            benchmark_semantics_validated=semantics_validated,
-            errors=errors,
-            actions_replay_failed=replay_failed,
-            reward_validation_failed=reward_failed,
-            benchmark_semantics_validation_failed=semantics_failed,
-        )
+        return validate_state(self, state, sanitizers)
 
     def _replay_errors(self, replay: CompilerEnv) -> list[str]:
         """How a replay of this env's episode differs from it where rewards do not tell
@@ -739,7 +681,9 @@ class CompilerEnv:
 
     def close(self) -> None:
         """Releases the environment's resources. Safe to call twice; any other call on a
-        closed env raises ``ServiceIsClosed``."""
+        closed env raises ``ServiceIsClosed``; ``episode_reward`` keeps its last value."""
+        if self._env:
+            self._closed_episode_reward = self.episode_reward
         self._env = _Closed(type(self).__name__)
 
     @property

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from compiler_gym.datasets import BuiltinDataset, Datasets
+from compiler_gym.datasets import BuiltinDataset, Dataset, Datasets
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
@@ -37,6 +37,17 @@ def gcc_datasets(site_data_base: Optional[Union[str, Path]] = None) -> Datasets:
     that install keep their files under it."""
     datasets = [BuiltinDataset(), CsmithDataset(), GccTortureDataset(), PypiCDataset()]
     return Datasets(rebase_site_data(datasets, site_data_base))
+
+
+def get_gcc_datasets(
+    gcc_bin: Optional[Union[str, Path]] = None,
+    site_data_base: Optional[Union[str, Path]] = None,
+) -> list[Dataset]:
+    """The datasets of the GCC environment, as a list (CompilerGym's function, which
+    ``compiler_gym.envs.gcc.datasets`` keeps). Programs are compiled by the env's own
+    ``gcc_bin``, so the argument only keeps CompilerGym's signature."""
+    del gcc_bin
+    return list(gcc_datasets(site_data_base))
 
 
 class Gcc:
@@ -240,8 +251,9 @@ class GccEnv(CompilerEnv):
         range, TypeError for a value that is not an integer. The change counts towards
         ``episode_reward`` as an action's would, so the state stays valid."""
         self._env.call("set_choices", json.dumps([operator.index(c) for c in choices]))
-        if isinstance(self.reward_space, EngineReward) and self.episode_reward is not None:
-            self.episode_reward += self._env.reward(self.reward_space.index)
+        if isinstance(self.reward_space, EngineReward) and self.in_episode:
+            # A step of no actions: the engine computes the reward and counts it.
+            self._env.step([], [], [self.reward_space.index])
 
     def commandline(self) -> str:
         """The compile of the current state: ``gcc OPTIONS -w -c src.c -o obj.o``, which is
