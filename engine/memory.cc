@@ -1,3 +1,5 @@
+// Where memory.h's figures come from: /proc/meminfo's MemAvailable, capped by this process's
+// cgroup (v2, or v1's memory controller), and the resident size from /proc/self/status.
 #include "engine/memory.h"
 
 #include <algorithm>

@@ -2,8 +2,8 @@
 // projected from a sample: how make_vec refuses, with a clear error, a number of envs that
 // would exhaust memory, before it allocates them (it used to grow until the process died).
 //
-//   MemorySample sample;                      // before allocating the first `k` items
-//   ... allocate k items ...
+//   MemorySample sample;  // before allocating the first `k` items
+//   // ... allocate k items ...
 //   RETURN_IF_ERROR(sample.CheckFits(k, remaining, "environments"));
 #pragma once
 

@@ -1,3 +1,5 @@
+// Tests of the memory projection behind make_vec's refusal: CheckProjectedMemory on made-up
+// figures, and MemorySample on this machine's own.
 #include "engine/memory.h"
 
 #include <gtest/gtest.h>

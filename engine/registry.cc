@@ -1,3 +1,4 @@
+// Registry's lookups. A registry holds a few tens of entries, so a linear scan finds them.
 #include "engine/registry.h"
 
 namespace compiler_gym {

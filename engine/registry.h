@@ -5,7 +5,7 @@
 // defined exactly once; the Python module and the vector engine only iterate the registry.
 //
 //   Registry registry;
-//   llvm_env::RegisterLlvmEnvs(registry);
+//   RETURN_IF_ERROR(llvm_env::RegisterLlvmEnvs(registry));
 //   std::unique_ptr<Env> env = registry.Make("llvm-ic-v0").value();
 #pragma once
 

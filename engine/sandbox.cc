@@ -1,3 +1,6 @@
+// RunSandboxed's mechanics: vfork and exec with everything prepared beforehand, isolation (a
+// network namespace and Landlock), timing through a pidfd, the whole process group killed at
+// the end, and temporary working directories swept when the process that made them died.
 #include "engine/sandbox.h"
 
 #include <fcntl.h>

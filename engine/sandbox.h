@@ -3,7 +3,7 @@
 //
 //   SandboxLimits limits{.timeout_seconds = 10, .memory_bytes = 1 << 30};
 //   ASSIGN_OR_RETURN(ProcessResult r, RunSandboxed({"/tmp/a.out", "2"}, limits));
-//   if (r.timed_out || r.exit_code != 0) ...
+//   if (!r.ok()) return Aborted("a.out " + r.Describe(limits));  // a signal, a time-out, ...
 //
 // Safe to call from many threads at once: no signal handlers, no process-wide state.
 #pragma once

@@ -1,3 +1,5 @@
+// Tests of RunSandboxed with /bin/sh scripts as the programs: output, exit codes and signals,
+// time-outs, memory limits, isolation, working directories and concurrent runs.
 #include "engine/sandbox.h"
 
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 // (CollateGraphs).
 //
 //   SlabSet slabs(specs, /*rows=*/num_envs);
-//   RETURN_IF_ERROR(slabs.Write(space, row, observation));
+//   RETURN_IF_ERROR(slabs.slab(space).Write(row, observation));
 //   const Slab& s = slabs.slab(space);  // s.data(), s.shape()
 #pragma once
 

@@ -1,3 +1,5 @@
+// Status's printing and ErrnoStatus's mapping of errno values to StatusCodes, out of line so
+// that the header stays free of <cstring> and <cerrno>.
 #include "engine/status.h"
 
 #include <cerrno>

@@ -5,6 +5,7 @@
 // table. Usage:
 //
 //   StatusOr<int> Parse(std::string_view s);
+//   Status Check(int v);
 //   Status Use() {
 //     ASSIGN_OR_RETURN(int v, Parse("42"));
 //     RETURN_IF_ERROR(Check(v));

@@ -1,3 +1,4 @@
+// Tests of Status, StatusOr and the ASSIGN_OR_RETURN / RETURN_IF_ERROR macros.
 #include "engine/status.h"
 
 #include <gtest/gtest.h>

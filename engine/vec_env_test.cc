@@ -1,3 +1,5 @@
+// Tests of VecEnv with test_envs.h's CounterEnv: row order, errors kept to their row, autoreset,
+// seeding, async send/recv and determinism across thread counts and modes.
 #include "engine/vec_env.h"
 
 #include <gtest/gtest.h>

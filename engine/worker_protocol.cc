@@ -1,3 +1,6 @@
+// The worker protocol's serialization and transport: benchmarks, observations and outcomes as
+// bytes, frames sent and read with descriptors (SCM_RIGHTS) and deadlines, and the memfd that
+// observations come back through.
 #include "engine/worker_protocol.h"
 
 #include <poll.h>

@@ -1,3 +1,5 @@
+// Tests of remote envs (engine/worker.h): CounterEnv served by the test worker executable
+// (test_worker.cc), its faults contained, and remote envs inside a VecEnv.
 #include "engine/worker.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// AllEnvs(): the one list of built-in families, which the Python module, the libtorch API and
+// the worker executable read their environments from.
+// Built on first use; a family that fails to register (an id defined twice) aborts the process.
 #include "envs/all_envs.h"
 
 #include "envs/example/example_env.h"

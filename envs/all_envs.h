@@ -1,4 +1,6 @@
 // The registry of every environment family built into this binary.
+//
+//   ASSIGN_OR_RETURN(std::unique_ptr<Env> env, AllEnvs().Make("llvm-v0"));
 #pragma once
 
 #include "engine/registry.h"

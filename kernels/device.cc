@@ -1,3 +1,5 @@
+// DeviceBuffer's allocation and copies (host blocks pooled, CUDA memory from the stream-ordered
+// pool where the device has one), the engine stream, DLPack stream helpers and NVTX ranges.
 #include "kernels/device.h"
 
 #include <algorithm>

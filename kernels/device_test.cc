@@ -1,3 +1,5 @@
+// Tests of DeviceBuffer, the host pool and the stream helpers on the CPU everywhere; the
+// DeviceBufferCuda cases run where a GPU is present and are skipped elsewhere.
 #include "kernels/device.h"
 
 #include <gtest/gtest.h>

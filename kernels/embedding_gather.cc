@@ -1,3 +1,5 @@
+// Validation of a gather's input (shared with the CUDA path, before any launch), uploading an
+// embedding table, the CPU twin (oneTBB over sequences) and the dispatch to either path.
 #include "kernels/embedding_gather.h"
 
 #include <tbb/blocked_range.h>

@@ -1,6 +1,11 @@
 // Embedding gather: ragged vocabulary indices -> a padded [G, L, D] float32 tensor of embeddings,
 // with the table resident on the device. The CPU twin (oneTBB) and the CUDA kernel give
 // identical results.
+//
+//   ASSIGN_OR_RETURN(EmbeddingTable table,
+//                    EmbeddingTable::Create(values, rows, dim, Device::kCuda));  // once
+//   ASSIGN_OR_RETURN(PaddedEmbeddings out, GatherEmbeddings(table, indices, offsets));
+//   // out.values: float32 [G, L, D] on the table's device; out.lengths: int64 [G]
 #pragma once
 
 #include <cstdint>

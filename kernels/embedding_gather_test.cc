@@ -1,3 +1,5 @@
+// Tests of GatherEmbeddings on a small [4, 3] table (padding, truncation, invalid input), and of
+// the CUDA kernel against the CPU twin on random input where a GPU is present.
 #include "kernels/embedding_gather.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// Validation of a graph batch's input (shared with the CUDA path, before any launch), the CPU
+// twin (oneTBB over graphs, counting sorts for the CSR) and the dispatch to either path.
 #include "kernels/graph_batch.h"
 
 #include <tbb/blocked_range.h>

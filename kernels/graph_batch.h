@@ -9,6 +9,10 @@
 //
 // AssembleGraphBatch runs the CPU twin (oneTBB) for Device::kCpu and the CUDA kernels (Thrust
 // sort/scan) for Device::kCuda; both give identical results.
+//
+//   std::vector<GraphView> graphs(num_envs);  // each env's arrays, as spans
+//   ASSIGN_OR_RETURN(GraphBatch batch, AssembleGraphBatch({.graphs = graphs}, Device::kCuda));
+//   // batch.edge_index.as<int64_t>(): [2, batch.num_edges], queued on the engine stream
 #pragma once
 
 #include <array>

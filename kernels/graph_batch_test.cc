@@ -1,3 +1,5 @@
+// Tests of AssembleGraphBatch: a golden three-graph batch, invalid input, the CPU twin's CSR
+// invariants on seeded random graphs, and (where a GPU is present) the CUDA kernels against it.
 #include "kernels/graph_batch.h"
 
 #include <gtest/gtest.h>

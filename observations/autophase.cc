@@ -1,3 +1,5 @@
+// Autophase's feature names, docs and computation: one pass over each defined function's blocks
+// and instructions, counting into the 56 features.
 #include "observations/autophase.h"
 
 #include "llvm/IR/CFG.h"

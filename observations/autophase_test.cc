@@ -1,3 +1,5 @@
+// Tests of Autophase on the small IR fixtures in tests/data: every feature's expected value,
+// the zero ones included.
 #include "observations/autophase.h"
 
 #include <map>

@@ -1,3 +1,5 @@
+// inst2vec's normalizer (a hand-written scanner over each statement's text), named structs'
+// inlined bodies, and the statements and flow graph of a module.
 #include "observations/inst2vec.h"
 
 #include <algorithm>

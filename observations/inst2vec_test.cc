@@ -1,3 +1,5 @@
+// Tests of inst2vec: each normalization rule on statements written inline, struct bodies, and
+// the statements and flow graph of the IR fixtures in tests/data.
 #include "observations/inst2vec.h"
 
 #include "llvm/IR/DerivedTypes.h"

@@ -1,3 +1,5 @@
+// InstCount's feature names (the opcodes from LLVM's Instruction.def), counts and the
+// normalized InstCountNorm.
 #include "observations/instcount.h"
 
 #include <algorithm>

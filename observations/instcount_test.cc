@@ -1,3 +1,5 @@
+// Tests of InstCount and InstCountNorm: the feature order against LLVM's Instruction.def, and
+// counts on a hand-written IR fixture (tests/data/instcount.ll).
 #include "observations/instcount.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// LexIr: LLVM's LLLexer run over IR text, each token given its kind name (from the generated
+// lltoken_kinds.inc), category and value, and the JSON form of the result.
 #include "observations/lexed_ir.h"
 
 #include <algorithm>

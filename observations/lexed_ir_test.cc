@@ -1,3 +1,5 @@
+// Tests of LexIr on IR written inline: the kind table against LLVM's, tokens and their values,
+// and errors that name the line.
 #include "observations/lexed_ir.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// PrintModule through an AssemblyAnnotationWriter that records each value's offsets as LLVM
+// prints it.
 #include "observations/module_text.h"
 
 #include "llvm/IR/AssemblyAnnotationWriter.h"

@@ -1,3 +1,6 @@
+// PrintModule: a module printed once by LLVM, with where each global variable's and each
+// instruction's text lies in it, so that ProGraML's node texts (and the tests' reference
+// statements) cost one print of the module rather than one per value.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// The ProGraML builder (two passes over the module: nodes with fixed places, then edges in
+// traversal order) and the graph's node-link JSON.
 #include "observations/programl.h"
 
 #include <algorithm>

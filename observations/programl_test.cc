@@ -1,3 +1,5 @@
+// Tests of the ProGraML builder on the programl_*.ll fixtures in tests/data: node and edge
+// counts per kind, texts as LLVM prints them, determinism, and the node-link JSON.
 #include "observations/programl.h"
 
 #include <algorithm>

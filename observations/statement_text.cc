@@ -1,3 +1,5 @@
+// StatementText's writer: each statement written straight from the IR, types printed once per
+// module, and LLVM's printer for the syntax the writer leaves to it.
 #include "observations/statement_text.h"
 
 #include <cctype>

@@ -13,8 +13,8 @@
 // Names, types, integers, flags and punctuation are written as LLVM writes them. Statements in
 // syntax it does not write (atomics, inline asm, operand bundles, exception handling, unusual
 // calling conventions or address spaces, sections and comdats, ...) go to LLVM's printer, one at
-// a time, so every statement is covered. statement_text_test.cc compares the two on programs
-// compiled at O0, O3 and Oz.
+// a time, so every statement is covered. statement_text_test.cc compares the two on the IR
+// fixtures, and tests/statement_text_corpus_test.cc on every built-in program at O0, O3 and Oz.
 #pragma once
 
 #include <cstddef>

@@ -1,3 +1,5 @@
+// Tests of StatementText against LLVM's printer (test_util.h): the two must normalize alike on
+// every IR fixture in tests/data, and rare syntax must go to the printer.
 #include "observations/statement_text.h"
 
 #include <filesystem>

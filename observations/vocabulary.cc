@@ -1,3 +1,5 @@
+// Loading the package data: the data directory, vocabularies read once per path and kept for the
+// process, and the inst2vec model's embeddings (stored as float16, read into float32).
 #include "observations/vocabulary.h"
 
 #include <cstdlib>

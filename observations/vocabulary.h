@@ -4,6 +4,11 @@
 // Files live under the data directory: $COMPILER_GYM_DATA_DIR, else the directory that Python
 // sets at import (compiler_gym/data in the installed package), else the source tree's
 // python/compiler_gym/data (C++ tests and tools). Each file is read once per process.
+//
+//   ASSIGN_OR_RETURN(const Vocabulary* vocabulary, ProgramlVocabulary());
+//   int64_t id = vocabulary->Lookup("add");  // vocabulary->unknown_id() when not in it
+//   ASSIGN_OR_RETURN(const Inst2vecModel* inst2vec, Inst2vecModelData());
+//   const float* row = &inst2vec->embeddings[inst2vec->vocabulary.Lookup(s) * inst2vec->dim];
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// Tests of Vocabulary, HalfToFloat and the package data loaders, on data files written to a
+// temporary data directory.
 #include "observations/vocabulary.h"
 
 #include <gtest/gtest.h>

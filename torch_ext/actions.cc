@@ -1,3 +1,5 @@
+// ActionFromPython: any Python or NumPy integer (bools and floats refused), range-checked into
+// an int, with the error raised through the StatusCode table.
 #include "torch_ext/actions.h"
 
 #include <cstring>

@@ -1,3 +1,5 @@
+// The slab-to-batch conversions: rows concatenated on the host in parallel, then copied to the
+// device, or handed to the graph batch and embedding gather kernels.
 #include "torch_ext/batching.h"
 
 #include <oneapi/tbb/parallel_for.h>

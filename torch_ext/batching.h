@@ -2,8 +2,13 @@
 //   - ragged spaces (Inst2vecEmbeddingIndices, Runtime...) -> values + offsets [rows + 1];
 //   - graph spaces (Programl) -> a PyTorch Geometric-style batch (kernels/graph_batch.h);
 //   - index spaces with an embedding table (Inst2vec) -> padded [rows, L, D] + lengths.
-// Used by the Python module and the libtorch API alike. A row without a value (an env whose
-// step failed) contributes an empty sequence or graph.
+// Used by the Python module (vec_env_binding.cc); free of pybind11, so C++ code may use it too.
+// A row without a value (an env whose step failed) contributes an empty sequence or graph.
+//
+//   const Slab& programl = batch->slabs->slab(k);  // a graph space's slab
+//   ASSIGN_OR_RETURN(kernels::GraphBatch graphs, CollateGraphs(programl, kernels::Device::kCuda));
+//   const Slab& runtime = batch->slabs->slab(j);   // a ragged space's slab
+//   ASSIGN_OR_RETURN(RaggedBatch runtimes, PackRagged(runtime, kernels::Device::kCpu));
 #pragma once
 
 #include <cstdint>

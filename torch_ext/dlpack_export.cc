@@ -1,3 +1,5 @@
+// DeviceArray's DLPack protocol: capsules that own their buffer and shape, stream ordering for
+// CUDA consumers, and the Python binding.
 #include "torch_ext/dlpack_export.h"
 
 #include <dlpack/dlpack.h>

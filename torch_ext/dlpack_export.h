@@ -4,6 +4,9 @@
 // Stream semantics (the DLPack protocol): for a CUDA array, __dlpack__(stream=s) orders the
 // consumer's stream s after the engine stream that filled the buffer (an event, no host wait),
 // so PyTorch may use the tensor on s at once. The capsule keeps the buffer alive.
+//
+//   DeviceArray array(std::move(buffer), DType::kFloat32, {rows, dim});  // buffer: rows * dim
+//   return pybind11::cast(std::move(array));  // in Python: torch.from_dlpack(array)
 #pragma once
 
 #include <pybind11/pybind11.h>

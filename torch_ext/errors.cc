@@ -1,3 +1,5 @@
+// The StatusCode-to-exception table and RaiseStatus, which sets a Python error from a Status
+// (compiler_gym.errors types, else builtins) with a message decoded leniently as UTF-8.
 #include "torch_ext/errors.h"
 
 namespace compiler_gym::python {

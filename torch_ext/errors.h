@@ -1,5 +1,8 @@
 // The one table mapping engine StatusCodes to Python exceptions: Status inside the engine,
 // exceptions only at the Python edge.
+//
+//   ThrowIfError(WithoutGil([&] { return env.Reset(benchmark); }));  // raises on an error
+//   std::string out = ValueOrThrow(WithoutGil([&] { return env.Call(method, argument); }));
 #pragma once
 
 #include <pybind11/pybind11.h>

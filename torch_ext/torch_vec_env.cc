@@ -1,3 +1,5 @@
+// TorchVecEnv over a VecEnv: observation slabs wrapped as tensors whose deleter holds the slab
+// set, small per-row vectors copied, and inputs checked before they reach the engine.
 #include "torch_ext/torch_vec_env.h"
 
 #include "envs/all_envs.h"

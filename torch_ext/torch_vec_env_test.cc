@@ -1,3 +1,5 @@
+// Tests of TorchVecEnv on llvm-v0 with the IR fixtures in tests/data: batches match single
+// envs, held tensors stay valid, and bad inputs are errors.
 #include "torch_ext/torch_vec_env.h"
 
 #include <gtest/gtest.h>

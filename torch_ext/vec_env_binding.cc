@@ -1,3 +1,5 @@
+// compiler_gym._C.VecEnv: make_vec's arguments to a VecEnv (in process or one worker per env),
+// and each batch to Python values (NumPy views, DLPack arrays on the GPU, graph batches).
 #include "torch_ext/vec_env_binding.h"
 
 #include <dlfcn.h>

@@ -1,4 +1,8 @@
-// Python bindings of the vector engine (compiler_gym._C.VecEnv).
+// Python bindings of the vector engine (compiler_gym._C.VecEnv), and MakeEnv, how the Python
+// module makes every env, in process or in a worker.
+//
+//   ASSIGN_OR_RETURN(std::unique_ptr<Env> env,
+//                    MakeEnv("llvm-v0", "process", {{"runtime_observation_count", "5"}}));
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -1,3 +1,5 @@
+// Tests of ExampleEnv on lists written inline as benchmark data: swaps and their rewards, fork,
+// and the benchmarks it refuses.
 #include "envs/example/example_env.h"
 
 #include <gtest/gtest.h>

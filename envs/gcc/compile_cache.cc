@@ -1,3 +1,5 @@
+// CompileCache behind one mutex: an LRU list with an index by key, evicted by bytes, and
+// CacheKey, which hashes a key's parts (SHA-1) so that keys stay short however long the source.
 #include "envs/gcc/compile_cache.h"
 
 #include <list>

@@ -6,7 +6,9 @@
 // too (GCC rejects the same flags the same way), except time-outs, which depend on the load.
 //
 //   CompileCache& cache = CompileCache::Get();
-//   StatusOr<CompileCache::Value> obj = cache.GetOrCompute(key, [&] { return RunGcc(...); });
+//   const std::string key = CacheKey({gcc_path, source, command_line});
+//   // compile: a std::function<StatusOr<std::string>()> that runs GCC, returning its output
+//   ASSIGN_OR_RETURN(CompileCache::Value obj, cache.GetOrCompute(key, compile));
 #pragma once
 
 #include <cstdint>

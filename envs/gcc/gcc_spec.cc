@@ -1,3 +1,5 @@
+// Reading a GccSpec: parsing `gcc -Q --help=optimizers` and `--help=params` into typed options,
+// rendering and parsing their arguments, and one spec per resolved compiler for the process.
 #include "envs/gcc/gcc_spec.h"
 
 #include <unistd.h>

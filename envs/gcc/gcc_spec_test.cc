@@ -1,3 +1,5 @@
+// Tests of GccSpec parsing, the actions made from it and command lines, on gcc-12's -Q help
+// output recorded in tests/data/gcc (so no GCC is needed).
 #include "envs/gcc/gcc_spec.h"
 
 #include <gtest/gtest.h>

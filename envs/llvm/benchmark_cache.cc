@@ -1,3 +1,5 @@
+// The benchmark cache: entries keyed by URI and content, each behind its own lock so that one
+// slow load blocks only its own program, evicted least recently used first past a byte bound.
 #include "envs/llvm/benchmark_cache.h"
 
 #include <algorithm>

@@ -1,6 +1,10 @@
 // A process-wide, thread-safe cache of loaded benchmarks: the normalized bitcode of each
 // program (parsed and verified once) and its O0/O3/Oz baselines, each computed at most once,
 // on first use. Environments clone from here on reset instead of recompiling.
+//
+//   ASSIGN_OR_RETURN(std::shared_ptr<CachedBenchmark> cached, GetCachedBenchmark(benchmark));
+//   ASSIGN_OR_RETURN(int64_t oz, cached->Baseline(OptLevel::kOz, CostKind::kIrInstructionCount));
+//   // cached->bitcode(): what each episode parses into a context of its own (module_prefetch.h)
 #pragma once
 
 #include <atomic>

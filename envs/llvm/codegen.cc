@@ -1,3 +1,5 @@
+// Target machines and object emission through LLVM's legacy codegen pipeline, on a copy of the
+// module (codegen changes what it compiles), and the .text size of an object file.
 #include "envs/llvm/codegen.h"
 
 #include <mutex>

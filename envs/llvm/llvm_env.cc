@@ -1,3 +1,5 @@
+// LlvmEnv's episode: reset, steps that each run one pass and check the module afterwards, fork,
+// snapshots, parameters and CheckSemantics. The spaces are in llvm_spaces.cc.
 #include "envs/llvm/llvm_env.h"
 
 #include "envs/llvm/llvm_env_impl.h"

@@ -1,9 +1,10 @@
 // LlvmEnv: LLVM 19 phase ordering. Each action runs one pass (a row of PassTable()) on the
-// whole module, in process, with analysis managers kept across steps.
+// whole module, in process. The pass builder and analysis managers are kept across steps, but
+// the analyses they cache are cleared after every step, so an env's state is its module alone.
 //
 //   auto env = std::make_unique<LlvmEnv>();
 //   RETURN_IF_ERROR(env->Reset(Benchmark{.uri = "file:///tmp/a.bc", .files = {"/tmp/a.bc"}}));
-//   ASSIGN_OR_RETURN(StepOutcome out, env->Step(std::vector<int>{PassIndex("-mem2reg")}));
+//   ASSIGN_OR_RETURN(StepOutcome out, env->Step(std::vector<int>{3}));  // PassTable()[3]
 //
 // LLVM types stay behind the pimpl so this header is cheap to include.
 #pragma once

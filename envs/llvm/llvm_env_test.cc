@@ -1,3 +1,5 @@
+// Tests of LlvmEnv in process on the IR fixtures in tests/data: steps, resets, baselines, forks,
+// TryActions, contained crashes, change detection, the benchmark cache and the registry.
 #include "envs/llvm/llvm_env.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// The background worker behind module prefetching: one thread that runs posted tasks in order.
+// It stops at exit, before the statics it relies on are destroyed; later tasks run inline.
 #include "envs/llvm/module_prefetch.h"
 
 #include <condition_variable>

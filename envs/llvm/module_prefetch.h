@@ -5,7 +5,7 @@
 // reset() mostly swaps pointers. Contexts are independent, so this needs no locking of LLVM state.
 //
 //   std::future<StatusOr<ModuleCopy>> next = PrefetchModuleCopy(cached);
-//   ...
+//   // ... the current episode runs ...
 //   ASSIGN_OR_RETURN(ModuleCopy copy, next.get());
 //   DestroyInBackground(std::move(old_copy));
 #pragma once

@@ -1,3 +1,5 @@
+// Module fingerprints (one walk that numbers local values by position and hashes what the
+// bitcode holds), Canonicalize, and CopyNameCounters through LLVM 19's symbol table layout.
 #include "envs/llvm/module_state.h"
 
 #include <limits>

@@ -1,7 +1,7 @@
 // What the LLVM environment treats as a module's state, independent of what passes claim:
 //
 //   ModuleFingerprint before = Fingerprint(module);
-//   RunPass(module);
+//   RETURN_IF_ERROR(RunPipeline(module, /*tm=*/nullptr, "instcombine"));  // passes.h
 //   Canonicalize(module);
 //   ModuleFingerprint after = Fingerprint(module);
 //   if (after.module != before.module) { /* globals or the function list changed */ }

@@ -1,3 +1,5 @@
+// Tests of module fingerprints, Canonicalize and CopyNameCounters on a small module written
+// inline as IR, mutated in place one way at a time.
 #include "envs/llvm/module_state.h"
 
 #include <gtest/gtest.h>

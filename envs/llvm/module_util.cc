@@ -1,3 +1,6 @@
+// Loading benchmarks into normalized bitcode (IR files, in-memory data, or sources compiled with
+// clang-19, linked into one module), contexts that record LLVM's errors instead of exiting, and
+// the serializing, hashing and counting helpers.
 #include "envs/llvm/module_util.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// PassTable(), expanded from passes.def, and RunPipeline, which runs a pipeline under crash
+// recovery with analysis managers of its own.
 #include "envs/llvm/passes.h"
 
 #include "envs/llvm/module_util.h"

@@ -1,3 +1,5 @@
+// Tests of the PassesAll table: unique flags that match the action space, pipelines that LLVM
+// parses, and CompilerGym's flag names and order kept.
 #include "envs/llvm/passes.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// Linking objects into executables with clang-19, running them in the sandbox (measured runs
+// after warm-ups) and comparing two runs' exit codes and output for validate().
 #include "envs/llvm/runtime.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// Tests of CompareRuns, validate()'s comparison of two runs, on hand-made ProcessResults.
 #include "envs/llvm/runtime.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// What both backends share: programs with their inputs and compiled kernels, cached per process
+// (concurrent misses of one key compute it once), and measurements one at a time per device.
 #include "envs/loop_tool/backend.h"
 
 #include <fcntl.h>

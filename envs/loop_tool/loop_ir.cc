@@ -1,3 +1,5 @@
+// Programs parsed from benchmark paths, the schedule's actions, loop tree dumps and hashes, and
+// the reference output (in double precision, with the error float32 may make) kernels must match.
 #include "envs/loop_tool/loop_ir.h"
 
 #include <oneapi/tbb/blocked_range.h>

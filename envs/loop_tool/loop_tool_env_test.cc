@@ -1,3 +1,5 @@
+// Tests of loop_tool-v0 from the IR up: schedule actions, the reference output and its error
+// bounds, each backend against the reference (CUDA only where a GPU is present), and the env.
 #include "envs/loop_tool/loop_tool_env.h"
 
 #include <gtest/gtest.h>

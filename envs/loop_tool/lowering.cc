@@ -1,3 +1,5 @@
+// The emitter that lowers a program's phases to LLVM IR, the plan of kernels per target, and the
+// optimization pipeline (with a retry without unrolling where a module grows too large).
 #include "envs/loop_tool/lowering.h"
 
 #include <llvm/IR/IRBuilder.h>
