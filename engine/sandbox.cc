@@ -242,6 +242,171 @@ StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,
 }
 
 namespace {
+
+// The program's argv for execve: pointers into `argv`, then a null.
+std::vector<char*> ProgramArguments(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  return args;
+}
+
+// The environment: the caller's, minus the names that extra_env sets, plus extra_env.
+std::vector<char*> ProgramEnvironment(const std::vector<std::string>& extra_env) {
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const bool overridden = std::any_of(extra_env.begin(), extra_env.end(), [&](const auto& x) {
+      const size_t eq = x.find('=');
+      return entry.substr(0, entry.find('=')) == std::string_view(x).substr(0, eq);
+    });
+    if (!overridden) envp.push_back(*e);
+  }
+  for (const std::string& e : extra_env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  return envp;
+}
+
+// The program's RLIMIT_AS, and in `set_limit` whether the child must set it at all.
+rlimit ProgramMemoryLimit(const SandboxLimits& limits, bool& set_limit) {
+  const rlim_t memory = static_cast<rlim_t>(limits.memory_bytes);
+  // A soft limit of this process (a worker's, engine/worker.h) is not the program's: without a
+  // limit of its own, the program gets the hard one (AddressSanitizer reserves terabytes).
+  struct rlimit inherited{};
+  ::getrlimit(RLIMIT_AS, &inherited);
+  const struct rlimit program_limit =
+      memory > 0 ? rlimit{memory, memory} : rlimit{inherited.rlim_max, inherited.rlim_max};
+  set_limit = memory > 0 || inherited.rlim_cur != inherited.rlim_max;
+  return program_limit;
+}
+
+// Everything the child uses between vfork and exec, prepared by the parent beforehand: there
+// the child shares the parent's memory and may only make system calls.
+struct ChildSetup {
+  pid_t parent;  // the child does not outlive it
+  bool isolate;
+  int ruleset;  // Landlock's, or -1
+  const char* cwd;
+  bool set_limit;
+  rlimit program_limit;
+  int stdin_fd, stdout_fd, stderr_fd;
+  int exec_error_fd;  // where the child writes errno when it cannot run the program
+  const char* path;
+  char* const* args;
+  char* const* envp;
+};
+
+// The child's side of the vfork, which never returns: system calls only, no allocation.
+[[noreturn]] void RunChild(const ChildSetup& setup) {
+  ::setpgid(0, 0);
+  // If this process dies (killed, or crashed in a library), the child must not run on: the
+  // thread that spawns it waits for it until it ends, so the spawning thread ends first only
+  // when the whole process does. Checking the parent afterwards closes the race with a
+  // parent that died before the prctl.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != setup.parent) ::_exit(127);
+  int failed_errno = 0;
+  if (setup.isolate) {
+    // Without privileges to make a namespace, Landlock's TCP rules still stand.
+    (void)::unshare(CLONE_NEWNET);
+    if (setup.ruleset >= 0 && (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+                               ::syscall(kSysLandlockRestrictSelf, setup.ruleset, 0) != 0)) {
+      failed_errno = errno;
+    }
+  }
+  if (failed_errno == 0 && ::chdir(setup.cwd) != 0) failed_errno = errno;
+  if (failed_errno == 0 && setup.set_limit) {
+    if (::setrlimit(RLIMIT_AS, &setup.program_limit) != 0) failed_errno = errno;
+  }
+  if (failed_errno == 0 && (::dup2(setup.stdin_fd, 0) < 0 || ::dup2(setup.stdout_fd, 1) < 0 ||
+                            ::dup2(setup.stderr_fd, 2) < 0)) {
+    failed_errno = errno;
+  }
+  if (failed_errno == 0) {
+    ::execve(setup.path, setup.args, setup.envp);
+    failed_errno = errno;
+  }
+  (void)!::write(setup.exec_error_fd, &failed_errno, sizeof(failed_errno));
+  ::_exit(127);
+}
+
+// What the parent knows of a running program: its output pipes, which of them are still open,
+// and whether (and when) it exited.
+struct Watch {
+  int out_fd, err_fd;
+  bool out_open = true, err_open = true, exited = false;
+  Clock::time_point end;
+};
+
+// Reads the program's output until it exits or `deadline` passes (result.timed_out), without
+// reaping it. An error only when poll fails.
+Status WatchUntilExit(pid_t pid, int pidfd, Clock::time_point deadline, const SandboxLimits& limits,
+                      Watch& watch, ProcessResult& result) {
+  while (!watch.exited) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      break;
+    }
+    pollfd fds[3];
+    int n = 0;
+    if (watch.out_open) fds[n++] = {watch.out_fd, POLLIN, 0};
+    if (watch.err_open) fds[n++] = {watch.err_fd, POLLIN, 0};
+    if (pidfd >= 0) fds[n++] = {pidfd, POLLIN, 0};
+    const int64_t wait_ms = pidfd >= 0 ? left.count() + 1 : 1;
+    const int ready = ::poll(fds, n, static_cast<int>(std::min<int64_t>(wait_ms, 1000)));
+    if (ready < 0 && errno != EINTR) return Internal("poll: " + std::string(strerror(errno)));
+    for (int i = 0; i < n; ++i) {
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      if (fds[i].fd == watch.out_fd) {
+        watch.out_open = Drain(watch.out_fd, result.stdout_text, limits.max_output_bytes,
+                               result.output_truncated) != ReadState::kEnd;
+      } else if (fds[i].fd == watch.err_fd) {
+        watch.err_open = Drain(watch.err_fd, result.stderr_text, limits.max_output_bytes,
+                               result.output_truncated) != ReadState::kEnd;
+      }
+    }
+    // Looked at without reaping: until it is reaped, the program's pid (its group's id) cannot
+    // be reused, so killing the group below cannot reach an unrelated process.
+    siginfo_t info{};
+    if (::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+      watch.end = Clock::now();
+      watch.exited = true;
+    }
+  }
+  return Status::Ok();
+}
+
+// Kills the program's process group, reaps the program, reads what is left in its pipes and
+// records how it ended.
+void Finish(pid_t pid, Clock::time_point start, const SandboxLimits& limits, Watch& watch,
+            ProcessResult& result) {
+  int status = 0;
+  struct rusage usage{};
+  if (!watch.exited) ::kill(pid, SIGKILL);
+  // Whether the program ended or timed out, nothing it started outlives the run: a forked
+  // child left in the background is killed with the group.
+  ::kill(-pid, SIGKILL);
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  if (!watch.exited) watch.end = Clock::now();
+  // Whatever the program wrote before exiting is still in the pipes; a descendant that keeps
+  // them open must not block us, so read without waiting.
+  for (int fd : {watch.out_fd, watch.err_fd}) ::fcntl(fd, F_SETFL, O_NONBLOCK);
+  while (watch.out_open && Drain(watch.out_fd, result.stdout_text, limits.max_output_bytes,
+                                 result.output_truncated) == ReadState::kData) {
+  }
+  while (watch.err_open && Drain(watch.err_fd, result.stderr_text, limits.max_output_bytes,
+                                 result.output_truncated) == ReadState::kData) {
+  }
+  result.wall_seconds = std::chrono::duration<double>(watch.end - start).count();
+  result.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  if (result.timed_out) result.signal = 0;
+}
+
 StatusOr<ProcessResult> Run(const std::vector<std::string>& argv, const SandboxLimits& limits,
                             const std::string& workdir, const std::vector<std::string>& extra_env) {
   if (argv.empty()) return InvalidArgument("no program to run");
@@ -275,73 +440,32 @@ StatusOr<ProcessResult> Run(const std::vector<std::string>& argv, const SandboxL
   Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (null_in.fd < 0) return Internal("cannot open /dev/null");
 
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  // The environment: the caller's, minus the names that extra_env sets, plus extra_env.
-  std::vector<char*> envp;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    const bool overridden = std::any_of(extra_env.begin(), extra_env.end(), [&](const auto& x) {
-      const size_t eq = x.find('=');
-      return entry.substr(0, entry.find('=')) == std::string_view(x).substr(0, eq);
-    });
-    if (!overridden) envp.push_back(*e);
-  }
-  for (const std::string& e : extra_env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  const rlim_t memory = static_cast<rlim_t>(limits.memory_bytes);
-  // A soft limit of this process (a worker's, engine/worker.h) is not the program's: without a
-  // limit of its own, the program gets the hard one (AddressSanitizer reserves terabytes).
-  struct rlimit inherited{};
-  ::getrlimit(RLIMIT_AS, &inherited);
-  const struct rlimit program_limit =
-      memory > 0 ? rlimit{memory, memory} : rlimit{inherited.rlim_max, inherited.rlim_max};
-  const bool set_limit = memory > 0 || inherited.rlim_cur != inherited.rlim_max;
-  const char* path = argv[0].c_str();
-  const char* cwd = dir.c_str();
+  const std::vector<char*> args = ProgramArguments(argv);
+  const std::vector<char*> envp = ProgramEnvironment(extra_env);
+  bool set_limit = false;
+  const rlimit program_limit = ProgramMemoryLimit(limits, set_limit);
 
   // Isolation: no network (a network namespace of its own) and no writes outside the working
   // directory (Landlock), both set up in the child before it runs the program.
   Fd ruleset;
   if (limits.isolated) ruleset.fd = MakeWriteRuleset({dir, "/dev/null", "/dev/zero", "/dev/tty"});
-  const bool isolate = limits.isolated;
-  const pid_t parent = ::getpid();
+  const ChildSetup setup{.parent = ::getpid(),
+                         .isolate = limits.isolated,
+                         .ruleset = ruleset.fd,
+                         .cwd = dir.c_str(),
+                         .set_limit = set_limit,
+                         .program_limit = program_limit,
+                         .stdin_fd = null_in.fd,
+                         .stdout_fd = out_pipe[1],
+                         .stderr_fd = err_pipe[1],
+                         .exec_error_fd = exec_pipe[1],
+                         .path = argv[0].c_str(),
+                         .args = args.data(),
+                         .envp = envp.data()};
   auto start = Clock::now();
   const pid_t pid = ::vfork();
   if (pid < 0) return ResourceExhausted("cannot start a process: " + std::string(strerror(errno)));
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    // If this process dies (killed, or crashed in a library), the child must not run on: the
-    // thread that spawns it waits for it until it ends, so the spawning thread ends first only
-    // when the whole process does. Checking the parent afterwards closes the race with a
-    // parent that died before the prctl.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    int failed_errno = 0;
-    if (isolate) {
-      // Without privileges to make a namespace, Landlock's TCP rules still stand.
-      (void)::unshare(CLONE_NEWNET);
-      if (ruleset.fd >= 0 && (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-                              ::syscall(kSysLandlockRestrictSelf, ruleset.fd, 0) != 0)) {
-        failed_errno = errno;
-      }
-    }
-    if (failed_errno == 0 && ::chdir(cwd) != 0) failed_errno = errno;
-    if (failed_errno == 0 && set_limit) {
-      if (::setrlimit(RLIMIT_AS, &program_limit) != 0) failed_errno = errno;
-    }
-    if (failed_errno == 0 &&
-        (::dup2(null_in.fd, 0) < 0 || ::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0)) {
-      failed_errno = errno;
-    }
-    if (failed_errno == 0) {
-      ::execve(path, args.data(), envp.data());
-      failed_errno = errno;
-    }
-    (void)!::write(exec_pipe[1], &failed_errno, sizeof(failed_errno));
-    ::_exit(127);
-  }
+  if (pid == 0) RunChild(setup);
   out_write.Close();
   err_write.Close();
   exec_write.Close();
@@ -361,64 +485,9 @@ StatusOr<ProcessResult> Run(const std::vector<std::string>& argv, const SandboxL
   // A pidfd becomes readable when the process exits, which times the run without polling.
   // Kernels without pidfd_open (before 5.3) fall back to checking every millisecond.
   Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  bool out_open = true, err_open = true, exited = false;
-  int status = 0;
-  struct rusage usage{};
-  auto end = start;
-  while (!exited) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
-    }
-    pollfd fds[3];
-    int n = 0;
-    if (out_open) fds[n++] = {out_read.fd, POLLIN, 0};
-    if (err_open) fds[n++] = {err_read.fd, POLLIN, 0};
-    if (pidfd.fd >= 0) fds[n++] = {pidfd.fd, POLLIN, 0};
-    const int64_t wait_ms = pidfd.fd >= 0 ? left.count() + 1 : 1;
-    const int ready = ::poll(fds, n, static_cast<int>(std::min<int64_t>(wait_ms, 1000)));
-    if (ready < 0 && errno != EINTR) return Internal("poll: " + std::string(strerror(errno)));
-    for (int i = 0; i < n; ++i) {
-      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      if (fds[i].fd == out_read.fd) {
-        out_open = Drain(out_read.fd, result.stdout_text, limits.max_output_bytes,
-                         result.output_truncated) != ReadState::kEnd;
-      } else if (fds[i].fd == err_read.fd) {
-        err_open = Drain(err_read.fd, result.stderr_text, limits.max_output_bytes,
-                         result.output_truncated) != ReadState::kEnd;
-      }
-    }
-    // Looked at without reaping: until it is reaped, the program's pid (its group's id) cannot
-    // be reused, so killing the group below cannot reach an unrelated process.
-    siginfo_t info{};
-    if (::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
-      end = Clock::now();
-      exited = true;
-    }
-  }
-  if (!exited) ::kill(pid, SIGKILL);
-  // Whether the program ended or timed out, nothing it started outlives the run: a forked
-  // child left in the background is killed with the group.
-  ::kill(-pid, SIGKILL);
-  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
-  if (!exited) end = Clock::now();
-  // Whatever the program wrote before exiting is still in the pipes; a descendant that keeps
-  // them open must not block us, so read without waiting.
-  for (int fd : {out_read.fd, err_read.fd}) ::fcntl(fd, F_SETFL, O_NONBLOCK);
-  while (out_open && Drain(out_read.fd, result.stdout_text, limits.max_output_bytes,
-                           result.output_truncated) == ReadState::kData) {
-  }
-  while (err_open && Drain(err_read.fd, result.stderr_text, limits.max_output_bytes,
-                           result.output_truncated) == ReadState::kData) {
-  }
-  result.wall_seconds = std::chrono::duration<double>(end - start).count();
-  result.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  if (result.timed_out) result.signal = 0;
+  Watch watch{.out_fd = out_read.fd, .err_fd = err_read.fd, .end = start};
+  RETURN_IF_ERROR(WatchUntilExit(pid, pidfd.fd, deadline, limits, watch, result));
+  Finish(pid, start, limits, watch, result);
   return result;
 }
 

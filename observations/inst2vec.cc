@@ -90,165 +90,204 @@ const std::string* FindBody(const StructBodies& bodies, std::string_view name) {
   return it != bodies.end() && it->first == name ? &it->second : nullptr;
 }
 
+// NormalizeInto's scanner state, which its token handlers below advance: each starts at
+// in[i] and consumes one token.
+struct Normalizer {
+  std::string_view in;
+  const StructBodies& bodies;
+  std::string& out;
+  size_t i = 0;
+  // The previous token when it was a keyword (empty otherwise), and whether whitespace followed
+  // it: "label %x", "align 4" and "addrspace(1)" are recognised by their keyword.
+  std::string_view keyword{};
+  bool spaced = false;
+  // One entry per open '(': true when it opens addrspace(N), align(N) or alignstack(N), whose
+  // integer is type syntax or an alignment (a small closed set) and stays as written. The
+  // arguments of other keywords, such as dereferenceable(4100) or range(i32 0, 10), are values.
+  llvm::SmallVector<bool, 8> parens{};
+
+  void Emit(std::string_view token) {
+    out.append(token);
+    keyword = {};
+    spaced = false;
+  }
+};
+
+// A keyword or type name, or a c"..." string.
+void NormalizeWord(Normalizer& s) {
+  const std::string_view in = s.in;
+  const size_t n = in.size();
+  size_t& i = s.i;
+  if (in[i] == 'c' && i + 1 < n && in[i + 1] == '"') {
+    i = SkipQuoted(in, i + 1);
+    s.Emit("<STRING>");
+    return;
+  }
+  size_t j = i + 1;
+  while (j < n && IsWordChar(in[j])) ++j;
+  s.out.append(in.substr(i, j - i));
+  s.keyword = in.substr(i, j - i);
+  s.spaced = false;
+  i = j;
+}
+
+// A name after % or @: a global, a label, a named struct (its inlined body) or a local.
+void NormalizeName(Normalizer& s) {
+  const std::string_view in = s.in;
+  size_t& i = s.i;
+  const char c = in[i];
+  const size_t end = SkipName(in, i + 1);
+  if (end == i + 1) {
+    s.Emit(in.substr(i, 1));
+    ++i;
+    return;
+  }
+  if (c == '@') {
+    s.Emit("<@ID>");
+  } else if (s.keyword == "label" && s.spaced) {
+    s.Emit("<LABEL>");
+  } else {
+    // A name at the very start is the value that the statement defines, and %<digit> is a
+    // numbered value (LLVM quotes type names that start with a digit).
+    const bool may_be_type = !s.out.empty() && !IsDigit(in[i + 1]);
+    const std::string* body = may_be_type ? FindBody(s.bodies, in.substr(i, end - i)) : nullptr;
+    s.Emit(body != nullptr ? std::string_view(*body) : std::string_view("<%ID>"));
+  }
+  i = end;
+}
+
+// A number: a float, a value integer (<INT>), or an integer that is syntax and stays.
+void NormalizeNumber(Normalizer& s) {
+  const std::string_view in = s.in;
+  const size_t n = in.size();
+  size_t& i = s.i;
+  const char c = in[i];
+  size_t j = c == '-' ? i + 1 : i;
+  if (in[j] == '0' && j + 1 < n && in[j + 1] == 'x') {
+    // Hex floating point: 0x (double), 0xK (x86_fp80), 0xL (fp128), 0xM (ppc_fp128),
+    // 0xH (half), 0xR (bfloat). LLVM never prints integers in hex.
+    j += 2;
+    if (j < n && std::string_view("KLMHR").find(in[j]) != std::string_view::npos) ++j;
+    while (j < n && IsHexDigit(in[j])) ++j;
+    s.Emit("<FLOAT>");
+    i = j;
+    return;
+  }
+  while (j < n && IsDigit(in[j])) ++j;
+  bool is_float = false;
+  if (j < n && in[j] == '.') {
+    is_float = true;
+    ++j;
+    while (j < n && IsDigit(in[j])) ++j;
+  }
+  if (j < n && (in[j] == 'e' || in[j] == 'E')) {
+    size_t k = j + 1;
+    if (k < n && (in[k] == '+' || in[k] == '-')) ++k;
+    if (k < n && IsDigit(in[k])) {
+      is_float = true;
+      j = k;
+      while (j < n && IsDigit(in[j])) ++j;
+    }
+  }
+  if (is_float) {
+    s.Emit("<FLOAT>");
+  } else {
+    size_t k = j;
+    while (k < n && in[k] == ' ') ++k;
+    const bool is_count = k + 1 < n && in[k] == 'x' && IsSpace(in[k + 1]);  // [4 x i8]
+    const bool keep = is_count || (!s.parens.empty() && s.parens.back()) ||
+                      (s.spaced && (s.keyword == "align" || s.keyword == "cc"));
+    s.Emit(keep ? in.substr(i, j - i) : std::string_view("<INT>"));
+  }
+  i = j;
+}
+
+// Any other token: comdats, quoted strings, metadata, attribute groups, comments and
+// punctuation (parentheses tracked for NormalizeNumber).
+void NormalizeSymbol(Normalizer& s) {
+  const std::string_view in = s.in;
+  const size_t n = in.size();
+  size_t& i = s.i;
+  std::string& out = s.out;
+  switch (in[i]) {
+    case '$': {  // comdat names stay as written
+      const size_t end = SkipName(in, i + 1);
+      s.Emit(in.substr(i, end - i));
+      i = end;
+      return;
+    }
+    case '"': {  // section names, inline asm, string attributes, sync scopes
+      const size_t end = SkipQuoted(in, i);
+      s.Emit(in.substr(i, end - i));
+      i = end;
+      return;
+    }
+    case '!': {
+      size_t j = i + 1;
+      while (j < n && IsNameChar(in[j])) ++j;
+      const bool is_attachment = j > i + 1 && !IsDigit(in[i + 1]) && (j >= n || in[j] != '(');
+      TrimTrailingSpace(out);
+      if (is_attachment) {
+        // ", !dbg !7": the kind, its value and the comma before the kind go.
+        if (!out.empty() && out.back() == ',') out.pop_back();
+        while (j < n && IsSpace(in[j])) ++j;
+        i = j < n && in[j] == '!' ? SkipMetadata(in, j) : j;
+      } else {
+        i = SkipMetadata(in, i);  // operand: "metadata !7" keeps "metadata"
+      }
+      s.Emit({});
+      return;
+    }
+    case '#':
+      if (i + 1 < n && IsDigit(in[i + 1])) {  // attribute group
+        ++i;
+        while (i < n && IsDigit(in[i])) ++i;
+        TrimTrailingSpace(out);
+        s.Emit({});
+        return;
+      }
+      break;
+    case ';':  // comment
+      while (i < n && in[i] != '\n') ++i;
+      TrimTrailingSpace(out);
+      s.Emit({});
+      return;
+    case '(':
+      s.parens.push_back(!s.spaced && (s.keyword == "addrspace" || s.keyword == "align" ||
+                                       s.keyword == "alignstack"));
+      break;
+    case ')':
+      if (!s.parens.empty()) s.parens.pop_back();
+      break;
+    default:
+      break;
+  }
+  s.Emit(in.substr(i, 1));
+  ++i;
+}
+
 // One pass over the printed statement, token by token. Writes into `out` so that callers can
 // reuse its buffer.
 void NormalizeInto(std::string_view in, const StructBodies& bodies, std::string& out) {
   assert(std::is_sorted(bodies.begin(), bodies.end()));
   out.clear();
-  // The previous token when it was a keyword (empty otherwise), and whether whitespace followed
-  // it: "label %x", "align 4" and "addrspace(1)" are recognised by their keyword.
-  std::string_view keyword;
-  bool spaced = false;
-  auto emit = [&](std::string_view token) {
-    out.append(token);
-    keyword = {};
-    spaced = false;
-  };
-  // One entry per open '(': true when it opens addrspace(N), align(N) or alignstack(N), whose
-  // integer is type syntax or an alignment (a small closed set) and stays as written. The
-  // arguments of other keywords, such as dereferenceable(4100) or range(i32 0, 10), are values.
-  llvm::SmallVector<bool, 8> parens;
+  Normalizer s{.in = in, .bodies = bodies, .out = out};
   const size_t n = in.size();
-  size_t i = 0;
-  while (i < n) {
-    const char c = in[i];
+  while (s.i < n) {
+    const char c = in[s.i];
     if (IsSpace(c)) {
-      while (i < n && IsSpace(in[i])) ++i;
+      while (s.i < n && IsSpace(in[s.i])) ++s.i;
       if (!out.empty() && out.back() != ' ') out += ' ';
-      spaced = true;
-      continue;
+      s.spaced = true;
+    } else if (IsAlpha(c) || c == '_') {
+      NormalizeWord(s);
+    } else if (c == '%' || c == '@') {
+      NormalizeName(s);
+    } else if (IsDigit(c) || (c == '-' && s.i + 1 < n && IsDigit(in[s.i + 1]))) {
+      NormalizeNumber(s);
+    } else {
+      NormalizeSymbol(s);
     }
-    if (IsAlpha(c) || c == '_') {
-      if (c == 'c' && i + 1 < n && in[i + 1] == '"') {
-        i = SkipQuoted(in, i + 1);
-        emit("<STRING>");
-        continue;
-      }
-      size_t j = i + 1;
-      while (j < n && IsWordChar(in[j])) ++j;
-      out.append(in.substr(i, j - i));
-      keyword = in.substr(i, j - i);
-      spaced = false;
-      i = j;
-      continue;
-    }
-    if (c == '%' || c == '@') {
-      const size_t end = SkipName(in, i + 1);
-      if (end == i + 1) {
-        emit(in.substr(i, 1));
-        ++i;
-        continue;
-      }
-      if (c == '@') {
-        emit("<@ID>");
-      } else if (keyword == "label" && spaced) {
-        emit("<LABEL>");
-      } else {
-        // A name at the very start is the value that the statement defines, and %<digit> is a
-        // numbered value (LLVM quotes type names that start with a digit).
-        const bool may_be_type = !out.empty() && !IsDigit(in[i + 1]);
-        const std::string* body = may_be_type ? FindBody(bodies, in.substr(i, end - i)) : nullptr;
-        emit(body != nullptr ? std::string_view(*body) : std::string_view("<%ID>"));
-      }
-      i = end;
-      continue;
-    }
-    if (IsDigit(c) || (c == '-' && i + 1 < n && IsDigit(in[i + 1]))) {
-      size_t j = c == '-' ? i + 1 : i;
-      if (in[j] == '0' && j + 1 < n && in[j + 1] == 'x') {
-        // Hex floating point: 0x (double), 0xK (x86_fp80), 0xL (fp128), 0xM (ppc_fp128),
-        // 0xH (half), 0xR (bfloat). LLVM never prints integers in hex.
-        j += 2;
-        if (j < n && std::string_view("KLMHR").find(in[j]) != std::string_view::npos) ++j;
-        while (j < n && IsHexDigit(in[j])) ++j;
-        emit("<FLOAT>");
-        i = j;
-        continue;
-      }
-      while (j < n && IsDigit(in[j])) ++j;
-      bool is_float = false;
-      if (j < n && in[j] == '.') {
-        is_float = true;
-        ++j;
-        while (j < n && IsDigit(in[j])) ++j;
-      }
-      if (j < n && (in[j] == 'e' || in[j] == 'E')) {
-        size_t k = j + 1;
-        if (k < n && (in[k] == '+' || in[k] == '-')) ++k;
-        if (k < n && IsDigit(in[k])) {
-          is_float = true;
-          j = k;
-          while (j < n && IsDigit(in[j])) ++j;
-        }
-      }
-      if (is_float) {
-        emit("<FLOAT>");
-      } else {
-        size_t k = j;
-        while (k < n && in[k] == ' ') ++k;
-        const bool is_count = k + 1 < n && in[k] == 'x' && IsSpace(in[k + 1]);  // [4 x i8]
-        const bool keep = is_count || (!parens.empty() && parens.back()) ||
-                          (spaced && (keyword == "align" || keyword == "cc"));
-        emit(keep ? in.substr(i, j - i) : std::string_view("<INT>"));
-      }
-      i = j;
-      continue;
-    }
-    switch (c) {
-      case '$': {  // comdat names stay as written
-        const size_t end = SkipName(in, i + 1);
-        emit(in.substr(i, end - i));
-        i = end;
-        continue;
-      }
-      case '"': {  // section names, inline asm, string attributes, sync scopes
-        const size_t end = SkipQuoted(in, i);
-        emit(in.substr(i, end - i));
-        i = end;
-        continue;
-      }
-      case '!': {
-        size_t j = i + 1;
-        while (j < n && IsNameChar(in[j])) ++j;
-        const bool is_attachment = j > i + 1 && !IsDigit(in[i + 1]) && (j >= n || in[j] != '(');
-        TrimTrailingSpace(out);
-        if (is_attachment) {
-          // ", !dbg !7": the kind, its value and the comma before the kind go.
-          if (!out.empty() && out.back() == ',') out.pop_back();
-          while (j < n && IsSpace(in[j])) ++j;
-          i = j < n && in[j] == '!' ? SkipMetadata(in, j) : j;
-        } else {
-          i = SkipMetadata(in, i);  // operand: "metadata !7" keeps "metadata"
-        }
-        emit({});
-        continue;
-      }
-      case '#':
-        if (i + 1 < n && IsDigit(in[i + 1])) {  // attribute group
-          ++i;
-          while (i < n && IsDigit(in[i])) ++i;
-          TrimTrailingSpace(out);
-          emit({});
-          continue;
-        }
-        break;
-      case ';':  // comment
-        while (i < n && in[i] != '\n') ++i;
-        TrimTrailingSpace(out);
-        emit({});
-        continue;
-      case '(':
-        parens.push_back(!spaced &&
-                         (keyword == "addrspace" || keyword == "align" || keyword == "alignstack"));
-        break;
-      case ')':
-        if (!parens.empty()) parens.pop_back();
-        break;
-      default:
-        break;
-    }
-    emit(in.substr(i, 1));
-    ++i;
   }
   TrimTrailingSpace(out);
 }

@@ -82,6 +82,11 @@ class Writer {
   bool Call(const llvm::CallInst& call);
   bool ShuffleMask(const llvm::ShuffleVectorInst& shuffle);
   bool Operands(const llvm::Instruction& inst);
+  bool Opcode(const llvm::Instruction& inst);
+  bool OperandsByKind(const llvm::Instruction& inst);
+  bool Switch(const llvm::SwitchInst& branches);
+  bool Phi(const llvm::PHINode& phi);
+  bool Alloca(const llvm::AllocaInst& alloca);
 
   StatementText::Caches& caches_;
   std::string& out_;
@@ -424,13 +429,8 @@ bool Writer::Operands(const llvm::Instruction& inst) {
   return true;
 }
 
-bool Writer::Instruction(const llvm::Instruction& inst) {
-  if (inst.isAtomic() || inst.isEHPad() || llvm::isa<llvm::InvokeInst>(inst) ||
-      llvm::isa<llvm::CallBrInst>(inst) || llvm::isa<llvm::IndirectBrInst>(inst) ||
-      llvm::isa<llvm::ResumeInst>(inst) || llvm::isa<llvm::CatchReturnInst>(inst) ||
-      llvm::isa<llvm::CleanupReturnInst>(inst)) {
-    return false;
-  }
+// "  %x = tail opcode flags predicate": what every instruction starts with. False for musttail.
+bool Writer::Opcode(const llvm::Instruction& inst) {
   out_ += "  ";
   if (inst.hasName()) {
     Name('%', inst.getName());
@@ -438,8 +438,7 @@ bool Writer::Instruction(const llvm::Instruction& inst) {
   } else if (!inst.getType()->isVoidTy()) {
     out_ += "%0 = ";
   }
-  const auto* call = llvm::dyn_cast<llvm::CallInst>(&inst);
-  if (call != nullptr) {
+  if (const auto* call = llvm::dyn_cast<llvm::CallInst>(&inst)) {
     if (call->isMustTailCall()) return false;
     if (call->isTailCall()) out_ += "tail ";
     if (call->isNoTailCall()) out_ += "notail ";
@@ -456,9 +455,64 @@ bool Writer::Instruction(const llvm::Instruction& inst) {
     out_ += ' ';
     out_ += llvm::CmpInst::getPredicateName(compare->getPredicate());
   }
+  return true;
+}
 
+bool Writer::Switch(const llvm::SwitchInst& branches) {
+  out_ += ' ';
+  bool ok = Operand(branches.getCondition(), true);
+  out_ += ", ";
+  ok = ok && Operand(branches.getDefaultDest(), true);
+  out_ += " [";
+  for (const auto& target : branches.cases()) {
+    out_ += "\n    ";
+    ok = ok && Operand(target.getCaseValue(), true);
+    out_ += ", ";
+    ok = ok && Operand(target.getCaseSuccessor(), true);
+  }
+  out_ += "\n  ]";
+  return ok;
+}
+
+bool Writer::Phi(const llvm::PHINode& phi) {
   bool ok = true;
-  if (call != nullptr) {
+  out_ += ' ';
+  Type(phi.getType());
+  out_ += ' ';
+  for (unsigned i = 0; i < phi.getNumIncomingValues() && ok; ++i) {
+    out_ += i > 0 ? ", [ " : "[ ";
+    ok = Value(phi.getIncomingValue(i));
+    out_ += ", ";
+    ok = ok && Value(phi.getIncomingBlock(i));
+    out_ += " ]";
+  }
+  return ok;
+}
+
+bool Writer::Alloca(const llvm::AllocaInst& alloca) {
+  if (alloca.isUsedWithInAlloca() || alloca.isSwiftError()) return false;
+  bool ok = true;
+  out_ += ' ';
+  Type(alloca.getAllocatedType());
+  const llvm::Value* size = alloca.getArraySize();
+  if (alloca.isArrayAllocation() || !size->getType()->isIntegerTy(32)) {
+    out_ += ", ";
+    ok = Operand(size, true);
+  }
+  out_ += ", align ";
+  Int(alloca.getAlign().value());
+  if (const unsigned space = alloca.getAddressSpace(); space != 0) {
+    out_ += ", addrspace(";
+    Int(space);
+    out_ += ')';
+  }
+  return ok;
+}
+
+// What follows the opcode, in the syntax of the instruction's kind (the common form last).
+bool Writer::OperandsByKind(const llvm::Instruction& inst) {
+  bool ok = true;
+  if (const auto* call = llvm::dyn_cast<llvm::CallInst>(&inst)) {
     ok = Call(*call);
   } else if (const auto* branch = llvm::dyn_cast<llvm::BranchInst>(&inst);
              branch && branch->isConditional()) {
@@ -469,29 +523,9 @@ bool Writer::Instruction(const llvm::Instruction& inst) {
       ok = Operand(branch->getSuccessor(s), true);
     }
   } else if (const auto* branches = llvm::dyn_cast<llvm::SwitchInst>(&inst)) {
-    out_ += ' ';
-    ok = Operand(branches->getCondition(), true);
-    out_ += ", ";
-    ok = ok && Operand(branches->getDefaultDest(), true);
-    out_ += " [";
-    for (const auto& target : branches->cases()) {
-      out_ += "\n    ";
-      ok = ok && Operand(target.getCaseValue(), true);
-      out_ += ", ";
-      ok = ok && Operand(target.getCaseSuccessor(), true);
-    }
-    out_ += "\n  ]";
+    ok = Switch(*branches);
   } else if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(&inst)) {
-    out_ += ' ';
-    Type(phi->getType());
-    out_ += ' ';
-    for (unsigned i = 0; i < phi->getNumIncomingValues() && ok; ++i) {
-      out_ += i > 0 ? ", [ " : "[ ";
-      ok = Value(phi->getIncomingValue(i));
-      out_ += ", ";
-      ok = ok && Value(phi->getIncomingBlock(i));
-      out_ += " ]";
-    }
+    ok = Phi(*phi);
   } else if (const auto* extract = llvm::dyn_cast<llvm::ExtractValueInst>(&inst)) {
     out_ += ' ';
     ok = Operand(extract->getAggregateOperand(), true);
@@ -511,21 +545,7 @@ bool Writer::Instruction(const llvm::Instruction& inst) {
   } else if (llvm::isa<llvm::ReturnInst>(inst) && inst.getNumOperands() == 0) {
     out_ += " void";
   } else if (const auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
-    if (alloca->isUsedWithInAlloca() || alloca->isSwiftError()) return false;
-    out_ += ' ';
-    Type(alloca->getAllocatedType());
-    const llvm::Value* size = alloca->getArraySize();
-    if (alloca->isArrayAllocation() || !size->getType()->isIntegerTy(32)) {
-      out_ += ", ";
-      ok = Operand(size, true);
-    }
-    out_ += ", align ";
-    Int(alloca->getAlign().value());
-    if (const unsigned space = alloca->getAddressSpace(); space != 0) {
-      out_ += ", addrspace(";
-      Int(space);
-      out_ += ')';
-    }
+    ok = Alloca(*alloca);
   } else if (llvm::isa<llvm::CastInst>(inst)) {
     out_ += ' ';
     ok = Operand(inst.getOperand(0), true);
@@ -539,6 +559,18 @@ bool Writer::Instruction(const llvm::Instruction& inst) {
   } else if (inst.getNumOperands() > 0) {
     ok = Operands(inst);
   }
+  return ok;
+}
+
+bool Writer::Instruction(const llvm::Instruction& inst) {
+  if (inst.isAtomic() || inst.isEHPad() || llvm::isa<llvm::InvokeInst>(inst) ||
+      llvm::isa<llvm::CallBrInst>(inst) || llvm::isa<llvm::IndirectBrInst>(inst) ||
+      llvm::isa<llvm::ResumeInst>(inst) || llvm::isa<llvm::CatchReturnInst>(inst) ||
+      llvm::isa<llvm::CleanupReturnInst>(inst)) {
+    return false;
+  }
+  if (!Opcode(inst)) return false;
+  bool ok = OperandsByKind(inst);
   if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
     out_ += ", align ";
     Int(load->getAlign().value());
