@@ -12,7 +12,7 @@ from compiler_gym.bin import validate as validate_cli
 from compiler_gym.compiler_env_state import CompilerEnvStateWriter
 from compiler_gym.datasets import Benchmark
 from compiler_gym.datasets.make_benchmark import make_benchmark_from_source
-from conftest import step_pipeline_for_testing
+from conftest import NEXT_STEP_PIPELINE, step_pipeline_for_testing
 
 FLAGS = ("-sroa", "-instcombine", "-gvn", "-simplifycfg")
 
@@ -230,3 +230,42 @@ def test_validate_command_line(tmp_path, capsys):
     broken = tmp_path / "broken.csv"
     broken.write_text("benchmark,reward\nx,1\n")
     assert validate_cli.main([str(broken)]) == 2
+
+
+def test_the_miscompile_hunt_finds_a_planted_bug_and_blames_it_on_us():
+    """A pass that miscompiles on purpose (test builds only), planted as one action: the hunt
+    finds it, minimizes the sequence to that action, and opt-19's replay (which runs the real
+    pass) behaves, so the bug is ours."""
+    from compiler_gym.bin import miscompile
+    from compiler_gym.envs.llvm_env import LlvmEnv
+
+    args = miscompile.make_parser().parse_args(
+        ["--programs", "generator://csmith-v0", "--csmith-programs", "2", "--cases", "4"]
+        + ["--length", "5", "--seed", "3", "--jobs", "2"]
+    )
+    flags = [row[0] for row in miscompile.pass_table()]
+    planted = miscompile.plan(args.seed, 1, ["p"], args.length, len(flags))[0].actions[2]
+
+    class Planted(LlvmEnv):
+        """Runs the miscompiling test pass in place of the planted action."""
+
+        def multistep(self, actions, *rest, **kwargs):
+            actions = list(actions)
+            if planted not in actions:
+                return super().multistep(actions, *rest, **kwargs)
+            for action in actions:
+                if action == planted:
+                    self._env.set_parameter(NEXT_STEP_PIPELINE, "compiler-gym-test-miscompile")
+                result = super().multistep([action], *rest, **kwargs)
+            return result
+
+    messages = []
+    report = miscompile.campaign(lambda: Planted("llvm-v0"), args, say=messages.append)
+    assert report.programs == 2 and report.cases == 4
+    planted_cases = [f for f in report.findings if planted in f["actions"]]
+    assert planted_cases and all(f["outcome"] == "mismatch" for f in planted_cases)
+    assert all(planted in f["actions"] for f in report.findings), report.findings
+    assert {tuple(f["minimized"]) for f in planted_cases} == {(planted,)}
+    assert {f["verdict"] for f in planted_cases} == {"ours"}
+    assert report.per_pass[flags[planted]]["mismatches"] == len(planted_cases)
+    assert report.runs > report.cases  # minimization ran the program again

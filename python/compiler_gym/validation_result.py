@@ -23,9 +23,14 @@ class ValidationResult:
     actions_replay_failed: bool = False
     reward_validation_failed: bool = False
     benchmark_semantics_validation_failed: bool = False
+    # Not one of CompilerGym's: the benchmark's program cannot be built or run, not even
+    # unoptimized (errors say why), so its behaviour was not compared. That is the
+    # benchmark's fault, not the state's: the replay and the reward are checked all the same.
+    benchmark_run_failed: bool = False
 
     def okay(self) -> bool:
-        """True when the replay found nothing wrong."""
+        """True when the replay found nothing wrong (a program that cannot run is not
+        okay: its behaviour could not be checked)."""
         return not self.errors
 
     @property

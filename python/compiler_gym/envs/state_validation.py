@@ -25,7 +25,7 @@ def validate_state(
     state = state or env.state
     start = time.time()
     errors: list[str] = []
-    replay_failed = reward_failed = semantics_failed = False
+    replay_failed = reward_failed = semantics_failed = run_failed = False
     replay = None
     try:  # a benchmark that cannot be found or loaded fails this state, not the caller
         replay = type(env)(
@@ -56,7 +56,11 @@ def validate_state(
         errors += replay_errors
         replay_failed = bool(replay_errors)
         checked = env if in_place else replay
-        semantic_errors = checked._semantic_validation_errors(sanitizers)
+        try:
+            semantic_errors = checked._semantic_validation_errors(sanitizers)
+            cannot_run = None
+        except ServiceError as e:  # no build or no run: the state replayed all the same
+            semantic_errors, cannot_run = None, e
         if checked.benchmark.validation_callbacks():
             semantic_errors = (semantic_errors or []) + [
                 str(e) for e in checked.benchmark.ivalidate(checked)
@@ -64,6 +68,16 @@ def validate_state(
         semantics_validated = semantic_errors is not None
         semantics_failed = bool(semantic_errors)
         errors += semantic_errors or []
+        if cannot_run is not None:
+            errors.append(str(cannot_run))
+            # The check builds and runs the unoptimized program first: when that program
+            # runs, it was the actions' program that failed to build, a changed behaviour.
+            replay.reset()
+            try:
+                replay._semantic_validation_errors(sanitizers)
+                semantics_validated = semantics_failed = True
+            except ServiceError:
+                run_failed = True
     except (ValueError, LookupError, OSError, ServiceError) as e:
         errors.append(str(e))
         replay_failed = True
@@ -80,4 +94,5 @@ def validate_state(
         actions_replay_failed=replay_failed,
         reward_validation_failed=reward_failed,
         benchmark_semantics_validation_failed=semantics_failed,
+        benchmark_run_failed=run_failed,
     )
