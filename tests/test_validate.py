@@ -269,3 +269,36 @@ def test_the_miscompile_hunt_finds_a_planted_bug_and_blames_it_on_us():
     assert {f["verdict"] for f in planted_cases} == {"ours"}
     assert report.per_pass[flags[planted]]["mismatches"] == len(planted_cases)
     assert report.runs > report.cases  # minimization ran the program again
+
+
+def test_the_miscompile_hunt_minimizes_an_error_of_the_compiler():
+    """A planted pass that reports a fatal error: the hunt counts a crash, minimizes the
+    sequence to the planted action, and opt-19 (which runs the real pass) does not fail."""
+    from compiler_gym.bin import miscompile
+    from compiler_gym.envs.llvm_env import LlvmEnv
+
+    args = miscompile.make_parser().parse_args(
+        ["--programs", "generator://csmith-v0", "--csmith-programs", "1", "--cases", "2"]
+        + ["--length", "6", "--seed", "3", "--jobs", "1"]
+    )
+    flags = [row[0] for row in miscompile.pass_table()]
+    planted = miscompile.plan(args.seed, 1, ["p"], args.length, len(flags))[0].actions[3]
+
+    class Planted(LlvmEnv):
+        """Fails in the compiler at the planted action."""
+
+        def multistep(self, actions, *rest, **kwargs):
+            result = None
+            for action in actions:
+                if action == planted:
+                    self._env.set_parameter(NEXT_STEP_PIPELINE, "compiler-gym-test-fatal-error")
+                result = super().multistep([action], *rest, **kwargs)
+                if result[2]:
+                    break
+            return result
+
+    report = miscompile.campaign(lambda: Planted("llvm-v0"), args, say=lambda _: None)
+    crash = next(f for f in report.findings if f["index"] == 0)
+    assert crash["outcome"] == "crash" and crash["actions"][-1] == planted
+    assert crash["minimized"] == [planted] and crash["verdict"] == "ours"
+    assert report.per_pass[flags[planted]]["crashes"] >= 1

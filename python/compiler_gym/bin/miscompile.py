@@ -102,8 +102,9 @@ def run_case(env: Any, case: Case) -> Case:
         env.reset(benchmark=case.benchmark)
         _, _, done, info = env.multistep(case.actions)
         if done:
+            # The sequence up to the action that failed is what reproduces the error.
             case.outcome, case.problems = "crash", [str(info.get("error_details"))]
-            case.runs = 0
+            case.actions, case.runs = list(env.actions), 0
             return case
         case.problems = check(env)
         if case.problems:
@@ -114,11 +115,14 @@ def run_case(env: Any, case: Case) -> Case:
 
 
 def minimize(env: Any, case: Case) -> list[int]:
-    """The case's sequence with every action dropped that the mismatch does not need."""
+    """The case's sequence with every action dropped that its finding (a mismatch, a
+    timeout, an error of the compiler) does not need."""
     runs = 0
 
     def fails(e: Any) -> bool:
         nonlocal runs
+        if case.outcome == "crash":  # the compiler's error ends the episode again
+            return bool(e.unwrapped._env.episode_over)
         runs += 1
         problems = check(e)
         return bool(problems) and classify(problems) == case.outcome
@@ -136,8 +140,9 @@ def _run(argv: list[str], timeout: float, stdin: Optional[bytes] = None) -> Any:
 
 def opt_verdict(env: Any, case: Case, opt: str, clang: str, timeout: float) -> str:
     """Replays the minimized sequence with opt-19 on the program's bitcode and runs the
-    result: ``"llvm"`` when it too behaves unlike the unoptimized build, ``"ours"`` when it
-    does not, ``"unknown"`` when opt-19 or the build fails."""
+    result: ``"llvm"`` when it too behaves unlike the unoptimized build (for an error of the
+    compiler: when opt-19 fails too, its verifier included), ``"ours"`` when it does not,
+    ``"unknown"`` when opt-19 or the build fails otherwise."""
     env.reset(benchmark=case.benchmark)
     benchmark = env.benchmark
     table = pass_table()
@@ -146,9 +151,12 @@ def opt_verdict(env: Any, case: Case, opt: str, clang: str, timeout: float) -> s
         source, optimized = Path(scratch, "in.bc"), Path(scratch, "out.bc")
         source.write_bytes(env.observation["Bitcode"])
         try:
-            if _run(
+            failed = _run(
                 [opt, f"-passes={pipeline}", str(source), "-o", str(optimized)], 300
-            ).returncode:
+            ).returncode
+            if case.outcome == "crash":
+                return "llvm" if failed else "ours"
+            if failed:
                 return "unknown"
             outputs = []
             for name, bitcode in (("reference", source), ("optimized", optimized)):
@@ -198,17 +206,15 @@ class Report:
 
 
 def summarize(cases: list[Case], flags: list[str]) -> dict:
-    """Per pass: sequences that ran it, and minimized mismatches, timeouts and crashes that
-    contain it (a crash is attributed to every pass of its sequence's last action)."""
+    """Per pass: sequences that ran it, the minimized mismatches and timeouts that contain
+    it, and the errors of the compiler in its step (the last action a crash applied)."""
     per_pass: dict[str, Counter] = {flag: Counter() for flag in flags}
     for case in cases:
         for action in set(case.actions):
             per_pass[flags[action]]["sequences"] += 1
         if case.outcome in ("mismatch", "timeout") and case.minimized:
             for action in set(case.minimized):
-                per_pass[flags[action]][
-                    case.outcome + "es" if case.outcome == "mismatch" else "timeouts"
-                ] += 1
+                per_pass[flags[action]][PLURAL[case.outcome]] += 1
         elif case.outcome == "crash":
             per_pass[flags[case.actions[-1]]]["crashes"] += 1
     return {flag: dict(counts) for flag, counts in per_pass.items() if counts}
@@ -258,7 +264,7 @@ def campaign(
                     )
                 if done % 100 == 0:
                     say(f"{done}/{len(cases)} cases, {time.time() - start:.0f} s")
-        findings = [c for c in cases if c.outcome in ("mismatch", "timeout")]
+        findings = [c for c in cases if c.outcome in ("mismatch", "timeout", "crash")]
         for case in findings[: args.minimize]:
             case.minimized = minimize(probe, case)
             case.verdict = opt_verdict(probe, case, args.opt, args.clang, args.timeout)
