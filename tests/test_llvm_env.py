@@ -610,3 +610,37 @@ def test_split_benchmark_by_function_and_merge_benchmarks():
         assert env.observation["IrInstructionCount"] == count
     with pytest.raises(ValueError, match="cannot merge"):
         merge_benchmarks([parts[0], parts[0]])  # one function defined twice
+
+
+@pytest.mark.parametrize(
+    "reproducer,flags,message",
+    [
+        (
+            "loop_fusion.ll",
+            ["-licm", "-mem2reg", "-loop-rotate", "-loop-fusion"],
+            "PHI node entries do not match predecessors",
+        ),
+        (
+            "iroutliner.ll",
+            ["-early-cse-memssa", "-jump-threading", "-dce", "-sroa", "-iroutliner"],
+            "Instruction does not dominate all uses",
+        ),
+    ],
+)
+def test_llvm_bugs_found_by_the_miscompile_hunt_end_the_episode(reproducer, flags, message):
+    """LLVM 19 passes that make invalid IR of these reduced csmith modules (envs/llvm/PASSES.md,
+    "Miscompile hunts"): the step ends the episode with the verifier's words, and the env goes
+    on with the next episode."""
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "envs" / "llvm" / "reproducers" / reproducer
+    with compiler_gym.make("llvm-v0", benchmark=compiler_gym.make_benchmark(str(path))) as env:
+        env.reset()
+        _, _, done, info = env.multistep(flags[:-1])
+        assert not done
+        _, _, done, info = env.step(flags[-1])
+        assert done and info["error_type"] == "INTERNAL"
+        assert f"after pass {flags[-1]}" in info["error_details"]
+        assert message in info["error_details"]
+        env.reset()
+        assert not env.step(env.action_space["-mem2reg"])[2]
