@@ -14,7 +14,7 @@ from compiler_gym.compiler_env_state import CompilerEnvStateReader  # noqa: E402
 
 HERE = Path(__file__).resolve().parent.parent / "benchmarks" / "leaderboard"
 sys.path.insert(0, str(HERE / "ppo"))
-from agent import Features, PpoAgent  # noqa: E402
+from agent import Features, PpoAgent, run_agent  # noqa: E402
 
 
 def test_features_normalize_autophase_and_count_the_episode_actions():
@@ -69,3 +69,49 @@ def test_a_table_change_maps_the_policy_by_flag_name(tmp_path):
     assert np.allclose(q[0], q[1])  # the unseen action is not part of the policy's input
     kept = np.flatnonzero(q[0])
     assert np.allclose(q[0, kept] / p[0, kept], 1 / (1 - p[0, unseen]))
+
+
+def test_the_agent_runs_on_one_program_outside_the_leaderboard():
+    """run_agent on an env id and a benchmark, or on an env: the committed zero-shot state,
+    and PPO + guided search (whose first episode is the zero-shot one) no worse."""
+    (expected,) = [
+        s
+        for s in CompilerEnvStateReader.read_paths([str(HERE / "ppo-llvm_instcount.csv")])
+        if s.benchmark == "benchmark://builtin-v0/crc32"
+    ]
+    agent = PpoAgent()
+    state = run_agent("llvm-ic-v0", "builtin-v0/crc32", agent=agent)
+    assert state.commandline == expected.commandline
+    assert state.reward == pytest.approx(expected.reward)
+    with compiler_gym.make("llvm-ic-v0", benchmark="builtin-v0/qsort") as env:
+        env.reset()
+        env.step(0)  # the agent starts from the benchmark's start, whatever came before
+        searched = run_agent(env, "builtin-v0/crc32", search_time=1, agent=agent)
+        assert searched == env.state and searched.benchmark == expected.benchmark
+        assert searched.reward >= state.reward
+        assert env.validate(searched).okay()
+    with compiler_gym.make("llvm-v0") as env, pytest.raises(ValueError, match="reward space"):
+        run_agent(env, "builtin-v0/crc32", agent=agent)
+
+
+def test_the_guided_search_validates_in_the_loop():
+    """PPO + guided search refuses a state whose program breaks: the zero-shot episode's first
+    action planted to miscompile (the test builds' hook) makes the zero-shot state fail, and
+    the search's state, checked in forks of the planted env, validates."""
+    from test_search_validation import BENCHMARK, actions_of, planted_env
+
+    from compiler_gym.search import SearchProgress
+
+    agent = PpoAgent()
+    planted = actions_of(run_agent("llvm-ic-v0", BENCHMARK, agent=agent))[0]
+    with planted_env(planted) as env:
+        assert not env.validate(run_agent(env, agent=agent)).okay()
+        progress = SearchProgress()
+        state = run_agent(env, search_time=1, agent=agent, progress=progress)
+        # The policy favours the planted action: on a busy machine every candidate of a
+        # short search may hold it, and then the benchmark as it is is the result.
+        assert progress.validated and progress.checks >= 1 and state == env.state
+        assert env.validate(state).okay()
+        unchecked = SearchProgress()
+        run_agent(env, search_time=0.5, agent=agent, validate=False, progress=unchecked)
+        assert not unchecked.validated and unchecked.refused == 0

@@ -367,3 +367,145 @@ def test_a_search_reads_its_outputs_without_torch():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_one_budget_model_a_runtime_alone_is_a_time_budget(monkeypatch):
+    """A runtime alone bounds the search by time only (it used to stop at the default
+    episodes too); neither budget is the default; both: whichever runs out first."""
+    import importlib
+
+    from compiler_gym.search import nevergrad_search, random_search
+
+    kwargs = dict(reward_space="IrInstructionCount", record=False, num_envs=4, patience=2)
+    # About 400 episodes a second here: the default budget is 100.
+    _, progress = random_search("llvm-v0", "builtin-v0/crc32", runtime=1.0, **kwargs)
+    assert progress.episodes > 100 and progress.seconds >= 1.0
+    _, progress = random_search("llvm-v0", "builtin-v0/crc32", **kwargs)
+    assert progress.episodes == 100
+    _, progress = random_search("llvm-v0", "builtin-v0/crc32", episodes=2, runtime=60, **kwargs)
+    assert progress.episodes == 2 and progress.seconds < 60
+    # nevergrad's default of 1000 trials takes seconds: a smaller one shows the same.
+    nevergrad_module = importlib.import_module("compiler_gym.search.nevergrad_search")
+    monkeypatch.setattr(nevergrad_module, "DEFAULT_TRIALS", 8)
+    kwargs = dict(reward_space="IrInstructionCount", num_envs=4, episode_length=2)
+    _, progress = nevergrad_search("llvm-v0", "builtin-v0/crc32", runtime=0.5, **kwargs)
+    assert progress.episodes > 8 and progress.seconds >= 0.5
+    _, progress = nevergrad_search("llvm-v0", "builtin-v0/crc32", **kwargs)
+    assert progress.episodes == 8
+
+
+def test_greedy_search_stops_after_the_step_under_way_when_its_runtime_is_spent():
+    import time
+
+    def slow_second_step(env):
+        if len(env.actions) == 2:
+            time.sleep(2.0)
+
+    with compiler_gym.make("llvm-v0", reward_space="IrInstructionCount") as env:
+        env.reset(benchmark="builtin-v0/crc32")
+        state = greedy_search(env, runtime=2.0, callback=slow_second_step)
+        assert state.commandline == "opt -mem2reg -simplifycfg input.bc -o output.bc"
+        assert state == env.state and state.reward > 0
+        assert greedy_search(env, runtime=0).commandline == state.commandline  # no step
+
+
+def test_every_search_takes_an_env_or_an_env_id_and_a_benchmark():
+    from compiler_gym.search import nevergrad_search, random_search
+
+    by_id = greedy_search(
+        "llvm-v0", "builtin-v0/crc32", reward_space="IrInstructionCount", max_steps=2
+    )
+    assert by_id.commandline == "opt -mem2reg -simplifycfg input.bc -o output.bc"
+    random_kwargs = dict(episodes=6, num_envs=2, seed=3, patience=4)
+    nevergrad_kwargs = dict(budget=8, num_envs=4, episode_length=3, seed=1)
+    expected = [
+        random_search("llvm-v0", "builtin-v0/crc32", "IrInstructionCount", **random_kwargs)[0],
+        nevergrad_search("llvm-v0", "builtin-v0/crc32", "IrInstructionCount", **nevergrad_kwargs)[
+            0
+        ],
+    ]
+    with compiler_gym.make(
+        "llvm-v0", benchmark="builtin-v0/qsort", reward_space="IrInstructionCount"
+    ) as env:
+        # The env's id, reward space and benchmark (or the benchmark given) are the search's.
+        found = [
+            random_search(env, "builtin-v0/crc32", **random_kwargs)[0],
+            nevergrad_search(env, benchmark="builtin-v0/crc32", **nevergrad_kwargs)[0],
+        ]
+        assert [(s.commandline, s.reward) for s in found] == [
+            (s.commandline, s.reward) for s in expected
+        ]
+        assert random_search(env, **random_kwargs)[0].benchmark == "benchmark://builtin-v0/qsort"
+        assert greedy_search(env, "builtin-v0/crc32", max_steps=2) == by_id
+    for search in (greedy_search, random_search, nevergrad_search):
+        with pytest.raises(ValueError, match="needs a benchmark"):
+            search("llvm-v0", reward_space="IrInstructionCount")
+
+
+def test_the_search_tool_takes_program_files_and_build_command_lines(tmp_path):
+    """A program file given to --benchmark is its file:// URI, which validate resolves; a
+    --benchmark-command is made with make_benchmark_from_command_line, and its state
+    replays on the benchmark made again from that command."""
+    from compiler_gym.bin import search, validate
+    from compiler_gym.compiler_env_state import CompilerEnvStateReader
+    from compiler_gym.datasets.make_benchmark import make_benchmark_from_command_line
+
+    source = tmp_path / "sum.c"
+    source.write_text(
+        "#include <stdio.h>\n#ifndef N\n#define N 10\n#endif\n"
+        "static int square(int x) { return x * x; }\n"
+        "int main(void) {\n  int s = 0;\n  for (int i = 0; i < N; ++i) s += square(i);\n"
+        '  printf("%d\\n", s);\n  return 0;\n}\n'
+    )
+    command = f"gcc -O2 -DN=20 {source} -o sum"
+    csv = tmp_path / "results.csv"
+    argv = ["--benchmark", str(source), "--benchmark-command", command, "--output", str(csv)]
+    assert search.main(["--search", "random", "--episodes", "8", *argv]) == 0
+    from_file, from_command = CompilerEnvStateReader.read_paths([str(csv)])
+    assert from_file.benchmark == f"file://{source}" and from_file.reward > 0
+    assert from_command.benchmark.startswith("benchmark://user-v0/") and from_command.reward > 0
+    (tmp_path / "file.csv").write_text("".join(csv.read_text().splitlines(True)[:2]))
+    assert validate.main(["--env", "llvm-ic-v0", str(tmp_path / "file.csv")]) == 0
+    with compiler_gym.make("llvm-ic-v0") as env:
+        env.reset(benchmark=make_benchmark_from_command_line(command))
+        assert env.validate(from_command).okay()
+    assert search.main(["--benchmark-command", f"gcc {tmp_path / 'missing.c'}"]) == 2
+
+
+def test_random_episodes_end_by_length_on_a_large_program(tmp_path):
+    """On ~50k instructions nearly every pass removes something, so episodes with patience
+    1.25x the actions did not end within a short budget: a maximum episode length ends
+    them, and the search returns a state better than the start."""
+    import shutil
+    import subprocess
+    from types import SimpleNamespace
+
+    from compiler_gym.search import random_search
+    from compiler_gym.search.random_search import RandomEpisodes
+
+    # The default: twice the number of actions or of the patience, whichever is more.
+    vec = SimpleNamespace(num_envs=1, env_action_space=SimpleNamespace(n=122))
+    assert RandomEpisodes(vec, [0], 1, patience=152).max_length == 304
+    assert RandomEpisodes(vec, [0], 1, patience=0).max_length == 244
+    if shutil.which("llvm-stress-19") is None:
+        pytest.skip("no llvm-stress-19")
+    program = tmp_path / "large.ll"
+    subprocess.run(
+        ["llvm-stress-19", "-seed=1", "-size=50000", "-o", str(program)], check=True, timeout=60
+    )
+    benchmark = compiler_gym.make_benchmark(program)
+    with compiler_gym.make("llvm-v0", benchmark=benchmark) as env:
+        env.reset()
+        assert env.observation["IrInstructionCount"] > 40000
+        patience = int(1.25 * env.action_space.n)
+    state, progress = random_search(
+        "llvm-v0",
+        benchmark,
+        reward_space="IrInstructionCount",
+        patience=patience,
+        runtime=5,
+        num_envs=2,
+        max_episode_length=4,
+    )
+    assert progress.episodes >= 1 and state.reward > 0
+    assert 1 <= len(state.commandline.split()) - 4 <= 4  # opt ... input.bc -o output.bc

@@ -29,13 +29,18 @@ def random_search(
     patience: int = 0,
     nproc: Optional[int] = None,
     skip_done: bool = False,
+    validate: Optional[bool] = None,
+    sanitizers: Sequence[str] = (),
 ) -> Any:
-    """Searches for ``total_runtime`` seconds from the env ``make_env()`` returns (its
-    benchmark and reward space), with ``nproc`` random episodes at a time (default: the CPU
-    count) that end after ``patience`` steps without improvement (0: the number of actions).
-    Returns that env in the best state found. With ``outdir``, writes CompilerGym's logs
-    there (see :func:`write_search_logs`); with ``skip_done`` an ``outdir`` that holds a
-    finished search's best command line is replayed instead of searched again."""
+    """Searches for ``total_runtime`` seconds (None: 100 episodes, the searches' default budget)
+    from the env ``make_env()`` returns (its benchmark and reward space), with ``nproc`` random
+    episodes at a time (default: the CPU count) that end after ``patience`` steps without
+    improvement (0: the number of actions). Returns that env in the best state found. With
+    ``outdir``, writes CompilerGym's logs there (see :func:`write_search_logs`); with
+    ``skip_done`` an ``outdir`` that holds a finished search's best command line is replayed
+    instead of searched again. ``validate`` and ``sanitizers`` are
+    :func:`compiler_gym.search.random_search`'s: by default a runnable benchmark's best state
+    is one whose program runs like the unoptimized one."""
     env = make_env()
     try:
         if outdir is not None and skip_done and (Path(outdir) / COMMANDLINE_FILE).is_file():
@@ -57,6 +62,8 @@ def random_search(
             num_envs=nproc or os.cpu_count() or 1,
             parameters=env.parameters,
             record=False,  # the best actions are replayed once, below, in the env returned
+            validate=validate,
+            sanitizers=sanitizers,
         )
         if outdir is not None:  # the logs replay the best actions in the env
             write_search_logs(
@@ -64,7 +71,13 @@ def random_search(
                 env,
                 progress.best_actions,
                 [(seconds, best) for seconds, _, best in progress.history],
-                {"patience": patience, "runtime": total_runtime, "episodes": progress.episodes},
+                {
+                    "patience": patience,
+                    "runtime": total_runtime,
+                    "episodes": progress.episodes,
+                    "validated": progress.validated,
+                    "refused": progress.refused,
+                },
             )
         else:
             env.reset()

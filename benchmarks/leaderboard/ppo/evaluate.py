@@ -17,13 +17,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agent import WEIGHTS, PpoAgent  # noqa: E402
+from agent import WEIGHTS, PpoAgent, run_agent  # noqa: E402
 
-from compiler_gym.leaderboard.llvm_instcount import (  # noqa: E402
-    ENV_ID,
-    eval_llvm_instcount_policy,
-)
-from compiler_gym.search import random_search  # noqa: E402
+from compiler_gym.leaderboard.llvm_instcount import eval_llvm_instcount_policy  # noqa: E402
 
 
 def main() -> None:
@@ -45,31 +41,15 @@ def main() -> None:
     if not 0 <= flags.uniform_mix <= 1:
         parser.error("--uniform_mix must be in [0, 1]")
 
-    def guide(observations, episodes):
-        # The policy alone keeps to the passes it learned: its states validated (26 of 26 at
-        # 10 s), while plain random search's best states mostly miscompile (8 of 26 at 60 s);
-        # mixing in the uniform distribution trades one for the other.
-        policy = agent.probabilities(observations, episodes)
-        return (1 - flags.uniform_mix) * policy + flags.uniform_mix / policy.shape[1]
-
     def policy(env) -> None:
-        episode = agent.episode(env)
-        if flags.search_time <= 0:
-            return
-        _, progress = random_search(
-            ENV_ID,
-            env.benchmark,
+        run_agent(
+            env,
+            search_time=flags.search_time,
+            uniform_mix=flags.uniform_mix,
             patience=flags.patience,
-            episodes=None,
-            runtime=flags.search_time,
             seed=flags.seed,
-            guide=guide,
-            observation_space="Autophase",
-            first_episode=episode,
-            record=False,  # the env replays the best actions: once is enough
+            agent=agent,
         )
-        env.reset()
-        env.multistep(progress.best_actions)
 
     eval_llvm_instcount_policy(policy, harness_flags)
 

@@ -4,17 +4,36 @@
     python -m compiler_gym.bin.search --search greedy --env llvm-ic-v0 \\
         --benchmark builtin-v0/qsort --output results.csv --plot progress.png
     python -m compiler_gym.bin.search --search random --dataset builtin-v0 --episodes 200
+    python -m compiler_gym.bin.search --benchmark prog.c --runtime 60    # a file of yours
+    python -m compiler_gym.bin.search --benchmark-command "gcc -DN=8 -Iinc main.c util.c -lm"
+
+A ``--benchmark`` is a URI of the env's datasets or the path of a program file (``.c .cc .cpp
+.cxx .ll .bc``), searched as its ``file://`` URI, which the results CSV names and
+``compiler_gym.bin.validate`` resolves. ``--benchmark-command`` is the command line that
+builds a program (``make_benchmark_from_command_line``: its sources and flags, compiled with
+clang-19), made into a ``benchmark://user-v0/<hash>`` benchmark in memory: the CSV names that
+URI, so its states replay in Python on the benchmark made again from the same command.
 
 ``--search random`` is CompilerGym's random search (episodes of random actions that end after
-``--patience`` steps without improvement; ``--num-envs`` of them side by side in one vector
-engine; a budget of ``--episodes`` and/or ``--runtime`` seconds per benchmark). ``--search
-greedy`` is CompilerGym's leaderboard greedy on ``env.try_actions``. ``--search nevergrad``
-searches sequences of ``--episode-length`` actions with a nevergrad ``--optimizer`` for
-``--budget`` trials or ``--runtime`` seconds. ``python -m compiler_gym.bin.random_search`` and
-``python -m compiler_gym.bin.greedy`` (CompilerGym's tool names) are this tool with
-``--search`` set, taking CompilerGym's flags too (``--nproc``, ``--output_dir``: the best
-actions, their replay and, for LLVM, ``optimized.bc`` per search). Rewards are the env's
-reward space (``--reward`` to choose another). Prints one line per benchmark and a summary.
+``--patience`` steps without improvement or ``--max-episode-length`` steps; ``--num-envs`` of
+them side by side in one vector engine). ``--search greedy`` is CompilerGym's leaderboard
+greedy on ``env.try_actions``. ``--search nevergrad`` searches sequences of
+``--episode-length`` actions with a nevergrad ``--optimizer``. The budget per benchmark, as
+in every search (``docs/search.md``): ``--runtime`` seconds (greedy finishes the step under
+way), with ``--episodes`` (random) or ``--budget`` trials (nevergrad) whichever runs out
+first; a runtime alone is a time budget, neither is 100 episodes or 1000 trials.
+``python -m compiler_gym.bin.random_search`` and ``python -m compiler_gym.bin.greedy``
+(CompilerGym's tool names) are this tool with ``--search`` set, taking CompilerGym's flags
+too (``--nproc``, ``--output_dir``: the best actions, their replay and, for LLVM,
+``optimized.bc`` per search). Rewards are the env's reward space (``--reward`` to choose
+another). Prints one line per benchmark and a summary.
+
+``--validate`` (the default for runnable benchmarks of a family that can check them, LLVM's;
+``--no-validate`` to turn it off) makes every search take a candidate as its best only once
+the program runs like its unoptimized build (``--sanitizer address``/``undefined`` for a
+stricter check), so a state that breaks the program cannot win; each benchmark's line says
+how many candidates were refused and the time spent checking, and a last line on stderr
+sums them (``compiler_gym.search.checking``).
 
 ``--ray-address`` runs the searches on a Ray cluster (``auto``: the one ``ray start`` made on
 this machine; ``local``: a Ray of this machine's own) with the same results: one task per
@@ -32,22 +51,25 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Union
 
 from tqdm import tqdm
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvState, CompilerEnvStateWriter
-from compiler_gym.datasets import BenchmarkUri
-from compiler_gym.search import greedy_search, nevergrad_search, random_search
+from compiler_gym.datasets import Benchmark, BenchmarkUri
+from compiler_gym.datasets.make_benchmark import make_benchmark_from_command_line
+from compiler_gym.datasets.user import PROGRAM_SUFFIXES
+from compiler_gym.search import SearchProgress, greedy_search, nevergrad_search, random_search
 from compiler_gym.util.cli import user_errors
 from compiler_gym.util.statistics import geometric_mean
 
 
 def _greedy(
-    args, benchmark: str, try_actions=None
-) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int]]:
-    """The greedy search, its progress as (seconds, reward so far) after each step, and its
-    actions."""
+    args, benchmark: Union[str, Benchmark], try_actions=None
+) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int], SearchProgress]:
+    """The greedy search, its progress as (seconds, reward so far) after each step, its
+    actions and its :class:`SearchProgress` (the candidates refused, the time checking)."""
     with compiler_gym.make(
         args.env, benchmark=benchmark, reward_space=args.reward or "default"
     ) as env:
@@ -58,16 +80,25 @@ def _greedy(
         def record(env) -> None:
             history.append((time.perf_counter() - start, env.episode_reward))
 
-        state = greedy_search(env, callback=record, try_actions=try_actions)
-        return state, history, env.actions
+        progress = SearchProgress()
+        state = greedy_search(
+            env,
+            callback=record,
+            try_actions=try_actions,
+            runtime=args.runtime,
+            validate=args.validate,
+            sanitizers=args.sanitizer,
+            progress=progress,
+        )
+        return state, history, env.actions, progress
 
 
 def _run(
     search, args, benchmark, **kwargs
-) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int]]:
+) -> tuple[CompilerEnvState, list[tuple[float, float]], list[int], SearchProgress]:
     """A search that counts its progress (random, nevergrad), on the arguments they share: its
-    best state, its progress as (seconds, best reward) at each improvement, and its best
-    actions."""
+    best state, its progress as (seconds, best reward) at each improvement, its best actions
+    and its :class:`SearchProgress`."""
     state, progress = search(
         args.env,
         benchmark,
@@ -76,19 +107,27 @@ def _run(
         num_envs=args.num_envs,
         num_threads=args.num_threads,
         seed=args.seed,
+        validate=args.validate,
+        sanitizers=args.sanitizer,
         **kwargs,
     )
     history = [(seconds, reward) for seconds, _, reward in progress.history]
-    return state, history, progress.best_actions
+    return state, history, progress.best_actions, progress
 
 
-def _random(args, benchmark: str, search=random_search, **ray_kwargs):
+def _random(args, benchmark: Union[str, Benchmark], search=random_search, **ray_kwargs):
     return _run(
-        search, args, benchmark, patience=args.patience, episodes=args.episodes, **ray_kwargs
+        search,
+        args,
+        benchmark,
+        patience=args.patience,
+        episodes=args.episodes,
+        max_episode_length=args.max_episode_length,
+        **ray_kwargs,
     )
 
 
-def _nevergrad(args, benchmark: str):
+def _nevergrad(args, benchmark: Union[str, Benchmark]):
     return _run(
         nevergrad_search,
         args,
@@ -100,7 +139,8 @@ def _nevergrad(args, benchmark: str):
 
 
 def _ray_results(args, benchmarks: list[str], search) -> Iterator[tuple]:
-    """(benchmark, state, history, actions) per benchmark, in order, from the Ray cluster."""
+    """(benchmark, state, history, actions, progress) per benchmark, in order, from the Ray
+    cluster."""
     from compiler_gym.search import distributed
 
     distributed.init(args.ray_address)
@@ -140,18 +180,30 @@ def _ray_results(args, benchmarks: list[str], search) -> Iterator[tuple]:
         yield benchmark, *result
 
 
-def _write_logs(args, benchmark: str, actions: list[int], history, several: bool) -> None:
+def _write_logs(
+    args, benchmark: Union[str, Benchmark], actions: list[int], history, several: bool
+) -> None:
     """CompilerGym's random search logs of one search, from its best actions replayed."""
     from compiler_gym.random_search import write_search_logs
 
     outdir = Path(args.output_dir)
     if several:
-        outdir /= BenchmarkUri.from_string(benchmark).path.replace("/", "_")
+        outdir /= BenchmarkUri.from_string(str(benchmark)).path.replace("/", "_")
     with compiler_gym.make(
         args.env, benchmark=benchmark, reward_space=args.reward or "default"
     ) as env:
         settings = {"search": args.search, "patience": args.patience, "runtime": args.runtime}
         write_search_logs(outdir, env, actions, history, settings)
+
+
+def _benchmark_uri(env, name: str) -> str:
+    """A ``--benchmark`` as a URI of ``env``'s datasets: the path of a program file as its
+    ``file://`` URI (which states name and ``validate`` resolves, unlike a benchmark made in
+    memory)."""
+    path = Path(name).expanduser()
+    if "://" not in name and path.suffix in PROGRAM_SUFFIXES and path.is_file():
+        name = f"file://{path.resolve()}"
+    return str(env.datasets.benchmark(name).uri)
 
 
 def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str) -> None:
@@ -183,13 +235,33 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--search", choices=["greedy", "random", "nevergrad"], default="greedy")
     parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
-    parser.add_argument("--benchmark", action="append", default=[], help="a benchmark (repeat)")
+    parser.add_argument(
+        "--benchmark",
+        action="append",
+        default=[],
+        help="a benchmark URI or program file (repeat)",
+    )
+    parser.add_argument(
+        "--benchmark-command",
+        action="append",
+        default=[],
+        help='a command line that builds a program, e.g. "gcc -DN=8 main.c" (repeat)',
+    )
     parser.add_argument("--dataset", help="every benchmark of a finite dataset, e.g. builtin-v0")
     parser.add_argument("--reward", help="reward space (default: the env's)")
     parser.add_argument("--patience", type=int, default=25, help="random: steps without gain")
-    parser.add_argument("--episodes", type=int, help="random: episodes per benchmark")
-    parser.add_argument("--runtime", type=float, help="random, nevergrad: seconds per benchmark")
-    parser.add_argument("--budget", type=int, default=1000, help="nevergrad: trials")
+    parser.add_argument(
+        "--episodes", type=int, help="random: episodes per benchmark (default 100 unless --runtime)"
+    )
+    parser.add_argument(
+        "--max-episode-length",
+        type=int,
+        help="random: most steps per episode (default: twice the actions or patience)",
+    )
+    parser.add_argument("--runtime", type=float, help="seconds per benchmark (any search)")
+    parser.add_argument(
+        "--budget", type=int, help="nevergrad: trials (default 1000 unless --runtime)"
+    )
     parser.add_argument("--episode-length", type=int, default=30, help="nevergrad: actions")
     parser.add_argument("--optimizer", default="DiscreteLenglerOnePlusOne", help="nevergrad's")
     parser.add_argument(
@@ -201,6 +273,20 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--num-threads", type=int, default=0, help="engine threads (0: all)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--validate",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="take a candidate only once its program runs like the unoptimized one (default: "
+        "on for runnable benchmarks of a family that can check them, LLVM's)",
+    )
+    parser.add_argument(
+        "--sanitizer",
+        action="append",
+        default=[],
+        choices=["address", "undefined"],
+        help="validate under this sanitizer too (repeat)",
+    )
     parser.add_argument("--ray-address", help="run on Ray: auto, local or host:port")
     parser.add_argument(
         "--ray-split",
@@ -219,12 +305,13 @@ def main(argv=None) -> int:
         "there are several): the best actions, their replay, optimized.bc for LLVM",
     )
     args = parser.parse_args(argv)
-    if args.search == "random" and args.episodes is None and args.runtime is None:
-        args.episodes = 100
 
     try:
         with compiler_gym.make(args.env) as env:
-            benchmarks = [str(env.datasets.benchmark(b).uri) for b in args.benchmark]
+            benchmarks: list[Union[str, Benchmark]] = [
+                _benchmark_uri(env, b) for b in args.benchmark
+            ]
+            benchmarks += [make_benchmark_from_command_line(c) for c in args.benchmark_command]
             if args.dataset:
                 dataset = env.datasets[args.dataset]
                 if dataset.size == 0:
@@ -240,7 +327,7 @@ def main(argv=None) -> int:
                 from compiler_gym.search.distributed import require_ray
 
                 require_ray()
-    except (ImportError, LookupError, ValueError) as e:
+    except (ImportError, LookupError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
@@ -250,19 +337,31 @@ def main(argv=None) -> int:
     else:
         results = ((benchmark, *search(args, benchmark)) for benchmark in benchmarks)
     histories = {}
+    refused, checking, validated = 0, 0.0, 0
     out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115
     try:
         with CompilerEnvStateWriter(out) as writer:
             progress = tqdm(
                 results, total=len(benchmarks), desc=f"{args.search} search", disable=None
             )
-            for benchmark, state, history, actions in progress:
-                histories[benchmark] = history
+            for benchmark, state, history, actions, search_progress in progress:
+                histories[str(benchmark)] = history
                 writer.write_state(state, flush=True)
                 if args.output_dir:
                     _write_logs(args, benchmark, actions, history, several=len(benchmarks) > 1)
+                refused += search_progress.refused
+                checking += search_progress.check_seconds
+                validated += search_progress.validated
                 if args.output:
-                    tqdm.write(f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s")
+                    checked = (
+                        f"  refused {search_progress.refused}, checking "
+                        f"{search_progress.check_seconds:.1f} s"
+                        if search_progress.validated
+                        else "  not validated"
+                    )
+                    tqdm.write(
+                        f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s{checked}"
+                    )
     finally:
         if args.output:
             out.close()
@@ -272,6 +371,12 @@ def main(argv=None) -> int:
     if args.output and rewards:
         geomean = geometric_mean(rewards)
         print(f"geomean reward {geomean:.4f} over {len(rewards)} benchmarks; wrote {args.output}")
+    # On stderr: stdout may be the results CSV.
+    print(
+        f"validated {validated} of {len(histories)} searches: {refused} candidates refused, "
+        f"{checking:.1f} s checking",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -49,13 +49,17 @@ import numpy as np
 from compiler_gym._engine import _C
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
+from compiler_gym.search.checking import search_checker
 from compiler_gym.search.random_search import (
+    DEFAULT_EPISODES,
     RandomEpisodes,
     SearchProgress,
     SearchRun,
     check_budget,
     random_search,
+    search_budget,
     search_defaults,
+    search_target,
 )
 
 #: Instruction-count baselines a prepared LLVM benchmark carries.
@@ -498,7 +502,12 @@ class _RandomWorker:
         observe = c["observation_space"] is not None
         self.rng = np.random.default_rng(c["seed"])
         self.episodes = RandomEpisodes(
-            self.vec, c["slots"], c["num_envs"], c["patience"], c["first"]
+            self.vec,
+            c["slots"],
+            c["num_envs"],
+            c["patience"],
+            c["first"],
+            c.get("max_episode_length"),  # None: the default, as in configs made before it
         )
         if checkpoint is None:
             self.episodes.reset(observe)
@@ -508,8 +517,8 @@ class _RandomWorker:
 
 
 def ray_random_search(
-    env_id: str,
-    benchmark: Any,
+    env: Any,
+    benchmark: Any = None,
     *args: Any,
     num_workers: Optional[int] = None,
     cpus_per_worker: float = 1,
@@ -521,7 +530,8 @@ def ray_random_search(
     (default: one per cluster CPU, at most one per slot), each stepping its slots in an engine
     of its own with ``num_threads`` threads (default: its CPUs). The same arguments give the
     same episodes, in the same order, and so the same best state and progress (but for the
-    seconds).
+    seconds), with or without validation (``validate``: candidates are checked on the
+    driver, one by one in the local search's order).
 
     The actors run ``steps_per_round`` steps (default ``patience``, or the number of actions
     where that is 0) between two calls; the search stops at the end of the round in which its
@@ -532,15 +542,32 @@ def ray_random_search(
     policy does): each actor calls it on its own slots' rows.
     """
     ray = require_ray()
-    bound = inspect.signature(random_search).bind(env_id, benchmark, *args, **kwargs)
+    bound = inspect.signature(random_search).bind(env, benchmark, *args, **kwargs)
     bound.apply_defaults()
     arg = SimpleNamespace(**bound.arguments)  # random_search's, defaults included
-    check_budget("ray_random_search", arg.patience, arg.episodes, arg.runtime)
-    run = SearchRun(arg.episodes, arg.runtime, arg.callback)
+    env_id, benchmark, arg.reward_space, arg.parameters = search_target(
+        "ray_random_search", env, benchmark, arg.reward_space, arg.parameters
+    )
+    arg.episodes, arg.runtime = search_budget(arg.episodes, arg.runtime, DEFAULT_EPISODES)
+    check_budget(
+        "ray_random_search", arg.patience, arg.episodes, arg.runtime, arg.max_episode_length
+    )
     reward_space, action_space, _ = search_defaults(
         "ray_random_search", env_id, arg.reward_space, arg.parameters
     )
     ref = _benchmark_ref(env_id, benchmark)
+    # Candidates are checked here, on the driver, in envs of its own (as random_search's).
+    checker = search_checker(
+        env,
+        env_id,
+        ray.get(ref).load(),
+        arg.parameters,
+        arg.validate,
+        arg.sanitizers,
+        arg.num_threads,
+        action_space.name,
+    )
+    run = SearchRun(arg.episodes, arg.runtime, arg.callback, checker)
     count = _num_workers(num_workers, cpus_per_worker, most=arg.num_envs)
     config = {
         "env_id": env_id,
@@ -548,6 +575,7 @@ def ray_random_search(
         "observation_space": arg.observation_space,
         "num_envs": arg.num_envs,
         "patience": arg.patience,
+        "max_episode_length": arg.max_episode_length,
         "first": [int(action) for action in arg.first_episode],
         "seed": arg.seed,
         "num_threads": arg.num_threads or max(1, int(cpus_per_worker)),
@@ -573,17 +601,17 @@ def ray_random_search(
             )
             checkpoints = [checkpoint for _, checkpoint in results]
             ended = sorted((e for finished, _ in results for e in finished), key=lambda e: e[:2])
-            for _, _, reward, prefix in ended:
-                run.add(reward, prefix)
+            run.add_round([(reward, prefix) for _, _, reward, prefix in ended])
             if run.done():
                 break
+        if run.timed_out:  # the workers' slots are in slot order
+            run.add_unfinished(
+                np.concatenate([c["best"] for c in checkpoints]),
+                [actions for c in checkpoints for actions in c["actions"]],
+                [length for c in checkpoints for length in c["best_length"]],
+            )
     finally:
+        checker.close()
         for w in workers:
             ray.kill(w, no_restart=True)
-    if run.timed_out:  # the workers' slots are in slot order
-        run.add_unfinished(
-            np.concatenate([c["best"] for c in checkpoints]),
-            [actions for c in checkpoints for actions in c["actions"]],
-            [length for c in checkpoints for length in c["best_length"]],
-        )
     return run.finish(env_id, ray.get(ref).load(), action_space.name, arg.parameters, arg.record)

@@ -3,13 +3,35 @@ action, keep the best, and stop when none improves the reward."""
 
 from __future__ import annotations
 
+import time
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
+from compiler_gym.datasets import Benchmark
 from compiler_gym.envs.compiler_env import CompilerEnv, RewardSpaceArg
+from compiler_gym.search.checking import greedy_checker
+from compiler_gym.search.random_search import SearchProgress
+
+
+def greedy_candidates(
+    env: CompilerEnv,
+    min_improvement: float = 0.0,
+    try_actions: Optional[Callable[[CompilerEnv, Sequence[int]], np.ndarray]] = None,
+) -> list[int]:
+    """The actions a greedy step may take from ``env``'s current state, best first: of every
+    action tried (``env.try_actions``, or ``try_actions(env, actions)``), those whose reward
+    exceeds ``min_improvement``, by reward, the lowest index first among equals (an action
+    that fails is none of them). ``env`` needs a reward space."""
+    candidates = range(env.action_space.n)
+    rewards = np.asarray(
+        try_actions(env, candidates) if try_actions else env.try_actions(candidates)
+    )
+    improving = np.flatnonzero(rewards > min_improvement)  # NaN (a failure) compares False
+    return [int(a) for a in improving[np.argsort(-rewards[improving], kind="stable")]]
 
 
 def greedy_action(
@@ -17,39 +39,73 @@ def greedy_action(
     min_improvement: float = 0.0,
     try_actions: Optional[Callable[[CompilerEnv, Sequence[int]], np.ndarray]] = None,
 ) -> Optional[int]:
-    """The action a greedy step takes from ``env``'s current state: of every action tried
-    (``env.try_actions``, or ``try_actions(env, actions)``), the one of the highest reward, the
-    lowest index among equals; None when that reward does not exceed ``min_improvement`` or
-    every action fails. ``env`` needs a reward space."""
-    candidates = range(env.action_space.n)
-    rewards = try_actions(env, candidates) if try_actions else env.try_actions(candidates)
-    if np.isnan(rewards).all():
-        return None
-    best = int(np.nanargmax(rewards))
-    return best if rewards[best] > min_improvement else None
+    """The action a greedy step takes from ``env``'s current state: the first of
+    :func:`greedy_candidates`, None when there is none."""
+    candidates = greedy_candidates(env, min_improvement, try_actions)
+    return candidates[0] if candidates else None
 
 
 def greedy_search(
-    env: CompilerEnv,
+    env: Union[str, CompilerEnv],
+    benchmark: Union[str, Benchmark, None] = None,
     reward_space: RewardSpaceArg = None,
     max_steps: Optional[int] = None,
     min_improvement: float = 0.0,
     callback: Optional[Callable[[CompilerEnv], None]] = None,
     try_actions: Optional[Callable[[CompilerEnv, Sequence[int]], np.ndarray]] = None,
+    runtime: Optional[float] = None,
+    validate: Optional[bool] = None,
+    sanitizers: Sequence[str] = (),
+    progress: Optional[SearchProgress] = None,
 ) -> CompilerEnvState:
-    """Steps ``env`` greedily and returns its final state.
+    """Steps an env greedily and returns its final state.
+
+    ``env`` is an env, stepped in place from its current state (reset first when it is not
+    in an episode, or to ``benchmark`` when given), or an env id, made here on
+    ``benchmark`` and closed at the end.
 
     At each step (:func:`greedy_action`) every action is tried from the current state
     (``env.try_actions``: in the engine, in parallel, without a fork per action); the action of
     the highest reward is taken when that reward exceeds ``min_improvement``, the lowest index
     among equals, so the search is deterministic. It stops when no action improves, after
-    ``max_steps`` steps, or when every action fails. ``reward_space`` defaults to the env's
-    (which it then must have).
+    ``max_steps`` steps, when every action fails, or once ``runtime`` seconds have passed
+    (counted from the search's start; the step under way when they run out is finished, and
+    each step improves, so the state returned is the best so far). ``reward_space``
+    defaults to the env's (which it then must have).
     ``callback`` sees the env after each step. ``try_actions(env, actions)`` evaluates the
     candidates in place of ``env.try_actions(actions)`` and must give the same rewards, e.g.
     :class:`compiler_gym.search.distributed.RayTryActions` spreads them over a Ray cluster.
+
+    Validation (``validate``; None: on for a runnable benchmark of a family that can check
+    one, LLVM's): the action chosen is stepped on a fork of ``env`` first, and taken only
+    when the program it leaves behaves like the unoptimized one (built with ``sanitizers``
+    too, any of ``"address"``, ``"undefined"``); one that fails is excluded at this step and
+    the next best is checked (several side by side, on threads). A start state that already
+    fails turns validation off, with a warning: every step from it would be refused.
+    ``progress`` (a :class:`SearchProgress`) is filled in as the search goes: steps as
+    ``episodes``, the reward gained, the actions taken, and the candidates refused and the
+    time spent checking.
     """
-    if not env.in_episode:
+    if isinstance(env, str):
+        if benchmark is None:
+            raise ValueError("greedy_search() needs a benchmark with an env id")
+        from compiler_gym.registration import make
+
+        with make(env, benchmark=benchmark, reward_space=reward_space or "default") as made:
+            return greedy_search(
+                made,
+                max_steps=max_steps,
+                min_improvement=min_improvement,
+                callback=callback,
+                try_actions=try_actions,
+                runtime=runtime,
+                validate=validate,
+                sanitizers=sanitizers,
+                progress=progress,
+            )
+    if benchmark is not None:
+        env.reset(benchmark=benchmark)
+    elif not env.in_episode:
         env.reset()
     if reward_space is not None:
         env.reward_space = reward_space
@@ -58,15 +114,40 @@ def greedy_search(
     # Rewards count from the current state: whatever steps came before (with another reward
     # space, say) are not an improvement of this search.
     env.reward[env.reward_space.name]
-    steps = 0
-    while max_steps is None or steps < max_steps:
-        best = greedy_action(env, min_improvement, try_actions)
-        if best is None:
-            break
-        _, _, done, _ = env.step(best)
-        steps += 1
-        if callback:
-            callback(env)
-        if done:  # try_actions said it would not fail; a family that is not deterministic
-            break
+    progress = SearchProgress() if progress is None else progress
+    with greedy_checker(env, validate, sanitizers) as checker:
+        if checker.enabled and env.actions and checker.problems(env):
+            warnings.warn(
+                "greedy_search(): the start state's program already behaves unlike the "
+                "unoptimized one; searching without validation",
+                stacklevel=2,
+            )
+            checker.enabled = False
+        progress.validated = checker.enabled
+        start = time.perf_counter()
+        gained, steps = 0.0, 0
+        while max_steps is None or steps < max_steps:
+            if runtime is not None and time.perf_counter() - start >= runtime:
+                break
+            if not checker.enabled:
+                best = greedy_action(env, min_improvement, try_actions)
+            else:
+                candidates = greedy_candidates(env, min_improvement, try_actions)
+                found = checker.first_passing_step(env, candidates)
+                best = None if found is None else candidates[found]
+                progress.count_checks(checker)
+            if best is None:
+                break
+            _, reward, done, _ = env.step(best)
+            steps += 1
+            if not done:
+                gained += reward
+                progress.best_actions.append(best)
+            progress.add_episode(gained, time.perf_counter() - start)
+            if callback:
+                callback(env)
+            if done:  # try_actions said it would not fail; a family that is not deterministic
+                break
+        progress.seconds = time.perf_counter() - start
+    progress.best_reward = gained  # of the state returned, from the search's start
     return env.state

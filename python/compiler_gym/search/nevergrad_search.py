@@ -13,7 +13,17 @@ import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
-from compiler_gym.search.random_search import SearchProgress, SearchRun, search_vec
+from compiler_gym.search.checking import search_checker
+from compiler_gym.search.random_search import (
+    SearchProgress,
+    SearchRun,
+    search_budget,
+    search_target,
+    search_vec,
+)
+
+#: The trials of a search given neither ``budget`` nor ``runtime``.
+DEFAULT_TRIALS = 1000
 
 
 class CategoricalVector:
@@ -39,9 +49,10 @@ class CategoricalVector:
         """The choice of each variable at point ``x``."""
         return np.minimum((self._cdf(x) * self.counts).astype(np.int64), self.counts - 1).tolist()
 
-    def optimizer(self, name: str, budget: int, num_workers: int = 1) -> Any:
+    def optimizer(self, name: str, budget: Optional[int], num_workers: int = 1) -> Any:
         """A nevergrad optimizer (``name`` in ``nevergrad.optimizers.registry``) over this
-        vector, for ``budget`` trials with up to ``num_workers`` asks at a time."""
+        vector, for ``budget`` trials (None: unbounded) with up to ``num_workers`` asks at a
+        time."""
         import nevergrad as ng
 
         return ng.optimizers.registry[name](
@@ -50,24 +61,39 @@ class CategoricalVector:
 
 
 def nevergrad_search(
-    env_id: str,
-    benchmark: Union[str, Benchmark],
+    env: Any,
+    benchmark: Union[str, Benchmark, None] = None,
     reward_space: Optional[str] = None,
     episode_length: int = 30,
-    budget: int = 1000,
+    budget: Optional[int] = None,
     runtime: Optional[float] = None,
     optimizer: str = "DiscreteLenglerOnePlusOne",
     num_envs: int = 8,
     num_threads: int = 0,
     seed: int = 0,
+    parameters: Optional[dict[str, Any]] = None,
+    validate: Optional[bool] = None,
+    sanitizers: Sequence[str] = (),
 ) -> tuple[CompilerEnvState, SearchProgress]:
     """Searches sequences of ``episode_length`` actions for the highest episode reward with
-    a nevergrad optimizer (any name of ``nevergrad.optimizers.registry``), ``budget`` trials
-    or ``runtime`` seconds, whichever ends first, ``num_envs`` trials at a time: each batch of
-    asks is one ``make_vec`` step of ``episode_length`` actions per env. A trial the compiler
-    fails on scores below any other. Returns the best state and the search's progress
-    (``episodes`` counts trials)."""
-    run = SearchRun(budget, runtime)
+    a nevergrad optimizer (any name of ``nevergrad.optimizers.registry``), ``num_envs``
+    trials at a time: each batch of asks is one ``make_vec`` step of ``episode_length``
+    actions per env. A trial the compiler fails on scores below any other. Returns the best
+    state and the search's progress (``episodes`` counts trials).
+
+    ``env`` is an env id (then ``benchmark`` is needed) or an env, whose id, benchmark,
+    reward space and ``parameters`` are the search's unless given (the env is not stepped).
+    The budget is that of every search: ``budget`` trials and/or ``runtime`` seconds,
+    whichever runs out first; a runtime alone is a time budget (trials unbounded), neither
+    is 1000 trials.
+
+    Validation (``validate``, ``sanitizers``) as :func:`~compiler_gym.search.random_search`'s:
+    a trial becomes the best only once its program behaves like the unoptimized one; a
+    trial refused scores for the optimizer as one the compiler failed on."""
+    env_id, benchmark, reward_space, parameters = search_target(
+        "nevergrad_search", env, benchmark, reward_space, parameters
+    )
+    budget, runtime = search_budget(budget, runtime, DEFAULT_TRIALS)
     vec, benchmark = search_vec(
         "nevergrad_search",
         env_id,
@@ -77,24 +103,33 @@ def nevergrad_search(
         num_threads,
         seed,
         actions_per_step=episode_length,
+        parameters=parameters,
     )
-    with vec:
-        space = vec.env_action_space
+    space = vec.env_action_space
+    with (
+        vec,
+        search_checker(
+            env, env_id, benchmark, parameters, validate, sanitizers, num_threads, space.name
+        ) as checker,
+    ):
+        run = SearchRun(budget, runtime, checker=checker)
         first = np.random.default_rng(seed).integers(space.n, size=episode_length)
         vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)
         opt = vector.optimizer(optimizer, budget, num_workers=num_envs)
         vec.reset()
         run.begin()
         while not run.done():
-            asks = [opt.ask() for _ in range(min(num_envs, budget - run.progress.episodes))]
+            left = num_envs if budget is None else min(num_envs, budget - run.progress.episodes)
+            asks = [opt.ask() for _ in range(left)]
             trials = [vector.decode(a.value) for a in asks]
             actions = np.zeros((num_envs, episode_length), dtype=np.int64)
             actions[: len(trials)] = trials
             _, rewards, terminated, _, _ = vec.step(actions)
             vec.reset()  # each trial starts from the benchmark
-            for k, (ask, trial) in enumerate(zip(asks, trials, strict=True)):
-                reward = -math.inf if terminated[k] else float(rewards[k])
-                # nevergrad minimizes; a failed trial scores below every real one.
-                opt.tell(ask, -reward if math.isfinite(reward) else 1e12)
-                run.add(reward, trial)
-    return run.finish(env_id, benchmark, space.name)
+            scores = [-math.inf if terminated[k] else float(rewards[k]) for k in range(len(asks))]
+            refused = run.add_round(list(zip(scores, trials, strict=True)))
+            for k, ask in enumerate(asks):
+                # nevergrad minimizes; a failed or refused trial scores below every real one.
+                ok = math.isfinite(scores[k]) and k not in refused
+                opt.tell(ask, -scores[k] if ok else 1e12)
+    return run.finish(env_id, benchmark, space.name, parameters)

@@ -13,6 +13,8 @@ import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
+from compiler_gym.search.checking import SemanticsChecker, search_checker
+from compiler_gym.spaces import Reward
 
 if TYPE_CHECKING:
     from compiler_gym.vector import CompilerVecEnv
@@ -26,13 +28,29 @@ Guide = Callable[[np.ndarray, list[list[int]]], np.ndarray]
 class SearchProgress:
     """Where a search stands: episodes finished, seconds spent, the best reward so far and
     when each improvement came (``history``: (seconds, episodes, best reward)); once it ends,
-    ``best_actions``, the actions of its best state."""
+    ``best_actions``, the actions of its best state.
+
+    Validation in the loop (:mod:`compiler_gym.search.checking`): ``validated`` says whether
+    the search checked its candidates, ``refused`` how many failed (their programs behaved
+    unlike the unoptimized one), ``checks`` how many programs were run (a verdict cached by
+    ``IrSha1`` runs none) and ``check_seconds`` the time spent checking (part of
+    ``seconds``)."""
 
     episodes: int = 0
     seconds: float = 0.0
     best_reward: float = -np.inf
     history: list[tuple[float, int, float]] = field(default_factory=list)
     best_actions: list[int] = field(default_factory=list)
+    validated: bool = False
+    refused: int = 0
+    checks: int = 0
+    check_seconds: float = 0.0
+
+    def count_checks(self, checker: SemanticsChecker) -> None:
+        """Takes the validation counts of ``checker`` (the search's)."""
+        self.validated = checker.enabled
+        self.refused, self.checks = checker.refused, checker.checks
+        self.check_seconds = checker.seconds
 
     def add_episode(self, reward: float, seconds: float, finished: bool = True) -> bool:
         """Counts a finished episode whose best prefix earned ``reward`` (one the budget cut
@@ -46,7 +64,58 @@ class SearchProgress:
         return True
 
 
-def check_budget(search: str, patience: int, episodes: Optional[int], runtime: Optional[float]):
+#: The episodes of a random search given neither ``episodes`` nor ``runtime``.
+DEFAULT_EPISODES = 100
+
+
+def search_budget(
+    episodes: Optional[int], runtime: Optional[float], default: int
+) -> tuple[Optional[int], Optional[float]]:
+    """The budget model of every search: ``episodes`` (or trials) and ``runtime`` seconds
+    as given, the search ending at whichever runs out first; a runtime alone is a time
+    budget (episodes unbounded), and neither means ``default`` episodes."""
+    if episodes is None and runtime is None:
+        return default, None
+    return episodes, runtime
+
+
+def search_target(
+    search: str,
+    env: Any,
+    benchmark: Union[str, Benchmark, None],
+    reward_space: Optional[str],
+    parameters: Optional[dict[str, Any]] = None,
+) -> tuple[str, Union[str, Benchmark], Optional[str], Optional[dict[str, Any]]]:
+    """What every search is called on, as (env id, benchmark, reward space, parameters):
+    an env id and a ``benchmark``, or an env, whose id, benchmark, engine reward space and
+    parameters stand in for those not given (and whose datasets resolve a URI)."""
+    if isinstance(env, str):
+        if benchmark is None:
+            raise ValueError(f"{search}() needs a benchmark with an env id")
+        return env, benchmark, reward_space, parameters
+    if isinstance(benchmark, str):  # the env's datasets may hold ones the user added
+        benchmark = env.datasets.benchmark(benchmark)
+    if reward_space is None and env.reward_space is not None:
+        if isinstance(env.reward_space, Reward):  # the search's engines compute their rewards
+            raise TypeError(
+                f"{search}() searches engine rewards; {env.reward_space.name} is Python's"
+            )
+        reward_space = env.reward_space.name
+    return (
+        env.env_id,
+        env.benchmark if benchmark is None else benchmark,
+        reward_space,
+        env.parameters if parameters is None else parameters,
+    )
+
+
+def check_budget(
+    search: str,
+    patience: int,
+    episodes: Optional[int],
+    runtime: Optional[float],
+    max_episode_length: Optional[int] = None,
+):
     """ValueError, naming ``search``, unless a random search's budget can end it."""
     if episodes is None and runtime is None:
         raise ValueError(f"{search}() needs an episodes or a runtime budget")
@@ -54,10 +123,12 @@ def check_budget(search: str, patience: int, episodes: Optional[int], runtime: O
         patience < 0
         or (episodes is not None and episodes < 1)
         or (runtime is not None and runtime <= 0)
+        or (max_episode_length is not None and max_episode_length < 1)
     ):
         raise ValueError(
-            f"{search}() needs patience >= 0 (0: the number of actions), episodes >= 1 "
-            f"and runtime > 0, got {patience}, {episodes}, {runtime}"
+            f"{search}() needs patience >= 0 (0: the number of actions), episodes >= 1, "
+            f"runtime > 0 and max_episode_length >= 1, got {patience}, {episodes}, {runtime}, "
+            f"{max_episode_length}"
         )
 
 
@@ -65,13 +136,16 @@ class SearchRun:
     """A search under way, from its start to its recorded best state: its budget
     (``episodes`` and/or ``runtime`` seconds, None: no limit), its :class:`SearchProgress` and
     the actions of its best result so far. The searches here (local or on Ray) count their
-    results through it, so that they count, stop and record alike.
+    results through it, so that they count, stop, validate and record alike.
 
-        run = SearchRun(episodes, runtime, callback)
+        run = SearchRun(episodes, runtime, callback, checker)
         while not run.done():
             ...
-            run.add(reward, actions)
+            run.add_round([(reward, actions), ...])
         state, progress = run.finish(env_id, benchmark, action_space)
+
+    With an enabled ``checker`` (:func:`~compiler_gym.search.checking.search_checker`) a
+    result becomes the best only once its program behaves like the unoptimized one.
     """
 
     def __init__(
@@ -79,11 +153,13 @@ class SearchRun:
         episodes: Optional[int],
         runtime: Optional[float],
         callback: Optional[Callable[[SearchProgress], None]] = None,
+        checker: Optional[SemanticsChecker] = None,
     ):
         self.episodes = episodes
         self.runtime = runtime
         self.callback = callback
-        self.progress = SearchProgress()
+        self.checker = checker if checker is not None and checker.enabled else None
+        self.progress = SearchProgress(validated=self.checker is not None)
         self.best_actions: list[int] = []
         self.start = time.perf_counter()
 
@@ -97,25 +173,69 @@ class SearchRun:
         return time.perf_counter() - self.start
 
     def add(self, reward: float, actions: Sequence[int], finished: bool = True) -> None:
-        """Counts a result (a finished episode's best prefix, a trial), and keeps ``actions``
-        if it is a new best; one past the ``episodes`` budget is dropped (a round of
-        episodes can end more than the budget has left). ``finished=False``: see
-        :meth:`SearchProgress.add_episode`."""
-        if finished and self.episodes is not None and self.progress.episodes >= self.episodes:
-            return
-        if self.progress.add_episode(reward, self.elapsed(), finished):
-            self.best_actions = [int(a) for a in actions]
-        if finished and self.callback:
-            self.callback(self.progress)
+        """Counts one result (a finished episode's best prefix, a trial): see
+        :meth:`add_round`."""
+        self.add_round([(reward, actions)], finished)
+
+    def add_round(
+        self, results: Sequence[tuple[float, Sequence[int]]], finished: bool = True
+    ) -> set[int]:
+        """Counts the results of one round (each ``(reward, actions)``, in the search's
+        order), each as :meth:`add` would one by one, and keeps the actions of a new best;
+        those past the ``episodes`` budget are dropped (a round can end more episodes than
+        the budget has left). ``finished=False``: see :meth:`SearchProgress.add_episode`.
+        Returns the indices of the results refused.
+
+        With a checker, a result that would be a new best is checked first, and one that
+        fails is refused (it counts as an episode, never as the best). So the outcome does
+        not depend on how results are grouped in rounds (a Ray search's are larger), and
+        without a refusal it is the unchecked search's. The next results that would be new
+        bests too are checked beside it, up to the checker's workers: each of them needs its
+        check whatever the first one's verdict."""
+        if finished and self.episodes is not None:
+            results = results[: max(0, self.episodes - self.progress.episodes)]
+        refused: set[int] = set()
+        verdicts: dict[int, bool] = {}
+        for i, (reward, actions) in enumerate(results):
+            if self.checker is not None and reward > self.progress.best_reward:
+                if i not in verdicts:
+                    verdicts.update(self._check_from(results, i))
+                    self.progress.count_checks(self.checker)
+                if not verdicts[i]:
+                    refused.add(i)
+                    reward = -np.inf  # counted as an episode, never the best
+            if self.progress.add_episode(reward, self.elapsed(), finished):
+                self.best_actions = [int(a) for a in actions]
+            if finished and self.callback:
+                self.callback(self.progress)
+        return refused
+
+    def _check_from(
+        self, results: Sequence[tuple[float, Sequence[int]]], i: int
+    ) -> dict[int, bool]:
+        """The verdicts of result ``i`` and of the next ones that beat every result before
+        them (new bests whatever the verdicts), up to the checker's workers."""
+        batch, top = [i], results[i][0]
+        for j in range(i + 1, len(results)):
+            if len(batch) == self.checker.workers:
+                break
+            if results[j][0] > top:
+                batch.append(j)
+                top = results[j][0]
+        passed = self.checker.passes([results[j][1] for j in batch])
+        return dict(zip(batch, passed, strict=True))
 
     def add_unfinished(
         self, best: np.ndarray, actions: Sequence[Sequence[int]], best_length: Sequence[int]
     ) -> None:
         """When time ran out mid-episode, the best prefix of the episodes under way (each
         slot's ``best`` reward, episode ``actions`` and ``best_length``, in slot order) counts
-        too: a short budget may end before the first episode does."""
-        i = int(np.argmax(best))
-        self.add(best[i], actions[i][: best_length[i]], finished=False)
+        too: a short budget may end before the first episode does. With a checker, the next
+        best prefix stands in for one that is refused."""
+        order = sorted(range(len(best)), key=lambda i: -best[i])  # the first of equals first
+        if self.checker is None:
+            order = order[:1]
+        self.add_round([(best[i], actions[i][: best_length[i]]) for i in order], finished=False)
 
     @property
     def timed_out(self) -> bool:
@@ -140,6 +260,10 @@ class SearchRun:
         replays ``progress.best_actions`` itself) and the progress, which ends with them."""
         progress = self.progress
         progress.best_actions = list(self.best_actions)
+        if self.checker is not None:
+            progress.count_checks(self.checker)
+            # A last check (of the episodes under way) comes after the budget's last count.
+            progress.seconds = max(progress.seconds, self.elapsed())
         if not record:
             return None, progress
         # No result at all (no time for one) is the benchmark as it is: a reward of 0.
@@ -164,6 +288,8 @@ class RandomEpisodes:
     stream and applies those of its own slots, so a slot's episodes depend only on the seed
     and that slot: the search's slots can be split between engines (and machines) and still
     give exactly the episodes of one engine. Slot 0 first follows ``first_episode``.
+    An episode ends after ``patience`` steps without improvement or ``max_episode_length``
+    steps (None: twice the number of actions or of ``patience``, whichever is more).
     """
 
     def __init__(
@@ -173,6 +299,7 @@ class RandomEpisodes:
         num_envs: int,
         patience: int,
         first_episode: Sequence[int] = (),
+        max_episode_length: Optional[int] = None,
     ):
         self.vec = vec
         self.slots = np.asarray(list(slots), dtype=int)
@@ -181,6 +308,9 @@ class RandomEpisodes:
         self.num_envs = num_envs
         self.num_actions = vec.env_action_space.n
         self.patience = patience or self.num_actions  # 0: as many as there are actions
+        # On a large program nearly every pass removes something, so patience alone may
+        # never end an episode within a short budget.
+        self.max_length = max_episode_length or 2 * max(self.num_actions, self.patience)
         # The given episode belongs to slot 0, wherever that slot runs.
         self.given = [int(a) for a in first_episode] if 0 in self.slots else []
         self.actions: list[list[int]] = [[] for _ in self.slots]  # each slot's episode so far
@@ -267,7 +397,10 @@ class RandomEpisodes:
             self.total[i] += rewards[i]
             if self.total[i] > self.best[i]:
                 self.best[i], self.best_length[i] = self.total[i], len(self.actions[i])
-            ended[i] = len(self.actions[i]) - self.best_length[i] >= self.patience
+            ended[i] = (
+                len(self.actions[i]) - self.best_length[i] >= self.patience
+                or len(self.actions[i]) >= self.max_length
+            )
         if first >= 0 and not terminated[first]:
             ended[first] = ended[first] and len(self.actions[first]) >= len(self.given)
         finished = []
@@ -365,11 +498,11 @@ def search_vec(
 
 
 def random_search(
-    env_id: str,
-    benchmark: Union[str, Benchmark],
+    env: Any,
+    benchmark: Union[str, Benchmark, None] = None,
     reward_space: Optional[str] = None,
     patience: int = 25,
-    episodes: Optional[int] = 100,
+    episodes: Optional[int] = None,
     runtime: Optional[float] = None,
     num_envs: int = 8,
     num_threads: int = 0,
@@ -380,19 +513,30 @@ def random_search(
     first_episode: Sequence[int] = (),
     parameters: Optional[dict[str, Any]] = None,
     record: bool = True,
+    max_episode_length: Optional[int] = None,
+    validate: Optional[bool] = None,
+    sanitizers: Sequence[str] = (),
 ) -> tuple[Optional[CompilerEnvState], SearchProgress]:
     """Runs random episodes on ``benchmark`` and returns the best state found, with the
-    search's progress. ``parameters`` are the envs' settings (as ``make``'s).
+    search's progress.
+
+    ``env`` is an env id (then ``benchmark`` is needed) or an env, whose id, benchmark
+    (unless ``benchmark`` names another), reward space and ``parameters`` (the envs'
+    settings, as ``make``'s) are the search's unless given; the env itself is not stepped
+    (``env.apply(state)`` puts it in the best state).
 
     Each episode takes uniformly random actions until ``patience`` steps (0: as many as there
-    are actions) pass without a new best cumulative reward in that episode (or the compiler
-    fails, which ends it); its best prefix is its result. ``num_envs`` episodes run at once in
-    one vector engine. The search stops after ``episodes`` episodes or ``runtime`` seconds,
-    whichever comes first (at least one must be given; the seconds count from the first reset
-    of its envs, so making them is not part of the budget), after at least one step of every env;
-    when time runs out, the best prefix of the episodes under way counts too. With a fixed seed
-    and an ``episodes`` budget the result is exactly reproducible; ``callback`` sees the
-    progress after each episode.
+    are actions) pass without a new best cumulative reward in that episode, or after
+    ``max_episode_length`` steps (None: twice the number of actions or of ``patience``,
+    whichever is more), or when the compiler fails; its best prefix is its result.
+    ``num_envs`` episodes run at once in one vector engine.
+
+    The budget: ``episodes`` episodes and/or ``runtime`` seconds, whichever runs out first; a
+    runtime alone is a time budget (episodes unbounded), neither is 100 episodes. The seconds
+    count from the first reset of its envs (making them is not part of the budget), and
+    every env takes at least one step; when time runs out, the best prefix of the episodes
+    under way counts too. With a fixed seed and an ``episodes`` budget the result is exactly
+    reproducible; ``callback`` sees the progress after each episode.
 
     A ``guide`` replaces the uniform choice (a policy guiding the search):
     ``guide(observations, episodes)`` gets each env's ``observation_space`` observation (a
@@ -400,12 +544,24 @@ def random_search(
     probability of each action per env. ``first_episode`` is taken as given (padded with
     sampled actions) by the first env, so the search is never worse than that sequence.
 
+    Validation (``validate``; None: on for a runnable benchmark of a family that can check
+    one, LLVM's): a result becomes the best only once its program behaves like the
+    unoptimized one (built with ``sanitizers`` too, any of ``"address"``, ``"undefined"``).
+    Only results that would be a new best are checked, by replaying them (in forks of
+    ``env`` when an env is given, so the steps checked are its own), up to ``num_threads``
+    side by side (0: the CPU count); the check time is part of the budget, and
+    ``progress.refused`` and ``progress.check_seconds`` count it
+    (:mod:`compiler_gym.search.checking`).
+
     The best state is recorded by replaying ``progress.best_actions`` in a new env; with
     ``record=False`` the state is None, for a caller that replays them itself.
     """
-    check_budget("random_search", patience, episodes, runtime)
+    env_id, benchmark, reward_space, parameters = search_target(
+        "random_search", env, benchmark, reward_space, parameters
+    )
+    episodes, runtime = search_budget(episodes, runtime, DEFAULT_EPISODES)
+    check_budget("random_search", patience, episodes, runtime, max_episode_length)
     rng = np.random.default_rng(seed)
-    run = SearchRun(episodes, runtime, callback)
     vec, benchmark = search_vec(
         "random_search",
         env_id,
@@ -417,16 +573,23 @@ def random_search(
         observation_space=observation_space,
         parameters=parameters,
     )
-    with vec:
-        slots = RandomEpisodes(vec, range(num_envs), num_envs, patience, first_episode)
+    action_space = vec.env_action_space.name
+    with (
+        vec,
+        search_checker(
+            env, env_id, benchmark, parameters, validate, sanitizers, num_threads, action_space
+        ) as checker,
+    ):
+        run = SearchRun(episodes, runtime, callback, checker)
+        slots = RandomEpisodes(
+            vec, range(num_envs), num_envs, patience, first_episode, max_episode_length
+        )
         slots.reset(observe=observation_space is not None)
         run.begin()
         while True:  # at least one step, however short the budget
-            for _, reward, prefix in slots.step(rng, guide):
-                run.add(reward, prefix)
+            run.add_round([(reward, prefix) for _, reward, prefix in slots.step(rng, guide)])
             if run.done():
                 break
         if run.timed_out:
             run.add_unfinished(slots.best, slots.actions, slots.best_length)
-        action_space = vec.env_action_space.name
     return run.finish(env_id, benchmark, action_space, parameters, record)
