@@ -2,6 +2,9 @@
 errors for bad input and for requests that cannot fit, and the episode reward after Ctrl-C
 (tests/test_reliability.py). The explorer's are in tests/test_explorer_security.py."""
 
+import subprocess
+import sys
+
 import pytest
 
 import compiler_gym
@@ -140,3 +143,29 @@ def test_contained_crashes_free_what_they_leave():
         env.reset()  # and the env goes on
         env.step(env.action_space["-mem2reg"])
         assert env.observation["IrInstructionCount"] > 0
+
+
+@pytest.mark.parametrize(
+    "pass_name", ["compiler-gym-test-segfault", "compiler-gym-test-fatal-error"]
+)
+def test_a_crashing_pass_is_contained_after_another_library_takes_the_signals(pass_name):
+    """Ray's core (in a driver process) puts its own handlers on SIGSEGV, SIGABRT, ... after
+    LLVM's crash recovery installed its own, and does not hand on to them: the next crashing
+    pass must still end only its episode, not the process (it aborted the process)."""
+    script = f"""
+import signal, compiler_gym
+env = compiler_gym.make("llvm-v0")
+env.reset()
+# Handlers that end the process, as Ray's do once they have logged the crash.
+for number in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL):
+    signal.signal(number, signal.SIG_DFL)
+env._env.set_parameter("testing.next_step_pipeline", "{pass_name}")
+_, _, done, info = env.step(0)
+env.reset()
+print("survived", done, info["error_type"], env.step(0)[2])
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["survived", "True", "CRASH", "False"]

@@ -26,8 +26,7 @@ const EnvSpec& LlvmEnvSpec() {
 
 LlvmEnv::LlvmEnv() : impl_(std::make_unique<Impl>()) {
   // Enables unwinding out of crashing passes (signals and LLVM fatal errors) for every env.
-  static std::once_flag once;
-  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
+  EnsureCrashRecovery();
 }
 LlvmEnv::~LlvmEnv() = default;
 
@@ -67,6 +66,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     return false;
   }
   if (!fingerprint) fingerprint = Fingerprint(*module, &fingerprint_cache);
+  EnsureCrashRecovery();
   llvm::CrashRecoveryContext crc;
   // A crash or fatal error inside the pass unwinds to here instead of killing the process.
   const auto start = std::chrono::steady_clock::now();

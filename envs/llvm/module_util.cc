@@ -3,7 +3,10 @@
 // the serializing, hashing and counting helpers.
 #include "envs/llvm/module_util.h"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -75,9 +78,42 @@ const std::vector<std::string>& ClangFrontendFlags() {
   return flags;
 }
 
+namespace {
+// The signals CrashRecoveryContext catches, and its handlers as it installed them.
+constexpr int kRecoveredSignals[] = {SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP};
+struct sigaction recovery_actions[std::size(kRecoveredSignals)];
+std::atomic<void (*)(int)> recovery_abort_handler{nullptr};
+std::mutex recovery_mu;
+
+void (*CurrentHandler(int signal))(int) {
+  struct sigaction now{};
+  sigaction(signal, nullptr, &now);
+  return now.sa_handler;
+}
+}  // namespace
+
+void EnsureCrashRecovery() {
+  if (auto ours = recovery_abort_handler.load(); ours != nullptr && CurrentHandler(SIGABRT) == ours)
+    return;
+  std::lock_guard<std::mutex> lock(recovery_mu);
+  if (recovery_abort_handler.load() == nullptr) {
+    llvm::CrashRecoveryContext::Enable();
+    for (size_t i = 0; i < std::size(kRecoveredSignals); ++i) {
+      sigaction(kRecoveredSignals[i], nullptr, &recovery_actions[i]);
+    }
+    recovery_abort_handler.store(recovery_actions[0].sa_handler);
+    return;
+  }
+  // Another library replaced the handlers (Ray's core does in a driver process): theirs would
+  // end the process on a pass's crash. Ours go back; LLVM's still hand a crash outside any
+  // recovery context to the handlers that were there before LLVM's.
+  for (size_t i = 0; i < std::size(kRecoveredSignals); ++i) {
+    sigaction(kRecoveredSignals[i], &recovery_actions[i], nullptr);
+  }
+}
+
 bool RunCrashContained(const std::function<void()>& fn) {
-  static std::once_flag once;
-  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
+  EnsureCrashRecovery();
   llvm::CrashRecoveryContext crc;
   return crc.RunSafely(fn);
 }

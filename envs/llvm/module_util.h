@@ -61,6 +61,11 @@ int64_t IrInstructionCount(const llvm::Module& module);
 // FreeAfterCrash.
 bool RunCrashContained(const std::function<void()>& fn);
 
+// Installs LLVM's crash recovery (signals and fatal errors unwind to the innermost
+// CrashRecoveryContext), and installs it again when another library has since replaced its
+// signal handlers. Cheap when nothing changed: one sigaction() query.
+void EnsureCrashRecovery();
+
 // Frees, in the order given, what a contained crash left (possibly inconsistent), as LLVM's own
 // crash recovery does (clang's cleanup registrars): inside a crash-contained region, so that
 // what freeing crashes on is leaked rather than the process lost. Leaking all of it instead
