@@ -43,6 +43,28 @@ def step_pipeline_for_testing(env, pipeline: str) -> tuple[bool, str]:
     return done, details
 
 
+def planted_llvm_env(action: int, pipeline: str) -> type:
+    """An LlvmEnv class whose step of ``action`` runs ``pipeline`` through the test builds'
+    hook (a test pass: a miscompile, a fatal error), one action at a time, so that searches
+    and the miscompile hunt meet a planted bug where they would meet a real one."""
+    from compiler_gym.envs.llvm_env import LlvmEnv
+
+    class Planted(LlvmEnv):
+        def multistep(self, actions, *rest, **kwargs):
+            actions = list(actions)
+            if action not in actions:
+                return super().multistep(actions, *rest, **kwargs)
+            for a in actions:
+                if a == action:
+                    self._env.set_parameter(NEXT_STEP_PIPELINE, pipeline)
+                result = super().multistep([a], *rest, **kwargs)
+                if result[2]:  # the episode ended
+                    break
+            return result
+
+    return Planted
+
+
 def fixture_uri(name: str) -> str:
     return f"file://{DATA / name}"
 

@@ -7,7 +7,7 @@ import pytest
 import compiler_gym
 from compiler_gym.envs.llvm_env import LlvmEnv, pass_table
 from compiler_gym.search import SearchProgress, greedy_search, nevergrad_search, random_search
-from conftest import DATA, NEXT_STEP_PIPELINE
+from conftest import DATA, planted_llvm_env
 
 BENCHMARK = "benchmark://builtin-v0/crc32"
 
@@ -19,17 +19,7 @@ def planted_env(planted: int) -> LlvmEnv:
     (which has no hook) predicts; without it greedy would take the action forever."""
     pipeline = pass_table()[planted][1] + ",compiler-gym-test-miscompile"
 
-    class Planted(LlvmEnv):
-        def multistep(self, actions, *rest, **kwargs):
-            actions = list(actions)
-            if planted not in actions:
-                return super().multistep(actions, *rest, **kwargs)
-            for action in actions:
-                if action == planted:
-                    self._env.set_parameter(NEXT_STEP_PIPELINE, pipeline)
-                result = super().multistep([action], *rest, **kwargs)
-            return result
-
+    Planted = planted_llvm_env(planted, pipeline)
     env = Planted("llvm-ic-v0", benchmark=BENCHMARK)
     env.reset()
     return env

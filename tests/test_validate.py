@@ -12,7 +12,7 @@ from compiler_gym.bin import validate as validate_cli
 from compiler_gym.compiler_env_state import CompilerEnvStateWriter
 from compiler_gym.datasets import Benchmark
 from compiler_gym.datasets.make_benchmark import make_benchmark_from_source
-from conftest import NEXT_STEP_PIPELINE, step_pipeline_for_testing
+from conftest import planted_llvm_env, step_pipeline_for_testing
 
 FLAGS = ("-sroa", "-instcombine", "-gvn", "-simplifycfg")
 
@@ -237,7 +237,6 @@ def test_the_miscompile_hunt_finds_a_planted_bug_and_blames_it_on_us():
     finds it, minimizes the sequence to that action, and opt-19's replay (which runs the real
     pass) behaves, so the bug is ours."""
     from compiler_gym.bin import miscompile
-    from compiler_gym.envs.llvm_env import LlvmEnv
 
     args = miscompile.make_parser().parse_args(
         ["--programs", "generator://csmith-v0", "--csmith-programs", "2", "--cases", "4"]
@@ -246,18 +245,7 @@ def test_the_miscompile_hunt_finds_a_planted_bug_and_blames_it_on_us():
     flags = [row[0] for row in miscompile.pass_table()]
     planted = miscompile.plan(args.seed, 1, ["p"], args.length, len(flags))[0].actions[2]
 
-    class Planted(LlvmEnv):
-        """Runs the miscompiling test pass in place of the planted action."""
-
-        def multistep(self, actions, *rest, **kwargs):
-            actions = list(actions)
-            if planted not in actions:
-                return super().multistep(actions, *rest, **kwargs)
-            for action in actions:
-                if action == planted:
-                    self._env.set_parameter(NEXT_STEP_PIPELINE, "compiler-gym-test-miscompile")
-                result = super().multistep([action], *rest, **kwargs)
-            return result
+    Planted = planted_llvm_env(planted, "compiler-gym-test-miscompile")
 
     messages = []
     report = miscompile.campaign(lambda: Planted("llvm-v0"), args, say=messages.append)
@@ -275,7 +263,6 @@ def test_the_miscompile_hunt_minimizes_an_error_of_the_compiler():
     """A planted pass that reports a fatal error: the hunt counts a crash, minimizes the
     sequence to the planted action, and opt-19 (which runs the real pass) does not fail."""
     from compiler_gym.bin import miscompile
-    from compiler_gym.envs.llvm_env import LlvmEnv
 
     args = miscompile.make_parser().parse_args(
         ["--programs", "generator://csmith-v0", "--csmith-programs", "1", "--cases", "2"]
@@ -284,18 +271,7 @@ def test_the_miscompile_hunt_minimizes_an_error_of_the_compiler():
     flags = [row[0] for row in miscompile.pass_table()]
     planted = miscompile.plan(args.seed, 1, ["p"], args.length, len(flags))[0].actions[3]
 
-    class Planted(LlvmEnv):
-        """Fails in the compiler at the planted action."""
-
-        def multistep(self, actions, *rest, **kwargs):
-            result = None
-            for action in actions:
-                if action == planted:
-                    self._env.set_parameter(NEXT_STEP_PIPELINE, "compiler-gym-test-fatal-error")
-                result = super().multistep([action], *rest, **kwargs)
-                if result[2]:
-                    break
-            return result
+    Planted = planted_llvm_env(planted, "compiler-gym-test-fatal-error")
 
     report = miscompile.campaign(lambda: Planted("llvm-v0"), args, say=lambda _: None)
     crash = next(f for f in report.findings if f["index"] == 0)
