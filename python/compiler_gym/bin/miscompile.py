@@ -1,7 +1,7 @@
 """Hunts miscompiles in the LLVM action table: random action sequences applied to programs that
 have no undefined behaviour, each optimized program run against its unoptimized build.
 
-    python -m compiler_gym.bin.miscompile --runs 2000 --jobs 2 --seed 1 --out report.json
+    python -m compiler_gym.bin.miscompile --cases 2000 --jobs 2 --seed 1 --out report.json
 
 Programs: csmith-v0 seeds (UB-free by construction; each prints a checksum) and the runnable
 builtin-v0 programs that run clean under ASan and UBSan at -O0 (checked first; the others are
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from compiler_gym.envs.llvm_env import pass_table
+from compiler_gym.search.checking import program_problems
 from compiler_gym.util.minimize_trajectory import minimize_trajectory_iteratively
 
 DEFAULT_PROGRAMS = ["generator://csmith-v0", "benchmark://builtin-v0"]
@@ -51,11 +52,6 @@ class Case:
     runs: int = 1  # program runs this case took, its minimization's included
 
 
-def check(env: Any) -> list[str]:
-    """How the env's current program behaves unlike its unoptimized build; [] when alike."""
-    return json.loads(env.unwrapped._env.call("check_semantics", ""))
-
-
 def classify(problems: list[str]) -> str:
     """A mismatch, or a run that timed out (a loop the optimization made endless, or slow)."""
     return "timeout" if any("timed out" in p for p in problems) else "mismatch"
@@ -68,7 +64,7 @@ def clean_program(env: Any, uri: str) -> list[str]:
         env.reset(benchmark=uri)
         if not env.benchmark.runnable:
             return ["not runnable"]
-        return json.loads(env.unwrapped._env.call("check_semantics", "address undefined"))
+        return program_problems(env, ("address", "undefined"))
     except Exception as e:  # noqa: BLE001 - a program that fails to load is left out
         return [f"{type(e).__name__}: {e}"]
 
@@ -106,7 +102,7 @@ def run_case(env: Any, case: Case) -> Case:
             case.outcome, case.problems = "crash", [str(info.get("error_details"))]
             case.actions, case.runs = list(env.actions), 0
             return case
-        case.problems = check(env)
+        case.problems = program_problems(env)
         if case.problems:
             case.outcome = classify(case.problems)
     except Exception as e:  # noqa: BLE001 - the harness reports, and the campaign goes on
@@ -124,7 +120,7 @@ def minimize(env: Any, case: Case) -> list[int]:
         if case.outcome == "crash":  # the compiler's error ends the episode again
             return bool(e.unwrapped._env.episode_over)
         runs += 1
-        problems = check(e)
+        problems = program_problems(e)
         return bool(problems) and classify(problems) == case.outcome
 
     env.reset(benchmark=case.benchmark)
@@ -134,8 +130,8 @@ def minimize(env: Any, case: Case) -> list[int]:
     return list(env.actions)
 
 
-def _run(argv: list[str], timeout: float, stdin: Optional[bytes] = None) -> Any:
-    return subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout, check=False)
+def _run(argv: list[str], timeout: float) -> Any:
+    return subprocess.run(argv, capture_output=True, timeout=timeout, check=False)
 
 
 def opt_verdict(env: Any, case: Case, opt: str, clang: str, timeout: float) -> str:

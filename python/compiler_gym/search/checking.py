@@ -56,6 +56,14 @@ def has_check_semantics(env: Any) -> bool:
     return True
 
 
+def program_problems(env: Any, sanitizers: Iterable[str] = ()) -> list[str]:
+    """How the program of ``env``'s current state behaves unlike its unoptimized build, also
+    when built with ``sanitizers``; [] when alike. Raises where the program cannot be built
+    or run."""
+    names = " ".join(check_sanitizers(sanitizers))
+    return json.loads(env.unwrapped._env.call("check_semantics", names))
+
+
 class SemanticsChecker:
     """Checks candidates of one search on one benchmark (with ``enabled`` False it is off:
     the search checks nothing).
@@ -75,7 +83,7 @@ class SemanticsChecker:
         enabled: bool = True,
     ):
         self.enabled = enabled
-        self.sanitizers = " ".join(check_sanitizers(sanitizers))
+        self.sanitizers = check_sanitizers(sanitizers)
         self.workers = max(1, int(workers))
         self.refused = 0
         self.checks = 0
@@ -103,7 +111,7 @@ class SemanticsChecker:
         if cached is not None:
             return cached
         try:
-            found = json.loads(env.unwrapped._env.call("check_semantics", self.sanitizers))
+            found = program_problems(env, self.sanitizers)
         except (ServiceError, RuntimeError) as e:
             found = [f"{type(e).__name__}: {e}"]
         with self._lock:
