@@ -9,6 +9,8 @@
 #include <atomic>
 #include <mutex>
 
+#include "engine/cpu_timer.h"
+
 namespace compiler_gym {
 
 namespace {
@@ -280,8 +282,11 @@ Status Env::DoRestore(const EnvSnapshot&, bool) {
   return Unimplemented("family " + Spec().family + " has no snapshots");
 }
 
+using Stopwatch = ThreadCpuTimer;
+
 StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<int>> candidates,
-                                                  int reward_index, int observation_index) {
+                                                  int reward_index, int observation_index,
+                                                  TryStats* stats) {
   if (!in_episode_) return NoEpisode("try_actions() called before reset()");
   if (episode_over_) return NoEpisode("the episode is over; call reset()");
   if (reward_index < 0 || reward_index >= static_cast<int>(Spec().reward_spaces.size())) {
@@ -304,23 +309,32 @@ StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<in
     std::lock_guard<std::mutex> lock(fork_mu);
     return Fork();
   };
+  std::vector<TryStats> worker_stats(workers);
+  Stopwatch setup;
   std::vector<std::unique_ptr<Env>> scratch(workers);
   for (auto& env : scratch) {
     ASSIGN_OR_RETURN(env, fork());
   }
+  worker_stats[0].setup_seconds = setup.Seconds();
 
   // Candidates go to whichever worker is free: their costs differ widely, and each result
   // depends only on its candidate, never on the worker.
   std::atomic<size_t> next{0};
   tbb::parallel_for(size_t{0}, workers, [&](size_t w) {
+    TryStats& time = worker_stats[w];
     std::unique_ptr<Env>& env = scratch[w];
+    Stopwatch snapshot_time;
     StatusOr<std::unique_ptr<EnvSnapshot>> snapshot = env->DoSnapshot();
+    time.setup_seconds += snapshot_time.Seconds();
     const std::vector<int> actions = env->actions_;
     const std::vector<RewardState> rewards = env->rewards_;
     for (size_t i = next++; i < candidates.size(); i = next++) {
+      ++time.candidates;
       std::unique_ptr<Env> own;  // a fork for this candidate, where there is no snapshot
       if (!snapshot.ok()) {
+        Stopwatch fork_time;
         StatusOr<std::unique_ptr<Env>> copy = env->Fork();
+        time.restore_seconds += fork_time.Seconds();
         if (!copy.ok()) {
           out[i].error = copy.status();
           continue;
@@ -329,8 +343,17 @@ StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<in
       }
       Env& target = own ? *own : *env;
       TryOutcome& result = out[i];
+      Stopwatch step_time;
       StatusOr<StepOutcome> step = target.Step(candidates[i]);
+      const double step_seconds = step_time.Seconds();
+      if (step.ok()) {
+        time.pass_seconds += step->compute_seconds;
+        time.fingerprint_seconds += step->fingerprint_seconds;
+        time.verify_seconds += step->verify_seconds - step->fingerprint_seconds;
+        time.step_other_seconds += step_seconds - step->compute_seconds - step->verify_seconds;
+      }
       const bool changed = !step.ok() || step->done || !step->action_had_no_effect;
+      Stopwatch reward_time;
       if (!step.ok()) {
         result.error = step.status();
       } else if (step->done) {
@@ -348,11 +371,15 @@ StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<in
           }
         }
       }
+      time.reward_seconds += reward_time.Seconds();
       if (own) continue;
       env->actions_ = actions;
       env->rewards_ = rewards;
       env->episode_over_ = false;
-      if (Status restored = env->DoRestore(**snapshot, changed); !restored.ok()) {
+      Stopwatch restore_time;
+      Status restored = env->DoRestore(**snapshot, changed);
+      time.restore_seconds += restore_time.Seconds();
+      if (!restored.ok()) {
         // The scratch env is lost: start again from a fresh fork, without snapshots.
         StatusOr<std::unique_ptr<Env>> copy = fork();
         if (!copy.ok()) {
@@ -364,6 +391,18 @@ StatusOr<std::vector<TryOutcome>> Env::TryActions(std::span<const std::vector<in
       }
     }
   });
+  if (stats != nullptr) {
+    for (const TryStats& t : worker_stats) {
+      stats->candidates += t.candidates;
+      stats->setup_seconds += t.setup_seconds;
+      stats->pass_seconds += t.pass_seconds;
+      stats->fingerprint_seconds += t.fingerprint_seconds;
+      stats->verify_seconds += t.verify_seconds;
+      stats->step_other_seconds += t.step_other_seconds;
+      stats->reward_seconds += t.reward_seconds;
+      stats->restore_seconds += t.restore_seconds;
+    }
+  }
   return out;
 }
 

@@ -79,11 +79,14 @@ struct StepOutcome {
   // verifies); the error then says why. Episodes never end by themselves.
   bool done = false;
   Status error;
-  // Seconds spent inside the compiler proper (e.g. running the pass), for benchmarks that
-  // separate the engine's overhead from the work it wraps.
+  // CPU seconds (the stepping thread's, engine/cpu_timer.h) spent inside the compiler proper
+  // (e.g. running the pass), for benchmarks that separate the engine's overhead from the work
+  // it wraps.
   double compute_seconds = 0;
-  // Seconds spent checking the result (e.g. verifying the changed IR).
+  // Seconds spent checking the result (e.g. verifying the changed IR), of which
+  // fingerprint_seconds went to telling whether anything changed.
   double verify_seconds = 0;
+  double fingerprint_seconds = 0;
   // How many of the step's actions were applied, the failing one included; -1 = all. A family
   // sets it when an error stops a multi-action step early.
   int actions_applied = -1;
@@ -114,6 +117,19 @@ struct TryOutcome {
   // or observation gave.
   Status error;
   Observation observation;  // when one was asked for and error is ok
+};
+
+// Where TryActions' time went, summed over its workers (CPU seconds of each worker's thread), for
+// benchmarks that set a candidate's cost beside its pass's.
+struct TryStats {
+  size_t candidates = 0;
+  double setup_seconds = 0;        // the workers' forks and snapshots
+  double pass_seconds = 0;         // StepOutcome::compute_seconds
+  double fingerprint_seconds = 0;  // StepOutcome::fingerprint_seconds
+  double verify_seconds = 0;       // the rest of StepOutcome::verify_seconds
+  double step_other_seconds = 0;   // the rest of the step (building passes, bookkeeping)
+  double reward_seconds = 0;       // rewards and observations
+  double restore_seconds = 0;      // DoRestore, or the fork per candidate
 };
 
 // A family's saved state, which TryActions returns a scratch env to between candidates.
@@ -198,8 +214,10 @@ class Env {
   // candidates through the family's snapshot (DoSnapshot / DoRestore), or on a fork per
   // candidate where the family has none. The call fails only when it is wrong (no episode, an
   // action out of range, an unknown space); a failing candidate reports its error.
+  // With `stats`, adds where the time went to it.
   StatusOr<std::vector<TryOutcome>> TryActions(std::span<const std::vector<int>> candidates,
-                                               int reward_index, int observation_index = -1);
+                                               int reward_index, int observation_index = -1,
+                                               TryStats* stats = nullptr);
 
   // Ends the episode after an error outside Step() (see EndsEpisode): the next Step() is
   // refused until a reset.

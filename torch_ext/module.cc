@@ -178,8 +178,9 @@ class PyEnv {
     return ToPython(ValueOrThrow(WithoutGilLocked(*mu_, [&] { return env_->Observe(index); })));
   }
 
-  // Env::TryActions: (rewards, error types, error details, observations), one entry per
-  // candidate; a failed candidate has reward NaN, its error type, and observation None.
+  // Env::TryActions: ((rewards, error types, error details, observations), seconds), one entry
+  // per candidate; a failed candidate has reward NaN, its error type, and observation None.
+  // `seconds` is TryStats by name: where the time went, for benchmarks.
   py::tuple TryActions(py::handle values, int reward_index, int observation_index) {
     // A candidate is an action or a sequence of actions.
     std::vector<std::vector<int>> candidates;
@@ -191,9 +192,20 @@ class PyEnv {
       candidates.push_back(sequence ? ActionsFromPython(value)
                                     : std::vector<int>{ActionFromPython(value)});
     }
-    std::vector<TryOutcome> tried = ValueOrThrow(WithoutGilLocked(
-        *mu_, [&] { return env_->TryActions(candidates, reward_index, observation_index); }));
-    return TryOutcomesToPython(tried, observation_index >= 0);
+    TryStats stats;
+    std::vector<TryOutcome> tried = ValueOrThrow(WithoutGilLocked(*mu_, [&] {
+      return env_->TryActions(candidates, reward_index, observation_index, &stats);
+    }));
+    py::dict time;
+    time["candidates"] = stats.candidates;
+    time["setup"] = stats.setup_seconds;
+    time["pass"] = stats.pass_seconds;
+    time["fingerprint"] = stats.fingerprint_seconds;
+    time["verify"] = stats.verify_seconds;
+    time["step_other"] = stats.step_other_seconds;
+    time["reward"] = stats.reward_seconds;
+    time["restore"] = stats.restore_seconds;
+    return py::make_tuple(TryOutcomesToPython(tried, observation_index >= 0), time);
   }
 
   double Reward(int index) {

@@ -2,6 +2,7 @@
 // snapshots, parameters and CheckSemantics. The spaces are in llvm_spaces.cc.
 #include "envs/llvm/llvm_env.h"
 
+#include "engine/cpu_timer.h"
 #include "envs/llvm/llvm_env_impl.h"
 
 namespace compiler_gym::llvm_env {
@@ -65,14 +66,19 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     outcome.error = Internal("cannot build pass " + name + ": " + llvm::toString(std::move(err)));
     return false;
   }
-  if (!fingerprint) fingerprint = Fingerprint(*module, &fingerprint_cache);
+  auto since = [](double start) { return ThreadCpuTimer::Now() - start; };
+  if (!fingerprint) {
+    const double start = ThreadCpuTimer::Now();
+    fingerprint = Fingerprint(*module, &fingerprint_cache);
+    outcome.fingerprint_seconds += since(start);
+    outcome.verify_seconds += since(start);
+  }
   EnsureCrashRecovery();
   llvm::CrashRecoveryContext crc;
   // A crash or fatal error inside the pass unwinds to here instead of killing the process.
-  const auto start = std::chrono::steady_clock::now();
+  const double start = ThreadCpuTimer::Now();
   const bool ok = crc.RunSafely([&] { (void)mpm->run(*module, mam); });
-  outcome.compute_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.compute_seconds += since(start);
   if (!ok) {
     // The module, the analyses and the context may be half-modified: freed crash-contained,
     // analyses before the IR they point into. The next reset starts from a new context.
@@ -83,8 +89,8 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     auto function_analyses =
         std::make_unique<llvm::FunctionAnalysisManager>(std::exchange(fam, {}));
     auto loop_analyses = std::make_unique<llvm::LoopAnalysisManager>(std::exchange(lam, {}));
-    FreeAfterCrash(mpm, module_analyses, cgscc_analyses, function_analyses, loop_analyses, module,
-                   context);
+    FreeAfterCrash(restore_point, mpm, module_analyses, cgscc_analyses, function_analyses,
+                   loop_analyses, module, context);
     pb.reset();
     benchmark.reset();
     outcome.done = true;
@@ -99,12 +105,12 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   ClearAnalyses();
   // Whether the module changed is read off the module itself: passes do not always keep
   // LLVM's contract (a pass that changed the IR does not report all analyses preserved).
-  const auto verify_start = std::chrono::steady_clock::now();
+  const double verify_start = ThreadCpuTimer::Now();
   Canonicalize(*module);
   ModuleFingerprint after = Fingerprint(*module, &fingerprint_cache);
+  outcome.fingerprint_seconds += since(verify_start);
   if (after == *fingerprint) {
-    outcome.verify_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count();
+    outcome.verify_seconds += since(verify_start);
     return true;
   }
   outcome.action_had_no_effect = false;
@@ -112,8 +118,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   Invalidate();
   Status verified = VerifyChanged(before, after);
   fingerprint = std::move(after);
-  outcome.verify_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count();
+  outcome.verify_seconds += since(verify_start);
   if (!verified.ok()) {
     outcome.done = true;
     outcome.error = Internal("after pass " + name + ": " + verified.message());
@@ -188,39 +193,72 @@ namespace {
 
 struct LlvmSnapshot : EnvSnapshot {
   std::string bitcode;
-  ModuleCopy names;  // the module parsed from `bitcode`, with the original's name counters
+  std::vector<uint32_t> name_counters;
 };
 
 }  // namespace
 
 StatusOr<std::unique_ptr<EnvSnapshot>> LlvmEnv::DoSnapshot() {
-  const Impl& s = *impl_;
+  Impl& s = *impl_;
   if (!s.module) return NoEpisode("no module to snapshot: the episode ended");
   auto snapshot = std::make_unique<LlvmSnapshot>();
   snapshot->bitcode = ModuleToBitcode(*s.module, /*preserve_use_list_order=*/true);
-  snapshot->names.context = NewContext();
-  ASSIGN_OR_RETURN(snapshot->names.module,
-                   ParseModule(snapshot->bitcode, "snapshot", *snapshot->names.context));
-  (void)CopyNameCounters(*s.module, *snapshot->names.module);
+  snapshot->name_counters = NameCounters(*s.module);
+  if (!s.fingerprint) s.fingerprint = Fingerprint(*s.module, &s.fingerprint_cache);
+  s.restore_point = ModuleSnapshot::Take(*s.module, *s.fingerprint, s.fingerprint_cache);
   return std::unique_ptr<EnvSnapshot>(std::move(snapshot));
 }
 
 Status LlvmEnv::DoRestore(const EnvSnapshot& snapshot, bool changed) {
   const auto& saved = static_cast<const LlvmSnapshot&>(snapshot);
   Impl& s = *impl_;
-  if (!changed && s.module) {
-    s.ClearAnalyses();  // as a fork starts: no analysis cached
-    (void)CopyNameCounters(*saved.names.module, *s.module);
+  s.ClearAnalyses();  // as a fork starts: no analysis cached
+  if (s.module && s.restore_point) {
+    if (!s.fingerprint) s.fingerprint = Fingerprint(*s.module, &s.fingerprint_cache);
+    if (s.restore_point->Restore(s.module, *s.fingerprint, s.fingerprint_cache) !=
+        ModuleSnapshot::Restored::kContext) {
+      if (changed) s.Invalidate();
+      s.fingerprint = s.restore_point->fingerprint();
+      return CheckRestoreForTesting(saved.bitcode);
+    }
+  } else if (!changed && s.module) {
+    SetNameCounters(saved.name_counters, *s.module);
     return Status::Ok();
   }
-  s.ClearAnalyses();
+  // Through bitcode, into a new context.
   s.RetireModule();
   s.fingerprint_cache.bodies.clear();
   s.Invalidate();
   s.context = NewContext();
   ASSIGN_OR_RETURN(s.module, ParseModule(saved.bitcode, "restore", *s.context));
-  (void)CopyNameCounters(*saved.names.module, *s.module);
-  return Status::Ok();  // the fingerprint, of addresses in the old context, is recomputed
+  SetNameCounters(saved.name_counters, *s.module);
+  s.fingerprint = Fingerprint(*s.module, &s.fingerprint_cache);
+  s.restore_point = ModuleSnapshot::Take(*s.module, *s.fingerprint, s.fingerprint_cache);
+  return Status::Ok();
+}
+
+Status LlvmEnv::CheckRestoreForTesting(const std::string& bitcode) {
+#ifdef CG_TEST_HOOKS
+  // Test builds, on request: the module after a restore in place is the snapshot's: the same
+  // bitcode, and the same use lists (but those of constants the context shares with the copy).
+  if (std::getenv("COMPILER_GYM_TEST_CHECK_RESTORES") != nullptr) {
+    const llvm::Module& module = *impl_->module;
+    llvm::LLVMContext context;
+    StatusOr<std::unique_ptr<llvm::Module>> saved = ParseModule(bitcode, "check", context);
+    const char* wrong = !saved.ok()                                           ? "parse"
+                        : ModuleToBitcode(module) != ModuleToBitcode(**saved) ? "bitcode"
+                        : !SameUseLists(module, **saved)                      ? "use lists"
+                                                                              : nullptr;
+    if (wrong != nullptr) {
+      std::fprintf(stderr, "compiler_gym: a restore in place differs from its snapshot (%s)\n",
+                   wrong);
+      std::abort();
+    }
+  }
+#else
+  (void)bitcode;
+#endif
+  return Status::Ok();
 }
 
 namespace {

@@ -71,13 +71,14 @@ class LlvmEnv final : public Env {
   Status DoReset(const Benchmark& benchmark) override;
   StatusOr<StepOutcome> DoStep(std::span<const int> actions) override;
   StatusOr<std::unique_ptr<Env>> DoFork() override;
-  // The module as bitcode (use-list order kept) beside a parsed copy that holds the counts of
-  // names made unique. A restore after a change parses it into a new context, as a fork would,
-  // but keeps the pass infrastructure and skips writing bitcode again; after a candidate that
-  // left the module's fingerprint as it was, the module and its cached observations stay, and
-  // only the name counts (which a pass may bump without changing the module) are restored.
+  // A copy of the module in its own context (ModuleSnapshot, held by the env so that a crash
+  // that frees the context frees it first), and the module as bitcode with its name counts. A
+  // restore puts back only the function bodies the candidate changed (or clones the copy
+  // whole); after a candidate that changed the context, or crashed, it parses the bitcode into
+  // a new context, as a fork would. The observations cached stay when nothing changed.
   StatusOr<std::unique_ptr<EnvSnapshot>> DoSnapshot() override;
   Status DoRestore(const EnvSnapshot& snapshot, bool changed) override;
+  Status CheckRestoreForTesting(const std::string& bitcode);
 
  private:
   std::unique_ptr<Impl> impl_;

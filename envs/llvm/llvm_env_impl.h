@@ -16,6 +16,7 @@
 #include "envs/llvm/codegen.h"
 #include "envs/llvm/llvm_env.h"
 #include "envs/llvm/module_prefetch.h"
+#include "envs/llvm/module_snapshot.h"
 #include "envs/llvm/module_state.h"
 #include "envs/llvm/module_util.h"
 #include "envs/llvm/passes.h"
@@ -73,6 +74,9 @@ struct LlvmEnv::Impl {
   // compares the module against it, whatever the pass reported.
   std::optional<ModuleFingerprint> fingerprint;
   FingerprintCache fingerprint_cache;  // of the current module; cleared when it is replaced
+  // TryActions' copy of the module to return to (DoSnapshot), in the module's context: freed
+  // before the context is.
+  std::unique_ptr<ModuleSnapshot> restore_point;
   // Its object file (with the seconds code generation took) and linked executable, shared by
   // the size, build and run observations; dropped likewise.
   std::optional<std::string> object;
@@ -90,6 +94,7 @@ struct LlvmEnv::Impl {
 
   ~Impl() {
     ClearAnalyses();
+    restore_point.reset();
     RetireModule();
     if (!workdir.empty() && workdir_owner == ::getpid()) {
       (void)llvm::sys::fs::remove_directories(workdir);
@@ -99,6 +104,7 @@ struct LlvmEnv::Impl {
   // Hands the current module and context to the background worker for destruction. Analyses
   // must have been cleared: they point into the module.
   void RetireModule() {
+    restore_point.reset();  // in the same context
     ModuleCopy old;
     old.context = std::move(context);
     old.module = std::move(module);

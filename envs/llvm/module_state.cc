@@ -97,12 +97,24 @@ class Walker {
   // The quick hash: like Body(), but local values and data constants (which live as long as
   // their context) are named by address, so no numbering is needed. Constant expressions and
   // aggregates can be destroyed and their address reused, so they are still hashed by content.
+  // It also covers the order of the local values' use lists, which passes read (a fork keeps
+  // it) and which a pass can change without changing the body (a use set to what it was moves
+  // to the front), so that a snapshot restores such a function too (ModuleSnapshot).
   uint64_t BodyByAddress(const llvm::Function& f) {
     Hasher h;
+    auto uses = [&h](const llvm::Value& value) {
+      for (const llvm::Use& use : value.uses()) {
+        h.Add(use.getUser());
+        h.Add(uint64_t{use.getOperandNo()});
+      }
+    };
+    for (const llvm::Argument& arg : f.args()) uses(arg);
     for (const llvm::BasicBlock& block : f) {
       h.Add(&block);
+      uses(block);
       for (const llvm::Instruction& inst : block) {
         h.Add(&inst);
+        uses(inst);
         InstructionHeader(inst, h);
         for (const llvm::Use& operand : inst.operands()) {
           const llvm::Value* value = operand.get();
@@ -328,6 +340,18 @@ ModuleFingerprint Fingerprint(const llvm::Module& module, FingerprintCache* cach
   return out;
 }
 
+uint64_t ModuleHeaderHash(const llvm::Module& module) {
+  Walker walker(module);
+  return walker.ModuleHeader(module);
+}
+
+uint64_t RecordBody(const llvm::Function& function, uint64_t body, FingerprintCache& cache) {
+  Walker walker(*function.getParent());
+  const uint64_t by_address = walker.BodyByAddress(function);
+  cache.bodies[&function] = {by_address, body};
+  return by_address;
+}
+
 std::vector<size_t> ChangedFunctions(const ModuleFingerprint& before,
                                      const ModuleFingerprint& after) {
   std::vector<size_t> changed;
@@ -395,19 +419,35 @@ bool LayoutHolds() {
 
 }  // namespace
 
-bool CopyNameCounters(const llvm::Module& from, llvm::Module& to) {
+std::vector<uint32_t> NameCounters(const llvm::Module& module) {
   static const bool layout_holds = LayoutHolds();
-  if (!layout_holds) return false;
-  LastUnique(to.getValueSymbolTable()) = LastUnique(from.getValueSymbolTable());
-  auto source = from.begin();
-  for (llvm::Function& function : to) {
-    if (source == from.end()) break;
-    const llvm::ValueSymbolTable* a = source->getValueSymbolTable();
-    llvm::ValueSymbolTable* b = function.getValueSymbolTable();
-    if (a != nullptr && b != nullptr) LastUnique(*b) = LastUnique(*a);
-    ++source;
+  std::vector<uint32_t> counters;
+  if (!layout_holds) return counters;
+  counters.push_back(LastUnique(module.getValueSymbolTable()));
+  for (const llvm::Function& function : module) {
+    const llvm::ValueSymbolTable* table = function.getValueSymbolTable();
+    counters.push_back(table != nullptr ? LastUnique(*table) : 0);
   }
-  return true;
+  return counters;
+}
+
+void SetNameCounters(const std::vector<uint32_t>& counters, llvm::Module& module) {
+  if (counters.empty()) return;
+  LastUnique(module.getValueSymbolTable()) = counters[0];
+  size_t i = 1;
+  for (llvm::Function& function : module) {
+    if (i == counters.size()) break;
+    if (llvm::ValueSymbolTable* table = function.getValueSymbolTable()) {
+      LastUnique(*table) = counters[i];
+    }
+    ++i;
+  }
+}
+
+bool CopyNameCounters(const llvm::Module& from, llvm::Module& to) {
+  std::vector<uint32_t> counters = NameCounters(from);
+  SetNameCounters(counters, to);
+  return !counters.empty();
 }
 
 }  // namespace compiler_gym::llvm_env

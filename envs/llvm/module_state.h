@@ -49,6 +49,14 @@ struct FingerprintCache {
 // initializer, the order of anything) changes the fingerprint.
 ModuleFingerprint Fingerprint(const llvm::Module& module, FingerprintCache* cache = nullptr);
 
+// ModuleFingerprint::module alone: what lies outside function bodies.
+uint64_t ModuleHeaderHash(const llvm::Module& module);
+
+// Records in `cache` that `function`, as it is now, has the body hash `body` (known otherwise:
+// a body put back from a snapshot), so that the next Fingerprint does not hash it again.
+// Returns the body's address hash (FingerprintCache::Entry::by_address).
+uint64_t RecordBody(const llvm::Function& function, uint64_t body, FingerprintCache& cache);
+
 // Indices of the function bodies that differ; only meaningful when `before.module ==
 // after.module` (the same function list).
 std::vector<size_t> ChangedFunctions(const ModuleFingerprint& before,
@@ -71,5 +79,9 @@ void Canonicalize(llvm::Module& module);
 // private: it is reached through the layout of LLVM 19's ValueSymbolTable, which a probe
 // checks once; returns false (and copies nothing) where the probe fails.
 bool CopyNameCounters(const llvm::Module& from, llvm::Module& to);
+// The same counts saved (module's, then each function's in order; empty where the probe
+// fails) and set again on the same module or a copy of it.
+std::vector<uint32_t> NameCounters(const llvm::Module& module);
+void SetNameCounters(const std::vector<uint32_t>& counters, llvm::Module& module);
 
 }  // namespace compiler_gym::llvm_env

@@ -520,9 +520,12 @@ class CompilerEnv:
         )
         flags = self._flags_to_indices
         candidates = [flags(c) if isinstance(c, (list, tuple)) else flags([c])[0] for c in actions]
-        rewards, _, _, values = self._env.try_actions(
+        (rewards, _, _, values), seconds = self._env.try_actions(
             candidates, reward.index, observation.index if observation is not None else -1
         )
+        # Where the engine's time went (pass, fingerprint, verify, restore, ... in seconds
+        # summed over its threads), for benchmarks/try_actions_cost.py.
+        self._last_try_seconds = seconds
         if observation is None:
             return rewards
         return rewards, [None if v is None else observation.translate(v) for v in values]
