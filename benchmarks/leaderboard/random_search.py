@@ -7,6 +7,7 @@ end after ``--patience`` steps without improvement, the best prefix kept) for
 """
 
 import argparse
+import sys
 
 from compiler_gym.leaderboard.llvm_instcount import ENV_ID, eval_llvm_instcount_policy
 from compiler_gym.search import random_search
@@ -31,6 +32,12 @@ def main() -> None:
         )
         if progress.best_actions:
             env.multistep(progress.best_actions)
+        print(
+            f"{env.benchmark.uri}: {progress.episodes} episodes, validated {progress.validated}, "
+            f"{progress.refused} refused of {progress.checks} checked "
+            f"({progress.check_seconds:.1f} s checking)",
+            file=sys.stderr,
+        )
 
     eval_llvm_instcount_policy(policy, harness_flags)
 
