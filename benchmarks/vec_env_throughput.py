@@ -2,7 +2,9 @@
 
     python benchmarks/vec_env_throughput.py [--env llvm-autophase-ic-v0] [--steps 40]
         [--num-envs 1 4 16 64] [--repeats 3] [--plot vec_env_throughput.png]
-        [--isolation-only]
+        [--isolation-only] [--benchmarks URI ...] [--json OUT.json]
+    python benchmarks/vec_env_throughput.py --threads 1 2 4 8 16 [--isolated]
+        [--num-envs 64 1024 4096] [--seconds 3] [--min-seconds 1] [--json OUT.json]
 
 Measured in one run on the same benchmarks and random actions:
   * make_vec, sync step, for each num_threads in {1, all cores} and each num_envs;
@@ -15,11 +17,20 @@ Measured in one run on the same benchmarks and random actions:
   * a Python loop over num_envs single compiler_gym.make envs;
   * gymnasium.vector.AsyncVectorEnv over single envs (one subprocess per env);
 and prints env steps/s, parallel efficiency, and the speedups.
+
+With --threads, the scaling table instead: make_vec's sync step for each num_envs at each
+thread count, and its parallel efficiency rate(t) / (t * rate(1)) (with --isolated, also
+isolation="process" at each thread count and its ratio to in-process). Every point of one
+num_envs replays the same random actions for the same number of steps per env: the first
+thread count steps until --seconds have passed (at most --steps steps), which sets that number
+for the others, and each of those replays it from reset until --min-seconds were timed, so
+that a point stays a few seconds long however many envs and threads it has.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from functools import partial
@@ -37,12 +48,12 @@ URIS = [
 ]
 
 
-def _make_vec(env_id, n, threads, steps, **kwargs):
+def _make_vec(env_id, n, threads, steps, benchmarks=URIS, **kwargs):
     vec = compiler_gym.make_vec(
         env_id,
         num_envs=n,
         num_threads=threads,
-        benchmarks=URIS,
+        benchmarks=benchmarks,
         max_episode_steps=steps,
         **kwargs,
     )
@@ -50,19 +61,53 @@ def _make_vec(env_id, n, threads, steps, **kwargs):
     return vec
 
 
-def vec_sync(env_id, n, threads, steps, rng, isolation="none"):
-    vec = _make_vec(env_id, n, threads, steps, isolation=isolation)
+def vec_steps(
+    env_id,
+    n,
+    threads,
+    steps,
+    rng,
+    isolation="none",
+    benchmarks=URIS,
+    until=0.0,
+    at_least=0.0,
+    array_type="torch",
+):
+    """make_vec's sync step: (env steps/s, steps per env timed) over ``steps`` steps of every
+    env from reset. ``until`` > 0 stops after the first step that ends past ``until`` seconds;
+    ``at_least`` > 0 replays the same steps from reset until that many seconds were timed."""
+    vec = _make_vec(
+        env_id, n, threads, steps, benchmarks, isolation=isolation, array_type=array_type
+    )
     actions = rng.integers(vec.single_action_space.n, size=(steps, n))
-    start = time.perf_counter()
-    for t in range(steps):
-        vec.step(actions[t])
-    rate = n * steps / (time.perf_counter() - start)
+    timed, done = 0.0, 0
+    while True:
+        start = time.perf_counter()
+        for t in range(steps):
+            vec.step(actions[t])
+            if until and time.perf_counter() - start >= until:
+                steps = t + 1
+                break
+        timed += time.perf_counter() - start
+        done += steps
+        if timed >= at_least:
+            break
+        vec.reset()
     vec.close()
-    return rate
+    return n * done / timed, steps
 
 
-def vec_async(env_id, n, threads, steps, rng):
-    vec = _make_vec(env_id, n, threads, steps, batch_size=max(1, n // 2))
+def vec_sync(env_id, n, threads, steps, rng, isolation="none", benchmarks=URIS):
+    return vec_steps(env_id, n, threads, steps, rng, isolation, benchmarks)[0]
+
+
+def parallel_efficiency(rate: float, threads: int, rate_one: float) -> float:
+    """Parallel efficiency: the rate on ``threads`` threads over ``threads`` times one's."""
+    return rate / (threads * rate_one)
+
+
+def vec_async(env_id, n, threads, steps, rng, benchmarks=URIS):
+    vec = _make_vec(env_id, n, threads, steps, benchmarks, batch_size=max(1, n // 2))
     k = vec.single_action_space.n
     vec.send(rng.integers(k, size=n))
     done = 0
@@ -80,8 +125,8 @@ def vec_async(env_id, n, threads, steps, rng):
     return done / elapsed
 
 
-def python_loop(env_id, n, steps, rng):
-    envs = [compiler_gym.make(env_id, benchmark=URIS[i % len(URIS)]) for i in range(n)]
+def python_loop(env_id, n, steps, rng, benchmarks=URIS):
+    envs = [compiler_gym.make(env_id, benchmark=benchmarks[i % len(benchmarks)]) for i in range(n)]
     for env in envs:
         env.reset()
     actions = rng.integers(envs[0].action_space.n, size=(steps, n))
@@ -99,8 +144,10 @@ def _single(env_id, uri):
     return lambda: gymnasium.make(f"compiler_gym/{env_id}", benchmark=uri)
 
 
-def async_vector_env(env_id, n, steps, rng):
-    vec = gymnasium.vector.AsyncVectorEnv([_single(env_id, URIS[i % len(URIS)]) for i in range(n)])
+def async_vector_env(env_id, n, steps, rng, benchmarks=URIS):
+    vec = gymnasium.vector.AsyncVectorEnv(
+        [_single(env_id, benchmarks[i % len(benchmarks)]) for i in range(n)]
+    )
     vec.reset(seed=0)
     actions = rng.integers(vec.single_action_space.n, size=(steps, n))
     start = time.perf_counter()
@@ -109,6 +156,69 @@ def async_vector_env(env_id, n, steps, rng):
     rate = n * steps / (time.perf_counter() - start)
     vec.close()
     return rate
+
+
+def _number(value: float):
+    """A JSON number, None for NaN (JSON has none)."""
+    return None if value != value else value
+
+
+def _write_json(path: str, header: dict, rows: list) -> None:
+    with open(path, "w") as f:
+        json.dump({**header, "rows": rows}, f, indent=1)
+    print(f"json: {path}")
+
+
+def scaling(args) -> int:
+    """The --threads table: steps/s and efficiency per (num_envs, threads), and the isolated
+    executor beside in-process with --isolated."""
+    cores = os.cpu_count() or 1
+    threads = sorted(set(args.threads))
+    modes = ["none", "process"] if args.isolated else ["none"]
+    print(
+        f"{args.env}, {cores} cores, {len(args.benchmarks)} benchmarks; env steps/s (parallel "
+        f"efficiency), median of {args.repeats} rounds"
+    )
+    rows = []
+    for n in args.num_envs:
+        samples = {(t, mode): [] for t in threads for mode in modes}
+        steps = None  # per env, set by the first point
+        for _ in range(args.repeats):
+            for t, mode in samples:
+                rng = np.random.default_rng(0)  # every point replays the same actions
+                run = partial(vec_steps, args.env, n, t, rng=rng, isolation=mode)
+                run = partial(run, benchmarks=args.benchmarks, array_type=args.array_type)
+                if steps is None:
+                    rate, steps = run(args.steps, until=args.seconds)
+                else:
+                    rate, _ = run(steps, at_least=args.min_seconds)
+                samples[t, mode].append(rate)
+        rate = {key: float(np.median(values)) for key, values in samples.items()}
+        cells = []
+        for t in threads:
+            row = {
+                "num_envs": n,
+                "threads": t,
+                "steps_per_env": steps,
+                "steps_per_s": rate[t, "none"],
+                "efficiency": parallel_efficiency(rate[t, "none"], t, rate[1, "none"])
+                if 1 in threads
+                else None,
+            }
+            cell = f"{t} thr {row['steps_per_s']:.0f}"
+            if row["efficiency"] is not None:
+                cell += f" ({row['efficiency']:.2f})"
+            if args.isolated:
+                row["isolated_steps_per_s"] = rate[t, "process"]
+                row["isolated_ratio"] = rate[t, "process"] / rate[t, "none"]
+                cell += f" iso {row['isolated_steps_per_s']:.0f} ({row['isolated_ratio']:.2f}x)"
+            rows.append(row)
+            cells.append(cell)
+        print(f"{n:>6} envs, {steps} steps/env: " + ", ".join(cells), flush=True)
+    if args.json:
+        header = {"env": args.env, "cores": cores, "benchmarks": args.benchmarks}
+        _write_json(args.json, {**header, "repeats": args.repeats}, rows)
+    return 0
 
 
 def main(argv=None) -> int:
@@ -124,7 +234,32 @@ def main(argv=None) -> int:
         help="only the isolated engine and the in-process ones it is compared with, in more "
         "rounds for the same time (the ratio's spread on a shared machine is wide)",
     )
+    parser.add_argument(
+        "--benchmarks", nargs="+", default=URIS, help="URIs, files too (file:///path/prog.bc)"
+    )
+    parser.add_argument("--json", default="", help="also write the table to this file")
+    scaling_flags = parser.add_argument_group("the scaling table (--threads)")
+    scaling_flags.add_argument(
+        "--threads", type=int, nargs="+", help="thread counts (efficiency needs 1 among them)"
+    )
+    scaling_flags.add_argument(
+        "--isolated", action="store_true", help='also isolation="process" at each thread count'
+    )
+    scaling_flags.add_argument(
+        "--seconds", type=float, default=3.0, help="the first thread count's time per point"
+    )
+    scaling_flags.add_argument(
+        "--min-seconds", type=float, default=1.0, help="the other points' least timed seconds"
+    )
+    scaling_flags.add_argument(
+        "--array-type",
+        choices=["torch", "numpy"],
+        default="torch",
+        help="make_vec's outputs (numpy: no torch needed)",
+    )
     args = parser.parse_args(argv)
+    if args.threads:
+        return scaling(args)
     skipped = {"asy", "loop", "subproc"} if args.isolation_only else set()
     cores = os.cpu_count() or 1
     nan = float("nan")
@@ -144,16 +279,16 @@ def main(argv=None) -> int:
         f"{'iso/all':>8} {'iso 1 thr':>10} {'iso1/1':>7}"
     )
     for n in args.num_envs:
-        e, k = args.env, args.steps
+        e, k, b = args.env, args.steps, args.benchmarks
         runs = {
-            "one": partial(vec_sync, e, n, 1, k),
-            "full": partial(vec_sync, e, n, cores, k),
-            "asy": partial(vec_async, e, n, cores, k) if n > 1 else None,
-            "loop": partial(python_loop, e, n, k),
-            "subproc": partial(async_vector_env, e, n, k) if n <= 64 else None,
+            "one": partial(vec_sync, e, n, 1, k, benchmarks=b),
+            "full": partial(vec_sync, e, n, cores, k, benchmarks=b),
+            "asy": partial(vec_async, e, n, cores, k, benchmarks=b) if n > 1 else None,
+            "loop": partial(python_loop, e, n, k, benchmarks=b),
+            "subproc": partial(async_vector_env, e, n, k, benchmarks=b) if n <= 64 else None,
             # num_threads=0: the default, which for isolated envs is two threads per core.
-            "iso": partial(vec_sync, e, n, 0, k, isolation="process"),
-            "iso1": partial(vec_sync, e, n, 1, k, isolation="process"),
+            "iso": partial(vec_sync, e, n, 0, k, isolation="process", benchmarks=b),
+            "iso1": partial(vec_sync, e, n, 1, k, isolation="process", benchmarks=b),
         }
         # Rounds interleave the configurations, so that a slow spell of a shared machine
         # does not fall on one of them only; each reports its median round.
@@ -171,6 +306,11 @@ def main(argv=None) -> int:
             f"{efficiency:>6.2f} {full / subproc:>8.2f}x {iso:>9.0f} {iso / full:>8.2f} "
             f"{iso1:>10.0f} {iso1 / one:>7.2f}"
         )
+    if args.json:
+        names = ("num_envs", "vec_1_thread", "vec_all", "vec_async", "python_loop")
+        names += ("async_vector_env", "isolated", "isolated_1_thread")
+        table = [{k: _number(v) for k, v in zip(names, row, strict=True)} for row in rows]
+        _write_json(args.json, {"env": args.env, "steps": args.steps, "cores": cores}, table)
     if args.plot:
         import matplotlib
 

@@ -2,9 +2,10 @@
 # Packs, on the development machine, what scripts/gpu_check.sh needs on a lent GPU machine
 # that has no LLVM 19, no Debian packages and no network (the device tool's machines: CUDA,
 # PyTorch and Python 3.12 only): the C++ CUDA tests, the Python package built for that
-# machine's Python with the pure-Python dependencies it lacks, and every shared library they
-# load that a base system may lack (libLLVM, oneTBB, and theirs;
-# the CUDA runtime is linked into the module statically).
+# machine's Python with the pure-Python dependencies it lacks (Stable-Baselines3 too, for the
+# PPO benchmark), every shared library they load that a base system may lack (libLLVM,
+# oneTBB, and theirs; the CUDA runtime is linked into the module statically), and builtin-v0's
+# programs as bitcode (programs/: the machine has no clang-19 to build them).
 #
 #   scripts/gpu_bundle.sh          ->  .gpu_bundle/bundle.tar.xz (git-ignored, about 50 MB)
 #
@@ -17,7 +18,10 @@ cd "$(dirname "$0")/.."
 VERSION=${DEVICE_PYTHON_VERSION:-3.12}
 PY=$(command -v "python$VERSION" 2>/dev/null || true)
 if [ -z "$PY" ] || ! "$PY" -c "" 2>/dev/null; then
-  PY=$(ls -d "$HOME"/.pyenv/versions/"$VERSION".*/bin/python"$VERSION" 2>/dev/null | tail -n1 || true)
+  PY=
+  for candidate in "$HOME"/.pyenv/versions/"$VERSION".*/bin/python"$VERSION"; do
+    if [ -x "$candidate" ]; then PY=$candidate; fi # the last, as the newest
+  done
 fi
 if [ -z "$PY" ]; then
   echo "gpu_bundle: no python$VERSION here to build the device's wheel" >&2
@@ -35,14 +39,18 @@ cp build/py/kernels/kernels_test build/py/envs/loop_tool/loop_tool_env_test "$ST
 echo "[gpu_bundle] the package for Python $VERSION ($PY)"
 "$PY" -m pip wheel -q --no-deps -w "$STAGE/wheels" -Cbuild-dir=build/py"${VERSION/./}" .
 # Pure-Python dependencies that the device's image lacks (it has numpy, scipy, networkx,
-# tqdm, tabulate, filelock, torch, pytest), at the versions this machine tests with.
+# tqdm, tabulate, filelock, torch, pytest, cloudpickle, pandas, matplotlib), at the versions
+# this machine tests with.
 deps=()
-for name in gymnasium farama-notifications platformdirs absl-py; do
+for name in gymnasium farama-notifications platformdirs absl-py stable-baselines3; do
   deps+=("$name==$(python3 -c "import importlib.metadata as m; print(m.version('$name'))")")
 done
 "$PY" -m pip download -q --no-deps --only-binary=:all: -d "$STAGE/wheels" "${deps[@]}"
 "$PY" -m pip install -q --no-deps --no-compile --target "$STAGE/site" "$STAGE"/wheels/*.whl
 rm -r "$STAGE/wheels"
+
+echo "[gpu_bundle] builtin-v0's programs as bitcode (the installed package's clang-19 build)"
+python3 scripts/builtin_bitcode.py "$STAGE/programs"
 
 echo "[gpu_bundle] shared libraries"
 # glibc's and the base libraries every Linux image has stay the device's own: a bundled older

@@ -1,0 +1,188 @@
+"""The markdown summary of scripts/gpu_check.sh's CPU-side measurements on a lent machine:
+the vector engine's scaling, the isolated executor against in-process, ProGraML and inst2vec
+batches on CUDA against the CPU, and PPO training's steps/s, from the JSON files the steps
+wrote into the output folder. A step that wrote nothing shows as not measured, with its
+status line from steps.txt (SKIP and its reason, or FAIL and its log).
+
+    python3 scripts/gpu_check_summary.py OUT_DIR --card "NVIDIA H100 80GB HBM3"
+        (prints the tables and writes OUT_DIR/summary.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+# Each measuring step (gpu_check.sh's names): its JSON file and what it measures.
+FILES = {
+    "bench_scaling": ("scaling.json", "Vector engine scaling"),
+    "bench_isolation": ("isolation.json", "Isolated executor against in-process"),
+    "bench_representations": ("representations.json", "Batched observations on CUDA and CPU"),
+    "bench_ppo": ("ppo.json", "PPO training"),
+}
+
+
+def _int(x: Optional[float]) -> str:
+    return "-" if x is None else f"{x:,.0f}"
+
+
+def _ratio(x: Optional[float]) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def _ms(seconds: Optional[float]) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.1f}"
+
+
+def _missing(step: str, statuses: dict[str, str]) -> str:
+    return f"{FILES[step][1]}: not measured, {statuses.get(step, 'the step did not run')}.\n"
+
+
+def _scaling(data: dict) -> str:
+    threads = sorted({r["threads"] for r in data["rows"]})
+    envs = sorted({r["num_envs"] for r in data["rows"]})
+    cell = {(r["num_envs"], r["threads"]): r for r in data["rows"]}
+    lines = [
+        f"Vector engine (`make_vec`, sync step), `{data['env']}`, env steps/s and parallel "
+        "efficiency rate(t) / (t x rate(1)) (target: 0.9 at 16 threads with 1,024+ envs):",
+        "",
+        "| envs | steps/env | " + " | ".join(f"{t} thr" for t in threads) + " |",
+        "|---:|---:|" + "---:|" * len(threads),
+    ]
+    for n in envs:
+        row = [f"{n:,}", str(next(cell[n, t]["steps_per_env"] for t in threads if (n, t) in cell))]
+        for t in threads:
+            r = cell.get((n, t))
+            if r is None:
+                row.append("-")
+            elif r.get("efficiency") is None:
+                row.append(_int(r["steps_per_s"]))
+            else:
+                row.append(f"{_int(r['steps_per_s'])} ({_ratio(r['efficiency'])})")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _isolation(data: dict) -> str:
+    lines = [
+        'Isolated executor (`isolation="process"`, a worker process per env) against '
+        "in-process, same steps (target: 0.9):",
+        "",
+        "| envs | threads | in-process steps/s | isolated steps/s | isolated / in-process |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for r in data["rows"]:
+        lines.append(
+            f"| {r['num_envs']:,} | {r['threads']} | {_int(r['steps_per_s'])} | "
+            f"{_int(r.get('isolated_steps_per_s'))} | {_ratio(r.get('isolated_ratio'))} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _representations(data: dict, statuses: dict[str, str]) -> str:
+    rows = {(r["space"], r["device"]): r for r in data["rows"]}
+    spaces = list(dict.fromkeys(r["space"] for r in data["rows"]))
+    lines = [
+        f"Batched observations, {data['envs']:,} envs reset into tensors on the device "
+        f"(observations/s; the same reset with `IrInstructionCount`: "
+        f"{data['baseline_reset_s'] * 1000:.1f} ms):",
+        "",
+        "| space | CPU obs/s | CUDA obs/s | CUDA / CPU | handoff CPU ms | handoff CUDA ms |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for space in spaces:
+        cpu, cuda = rows.get((space, "cpu"), {}), rows.get((space, "cuda"), {})
+        lines.append(
+            f"| {space} | {_int(cpu.get('obs_per_s'))} | "
+            f"{_int(cuda['obs_per_s']) if cuda else 'not measured'} | "
+            f"{_ratio(cuda.get('vs_cpu'))} | {_ms(cpu.get('handoff_s'))} | "
+            f"{_ms(cuda.get('handoff_s'))} |"
+        )
+    if not any(device == "cuda" for _, device in rows):
+        lines += ["", f"CUDA: {statuses.get('representations_cuda', 'not measured')}."]
+    return "\n".join(lines) + "\n"
+
+
+def _ppo(data: dict) -> str:
+    return (
+        "\n".join(
+            [
+                "PPO training (`benchmarks/leaderboard/ppo/train.py`, Stable-Baselines3, worker "
+                "processes; updates included):",
+                "",
+                "| envs x threads | programs | seconds | timesteps | steps/s |",
+                "|---|---:|---:|---:|---:|",
+                f"| {data['num_envs']} x {data['num_threads']} | {data['programs']} | "
+                f"{data['seconds']:.0f} | {data['timesteps']:,} | {_int(data['steps_per_s'])} |",
+            ]
+        )
+        + "\n"
+    )
+
+
+def render(
+    results: dict[str, Optional[dict[str, Any]]],
+    statuses: dict[str, str],
+    card: str,
+    cores: int,
+    date: str,
+) -> str:
+    """The summary in markdown. ``results``: each step's JSON (None: none written);
+    ``statuses``: each step's status line (``PASS``, ``SKIP: why``, ...)."""
+    parts = [f"### {card}, {cores} cores (`scripts/gpu_check.sh`, {date})\n"]
+    for step, section in (
+        ("bench_scaling", _scaling),
+        ("bench_isolation", _isolation),
+        ("bench_representations", lambda d: _representations(d, statuses)),
+        ("bench_ppo", _ppo),
+    ):
+        data = results.get(step)
+        parts.append(section(data) if data else _missing(step, statuses))
+    problems = [f"{k}: {v}" for k, v in statuses.items() if not v.startswith("PASS")]
+    if problems:
+        parts.append("Skipped or failed: " + "; ".join(problems) + ".\n")
+    return "\n".join(parts)
+
+
+def read_statuses(path: Path) -> dict[str, str]:
+    """gpu_check.sh's steps.txt: lines ``STATUS  NAME ...`` -> {NAME: "STATUS ..."}."""
+    statuses = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            status, _, rest = line.partition("  ")
+            name, _, detail = rest.partition(" ")
+            if name:
+                statuses[name.rstrip(":")] = f"{status} {detail}".strip()
+    return statuses
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--card", default="no GPU")
+    args = parser.parse_args()
+    results = {}
+    for step, (name, _) in FILES.items():
+        path = args.out_dir / name
+        try:
+            results[step] = json.loads(path.read_text())
+        except (OSError, ValueError):
+            results[step] = None
+    cores = next((r["cores"] for r in results.values() if r and "cores" in r), os.cpu_count())
+    text = render(
+        results,
+        read_statuses(args.out_dir / "steps.txt"),
+        args.card,
+        cores or 0,
+        datetime.date.today().isoformat(),
+    )
+    (args.out_dir / "summary.md").write_text(text)
+    print(text, end="")
+
+
+if __name__ == "__main__":
+    main()

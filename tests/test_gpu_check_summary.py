@@ -1,0 +1,62 @@
+"""scripts/gpu_check_summary.py: the tables a lent GPU machine's run ends with, also when some
+steps failed or were skipped (a crash there would cost the session its figures)."""
+
+import importlib.util
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "gpu_check_summary.py"
+spec = importlib.util.spec_from_file_location("gpu_check_summary", SCRIPT)
+summary = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(summary)
+
+
+def test_statuses_are_read_from_the_three_kinds_of_line(tmp_path):
+    (tmp_path / "steps.txt").write_text(
+        "PASS  bench_scaling (12 s)\n"
+        "FAIL  bench_ppo (130 s): timed out after 130 s, see out/bench_ppo.log\n"
+        "SKIP  representations_cuda: dry run\n"
+    )
+    assert summary.read_statuses(tmp_path / "steps.txt") == {
+        "bench_scaling": "PASS (12 s)",
+        "bench_ppo": "FAIL (130 s): timed out after 130 s, see out/bench_ppo.log",
+        "representations_cuda": "SKIP dry run",
+    }
+
+
+def test_tables_and_the_steps_without_results():
+    scaling = {
+        "env": "llvm-autophase-ic-v0",
+        "cores": 16,
+        "rows": [
+            {"num_envs": n, "threads": t, "steps_per_env": 4, "steps_per_s": r, "efficiency": e}
+            for n, t, r, e in [(64, 1, 1000.0, 1.0), (64, 16, 15200.0, 0.95), (4096, 1, 900, 1.0)]
+        ],
+    }
+    representations = {
+        "envs": 1024,
+        "baseline_reset_s": 0.01,
+        "rows": [
+            {"space": "Programl", "device": "cpu", "obs_per_s": 5000.0, "handoff_s": 0.002},
+            {
+                "space": "Programl",
+                "device": "cuda",
+                "obs_per_s": 6000.0,
+                "handoff_s": 0.001,
+                "vs_cpu": 1.2,
+            },
+        ],
+    }
+    text = summary.render(
+        {"bench_scaling": scaling, "bench_representations": representations, "bench_ppo": None},
+        {"bench_ppo": "SKIP no torch", "bench_scaling": "PASS (3 s)"},
+        "NVIDIA H100 80GB HBM3",
+        16,
+        "2026-11-27",
+    )
+    assert text.startswith("### NVIDIA H100 80GB HBM3, 16 cores")
+    assert "| 64 | 4 | 1,000 (1.00) | 15,200 (0.95) |" in text
+    assert "| 4,096 | 4 | 900 (1.00) | - |" in text  # a point that did not run
+    assert "| Programl | 5,000 | 6,000 | 1.20 | 2.0 | 1.0 |" in text
+    assert "Isolated executor against in-process: not measured, the step did not run." in text
+    assert "PPO training: not measured, SKIP no torch." in text
+    assert "Skipped or failed: bench_ppo: SKIP no torch." in text
