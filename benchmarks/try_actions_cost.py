@@ -91,6 +91,8 @@ def main() -> None:
     print(f"{os.cpu_count()} cores, {compiler_gym.__file__}")
     results = {}
     for title, programs in (("builtin-v0", builtin), ("large", args.large)):
+        if not programs:
+            continue
         rows = [measure(uri, args.repeats) for uri in programs]
         report(title, rows)
         results[title] = rows

@@ -486,12 +486,15 @@ bool ModuleSnapshot::Data::RestoreFunctions(llvm::Module& module,
               k, llvm::cast<llvm::BasicBlock>(to_module.lookup(phi->getIncomingBlock(k))));
         }
       }
+      if (!inst.hasMetadata()) continue;
       attachments.clear();
       inst.getAllMetadata(attachments);
       for (auto& [kind, node] : attachments) {
-        // Most nodes map to themselves (uniqued, naming no global); distinct ones (loop ids)
-        // map to the module's own.
-        clone->setMetadata(kind, llvm::MapMetadata(node, map));
+        // clone() copied them. Most map to themselves (uniqued, naming no global); distinct
+        // ones (loop ids) map to the module's own.
+        if (llvm::MDNode* mine = llvm::MapMetadata(node, map); mine != node) {
+          clone->setMetadata(kind, mine);
+        }
       }
     }
   }
