@@ -1,5 +1,6 @@
-"""The PPO agent of the llvm_instcount leaderboard: its observation features, the SB3 wrapper
-that computes them during training, and the trained policy as the leaderboard uses it.
+"""The PPO agent of the llvm_instcount leaderboard: its observation features and the trained
+policy as the leaderboard uses it (the SB3 wrapper that computes the features during training
+is ``feature_vec_env.py``).
 
 Features (one float32 row per env): the Autophase counts divided by the module's instruction
 count (so programs of any size look alike), log(1 + instructions) / 10, and the histogram of
@@ -8,7 +9,8 @@ what it has done: many passes leave Autophase unchanged, and a memoryless policy
 them forever).
 
 The policy's outputs index the action table it was trained on, saved as ``actions.txt`` beside
-the weights. :class:`PpoAgent` maps them to the current table by flag name, so weights stay
+the weights. :class:`TableAgent` (the base of :class:`PpoAgent`, and of the GNN agent in
+``../ppo_gnn``) maps them to the current table by flag name, so weights stay
 usable when the table changes: an action the table no longer has (``-attributor`` and
 ``-newgvn``, excluded after training as nondeterministic, see envs/llvm/PASSES.md) gets
 probability 0, and an action the policy never saw is never chosen.
@@ -27,7 +29,6 @@ from typing import Any, Optional
 
 import gymnasium
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 
@@ -71,53 +72,35 @@ class Features:
         return out
 
 
-class FeatureVecEnv(VecEnvWrapper):
-    """An SB3 VecEnv of Autophase observations seen through :class:`Features`."""
+def __getattr__(name: str) -> Any:
+    # train.py's SB3 wrapper (``from agent import FeatureVecEnv``), in a module of its own:
+    # imported when asked for, so that the agents load without Stable-Baselines3's VecEnv.
+    if name == "FeatureVecEnv":
+        from feature_vec_env import FeatureVecEnv
 
-    def __init__(self, venv: VecEnv, episode_length: int):
-        self.features = Features(venv.action_space.n, episode_length)
-        super().__init__(venv, observation_space=self.features.space)
-        self.episodes: list[list[int]] = [[] for _ in range(venv.num_envs)]
-
-    def reset(self) -> np.ndarray:
-        self.episodes = [[] for _ in range(self.num_envs)]
-        return self.features(self.venv.reset(), self.episodes)
-
-    def step_async(self, actions: np.ndarray) -> None:
-        for episode, action in zip(self.episodes, actions, strict=True):
-            episode.append(int(action))
-        self.venv.step_async(actions)
-
-    def step_wait(self):
-        obs, rewards, dones, infos = self.venv.step_wait()
-        for i in np.flatnonzero(dones):
-            final = infos[i].get("terminal_observation")
-            if final is not None:
-                infos[i]["terminal_observation"] = self.features(final, [self.episodes[i]])[0]
-            self.episodes[i] = []
-        return self.features(obs, self.episodes), rewards, dones, infos
+        return FeatureVecEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class PpoAgent:
-    """The trained policy: action probabilities for feature rows, and its zero-shot episode.
-    Probabilities and episodes index the current action table (see the module's note)."""
+class TableAgent:
+    """A trained policy whose outputs index the action table it was trained on (``actions.txt``
+    beside its weights), mapped to the current table by flag name (see the module's note), and
+    its zero-shot episode. Subclasses give :meth:`observe` (one env's observation) and
+    :meth:`policy_probabilities` (their network's rows over the trained table); the GNN agent
+    (``../ppo_gnn``) is one."""
 
-    def __init__(self, weights: Path = WEIGHTS, config: Path = CONFIG):
-        import torch
-        from stable_baselines3.common.policies import ActorCriticPolicy
+    observation_space = "Autophase"
 
+    def map_actions(self, weights: Path, num_outputs: int, env_id: str) -> None:
+        """Reads the trained table beside ``weights`` and maps it to ``env_id``'s."""
         import compiler_gym
 
-        self.config = load_config(config)
-        self.policy = ActorCriticPolicy.load(str(weights), device="cpu")
-        self.policy.set_training_mode(False)
         trained = (Path(weights).parent / ACTIONS).read_text().split()
-        if len(trained) != self.policy.action_space.n:
+        if len(trained) != num_outputs:
             raise ValueError(
-                f"{ACTIONS} lists {len(trained)} actions, the policy has "
-                f"{self.policy.action_space.n}"
+                f"{ACTIONS} lists {len(trained)} actions, the policy has {num_outputs}"
             )
-        with compiler_gym.make(self.config["env"]) as env:
+        with compiler_gym.make(env_id) as env:
             current = list(env.action_space.flags)
         position = {flag: i for i, flag in enumerate(current)}
         # policy output -> current action (-1: gone), current action -> policy input (-1: new)
@@ -125,20 +108,25 @@ class PpoAgent:
         self.to_policy = np.full(len(current), -1, np.int64)
         self._known = self.to_env >= 0
         self.to_policy[self.to_env[self._known]] = np.flatnonzero(self._known)
-        self.features = Features(len(trained), self.config["episode_length"])
-        self._torch = torch
+        self.num_trained = len(trained)
 
-    def probabilities(self, autophase: np.ndarray, episodes: Sequence[Sequence[int]]):
-        """The policy's probability of each current action, one row per (Autophase, episode)
+    def observe(self, env) -> Any:
+        """The policy's observation of ``env``'s current state."""
+        return env.observation[self.observation_space]
+
+    def policy_probabilities(self, observations: Any, episodes: list[list[int]]) -> np.ndarray:
+        """The network's probabilities over the trained table, one row per (observation,
+        episode) pair; episodes hold trained-table indices."""
+        raise NotImplementedError
+
+    def probabilities(self, observations: Any, episodes: Sequence[Sequence[int]]):
+        """The policy's probability of each current action, one row per (observation, episode)
         pair; episodes hold current action indices."""
-        torch = self._torch
         # An action the policy never saw cannot be part of its input histogram.
         seen = [
             [int(a) for a in self.to_policy[np.asarray(e, np.int64)] if a >= 0] for e in episodes
         ]
-        with torch.no_grad():
-            obs = torch.as_tensor(self.features(autophase, seen))
-            probs = self.policy.get_distribution(obs).distribution.probs.numpy()
+        probs = self.policy_probabilities(observations, seen)
         out = np.zeros((len(episodes), len(self.to_policy)), np.float64)
         out[:, self.to_env[self._known]] = probs[:, self._known]
         return out / out.sum(axis=1, keepdims=True)
@@ -150,7 +138,7 @@ class PpoAgent:
         actions: list[int] = []
         rewards = [0.0]
         for _ in range(self.config["episode_length"]):
-            p = self.probabilities(env.observation["Autophase"], [actions])[0]
+            p = self.probabilities(self.observe(env), [actions])[0]
             action = int(np.argmax(p))
             _, _, done, _ = env.step(action)
             if done:  # the compiler failed: the episode ends before that action
@@ -162,6 +150,27 @@ class PpoAgent:
             env.reset()
             env.multistep(actions[:best])
         return actions[:best]
+
+
+class PpoAgent(TableAgent):
+    """The trained policy: action probabilities for feature rows, and its zero-shot episode.
+    Probabilities and episodes index the current action table (see the module's note)."""
+
+    def __init__(self, weights: Path = WEIGHTS, config: Path = CONFIG):
+        import torch
+        from stable_baselines3.common.policies import ActorCriticPolicy
+
+        self.config = load_config(config)
+        self.policy = ActorCriticPolicy.load(str(weights), device="cpu")
+        self.policy.set_training_mode(False)
+        self.map_actions(weights, self.policy.action_space.n, self.config["env"])
+        self.features = Features(self.num_trained, self.config["episode_length"])
+        self._torch = torch
+
+    def policy_probabilities(self, autophase: np.ndarray, episodes: list[list[int]]):
+        with self._torch.no_grad():
+            obs = self._torch.as_tensor(self.features(autophase, episodes))
+            return self.policy.get_distribution(obs).distribution.probs.numpy()
 
 
 def run_agent(

@@ -1,6 +1,7 @@
 """Trains the PPO agent of the llvm_instcount leaderboard (settings in ``config.json``).
 
     python benchmarks/leaderboard/ppo/train.py [--config config.json] [--out DIR]
+        [--programs URI ...] [--num-envs N] [--num-threads T] [--max-seconds S] [--json OUT]
 
 PPO (Stable-Baselines3) steps one ``make_vec`` engine of ``num_envs`` envs through
 :mod:`compiler_gym.wrappers.sb3`, on programs of csmith-v0, gcc-torture-v0 and pypi-c-v0 of at
@@ -9,6 +10,11 @@ drawn at random at each reset, each env in a worker process whose steps are cut 
 ``step_timeout_seconds``; builtin-v0, the leaderboard's suite, is never seen. Writes the
 policy's weights, the list of training programs and a CSV of the learning curve (time steps,
 seconds, mean episode reward of the last 100 episodes, errors in the rollout) to ``--out``.
+
+The other flags override the config for a measurement of training's speed (steps/s in
+``--json``): ``--programs`` trains on those URIs (files too, ``file:///path/prog.bc``)
+instead of choosing programs from the datasets, which a machine without them or without
+network cannot do.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import json
 import sys
 import time
 from pathlib import Path
@@ -93,12 +100,20 @@ def main() -> None:
     parser.add_argument("--config", type=Path, default=CONFIG)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     parser.add_argument("--verbose", action="store_true", help="SB3's table after each update")
+    parser.add_argument("--programs", nargs="+", help="train on these URIs (no choosing)")
+    parser.add_argument("--num-envs", type=int, help="the config's num_envs otherwise")
+    parser.add_argument("--num-threads", type=int, help="the config's num_threads otherwise")
+    parser.add_argument("--max-seconds", type=float, help="the config's max_seconds otherwise")
+    parser.add_argument("--json", type=Path, help="write the run's steps/s here")
     flags = parser.parse_args()
     config = load_config(flags.config)
+    for name in ("num_envs", "num_threads", "max_seconds"):
+        if getattr(flags, name) is not None:
+            config[name] = getattr(flags, name)
     flags.out.mkdir(parents=True, exist_ok=True)
 
     start = time.perf_counter()
-    programs = training_programs(config)
+    programs = flags.programs or training_programs(config)
     (flags.out / "training_programs.txt").write_text("\n".join(programs) + "\n")
     print(f"{len(programs)} training programs chosen in {time.perf_counter() - start:.0f} s")
 
@@ -139,6 +154,17 @@ def main() -> None:
         f"({model.num_timesteps / seconds:.0f} steps/s); last mean episode reward "
         f"{curve.rows[-1][2] if curve.rows else float('nan'):.4f}"
     )
+    if flags.json:
+        run = {
+            "num_envs": config["num_envs"],
+            "num_threads": config["num_threads"],
+            "programs": len(programs),
+            "timesteps": model.num_timesteps,
+            "seconds": seconds,
+            "steps_per_s": model.num_timesteps / seconds,
+            "rollouts": len(curve.rows),
+        }
+        flags.json.write_text(json.dumps(run, indent=1) + "\n")
 
 
 if __name__ == "__main__":

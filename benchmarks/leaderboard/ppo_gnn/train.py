@@ -1,0 +1,299 @@
+"""Trains the GNN agent of the llvm_instcount leaderboard with PPO (settings in
+``config.json``).
+
+    python benchmarks/leaderboard/ppo_gnn/train.py [--device cpu|cuda] [--max-seconds S]
+        [--config config.json] [--out DIR]
+
+One ``make_vec`` engine of ``num_envs`` envs steps the MLP agent's training programs
+(``../ppo/training_programs.txt``: csmith-v0, gcc-torture-v0 and pypi-c-v0 programs of at most
+15,000 instructions; builtin-v0, the leaderboard's suite, is never seen), drawn at random at
+each reset, each env in a worker process whose steps are cut off after
+``step_timeout_seconds``, with ``observation_space="Programl"`` on ``--device``: the batches
+arrive as PyTorch Geometric-style graph batches on that device, the network runs there, and
+the rollout (graphs, histories, actions, advantages) stays there. PPO as Stable-Baselines3's
+(clipped surrogate, GAE, advantage normalization per minibatch, entropy bonus, gradient
+clipping), written here because SB3's rollout buffer holds fixed-size observations only.
+Episodes end after ``episode_length`` steps (the histogram input tells the policy how far it
+is, so the end is part of the state and is not bootstrapped) or at an error.
+
+Writes the network's ``state_dict`` (``ppo_gnn-llvm_instcount.pt``), the action table it
+indexes (``actions.txt``) and the learning curve (``training_curve.csv``: time steps, seconds,
+mean episode reward of the last 100 episodes, errors in the rollout) to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Optional
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent import ACTIONS, CONFIG, WEIGHTS, Graphs, load_config, make_policy  # noqa: E402
+
+import compiler_gym  # noqa: E402
+
+
+def training_programs(config: dict, config_path: Path = CONFIG) -> list[str]:
+    """The URIs of ``config["training_programs"]`` (a path relative to the config's folder)."""
+    path = (Path(config_path).resolve().parent / config["training_programs"]).resolve()
+    return path.read_text().split()
+
+
+class Trainer:
+    """PPO on one engine of ProGraML graphs on ``device``. :meth:`train` runs rollouts and
+    updates; ``timesteps``, ``episode_rewards`` (the last 100), and the GNN's work
+    (``graphs_embedded`` graphs in ``gnn_seconds``, rollouts and updates together) count
+    them."""
+
+    def __init__(
+        self,
+        config: dict,
+        programs: list[str],
+        device: str = "cpu",
+        num_envs: Optional[int] = None,
+        num_threads: Optional[int] = None,
+    ):
+        self.config = config
+        self.ppo = config["ppo"]
+        if config.get("torch_threads"):
+            # On a small machine the engine's threads and workers share the cores: PyTorch's
+            # own thread pool then waits on descheduled threads (one thread ran the GNN 2.5x
+            # faster than two on 2 busy cores).
+            torch.set_num_threads(config["torch_threads"])
+        self.device = device
+        self.num_envs = num_envs or config["num_envs"]
+        self.length = config["episode_length"]
+        torch.manual_seed(config["seed"])
+        self.vec = compiler_gym.make_vec(
+            config["env"],
+            num_envs=self.num_envs,
+            num_threads=num_threads or config["num_threads"],
+            device=device,
+            benchmarks=programs,
+            random_benchmarks=True,
+            observation_space="Programl",
+            reward_space=config["reward"],
+            max_episode_steps=self.length,
+            autoreset="same_step",
+            seed=config["seed"],
+            # As the MLP agent's training: a pass that runs for seconds on some state ends
+            # its env's episode (DEADLINE_EXCEEDED) instead of holding up the batch.
+            isolation="process",
+            parameters={"worker.step_timeout_seconds": config["step_timeout_seconds"]},
+        )
+        self.flags = list(self.vec.env_action_space.flags)
+        self.num_actions = len(self.flags)
+        self.policy = make_policy(config, self.num_actions).to(device)
+        self.optimizer = torch.optim.Adam(
+            self.policy.parameters(), lr=self.ppo["learning_rate"], eps=1e-5
+        )
+        self.timesteps = 0
+        self.updates = 0
+        self.episode_rewards: deque = deque(maxlen=100)
+        self.errors: dict[str, int] = {}
+        self.graphs_embedded = 0
+        self.gnn_seconds = 0.0
+        obs, _ = self.vec.reset()
+        self.obs = obs
+        self.counts = torch.zeros(self.num_envs, self.num_actions, device=device)
+        self.returns = torch.zeros(self.num_envs, device=device)
+
+    def _embed(self, graphs: Graphs) -> torch.Tensor:
+        """The GNN's embeddings of ``graphs``, counted and timed."""
+        start = time.perf_counter()
+        out = self.policy.embed(graphs)
+        if self.device.startswith("cuda"):
+            torch.cuda.synchronize()
+        self.gnn_seconds += time.perf_counter() - start
+        self.graphs_embedded += graphs.num_graphs
+        return out
+
+    def collect(self) -> dict:
+        """One rollout of ``n_steps`` steps of every env, with advantages and returns."""
+        graphs, embeddings, histories, actions, log_probs = [], [], [], [], []
+        values, rewards, dones = [], [], []
+        for _ in range(self.ppo["n_steps"]):
+            batch = Graphs.from_batch(self.obs, copy=True)
+            history = self.counts / self.length
+            with torch.no_grad():
+                embedding = self._embed(batch)
+                logits, value = self.policy.heads(embedding, history)
+            dist = torch.distributions.Categorical(logits=logits)
+            action = dist.sample()
+            self.obs, reward, terminated, truncated, info = self.vec.step(action)
+            done = (terminated | truncated).to(self.device)
+            reward = reward.to(self.device, torch.float32)
+            graphs += batch.split()
+            embeddings.append(embedding)
+            histories.append(history)
+            actions.append(action)
+            log_probs.append(dist.log_prob(action))
+            values.append(value)
+            rewards.append(reward)
+            dones.append(done)
+            self.counts[torch.arange(self.num_envs, device=self.device), action] += 1
+            self.counts[done] = 0
+            self.returns += reward
+            for r in self.returns[done].tolist():
+                self.episode_rewards.append(r)
+            self.returns[done] = 0
+            for error in info["error_type"]:
+                if error:
+                    self.errors[error] = self.errors.get(error, 0) + 1
+            self.timesteps += self.num_envs
+        with torch.no_grad():
+            embedding = self._embed(Graphs.from_batch(self.obs))
+            _, last = self.policy.heads(embedding, self.counts / self.length)
+        values_t = torch.stack(values)
+        rewards_t, dones_t = torch.stack(rewards), torch.stack(dones).float()
+        gamma, lam = self.ppo["gamma"], self.ppo["gae_lambda"]
+        advantages = torch.zeros_like(rewards_t)
+        running = torch.zeros(self.num_envs, device=self.device)
+        for t in reversed(range(len(rewards))):
+            next_value = last if t == len(rewards) - 1 else values_t[t + 1]
+            alive = 1.0 - dones_t[t]
+            delta = rewards_t[t] + gamma * next_value * alive - values_t[t]
+            running = delta + gamma * lam * alive * running
+            advantages[t] = running
+        return {
+            "graphs": graphs,  # step-major: graph t * num_envs + i is env i at step t
+            "embeddings": torch.cat(embeddings),  # the GNN's, as the rollout was collected
+            "histories": torch.cat(histories),
+            "actions": torch.cat(actions),
+            "log_probs": torch.cat(log_probs),
+            "advantages": advantages.reshape(-1),
+            "returns": (advantages + values_t).reshape(-1),
+        }
+
+    def update(self, rollout: dict) -> dict:
+        """``n_epochs`` passes of clipped PPO over the rollout in minibatches of
+        ``batch_size``; the last minibatch's losses. The last ``gnn_epochs`` passes train the
+        GNN with the heads; the passes before them train the heads alone, on the embeddings
+        the rollout computed (exact, since the GNN has not changed since then), which saves
+        the GNN's forward and backward passes, most of the cost."""
+        n = len(rollout["graphs"])
+        clip = self.ppo["clip_range"]
+        epochs = self.ppo["n_epochs"]
+        gnn_epochs = self.ppo.get("gnn_epochs", epochs)
+        stats = {}
+        for epoch in range(epochs):
+            order = torch.randperm(n).tolist()
+            for start in range(0, n, self.ppo["batch_size"]):
+                index = order[start : start + self.ppo["batch_size"]]
+                rows = torch.tensor(index, device=self.device)
+                joint = epoch >= epochs - gnn_epochs
+                if joint:
+                    embedding = self._embed(Graphs.collate([rollout["graphs"][i] for i in index]))
+                else:
+                    embedding = rollout["embeddings"][rows]
+                logits, value = self.policy.heads(embedding, rollout["histories"][rows])
+                dist = torch.distributions.Categorical(logits=logits)
+                log_prob = dist.log_prob(rollout["actions"][rows])
+                advantage = rollout["advantages"][rows]
+                advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+                ratio = torch.exp(log_prob - rollout["log_probs"][rows])
+                policy_loss = -torch.min(
+                    advantage * ratio, advantage * ratio.clamp(1 - clip, 1 + clip)
+                ).mean()
+                value_loss = (rollout["returns"][rows] - value).pow(2).mean()
+                entropy = dist.entropy().mean()
+                loss = (
+                    policy_loss + self.ppo["vf_coef"] * value_loss - self.ppo["ent_coef"] * entropy
+                )
+                self.optimizer.zero_grad()
+                start_backward = time.perf_counter()
+                loss.backward()
+                if joint:  # (the heads' own backward pass is not the GNN's time)
+                    self.gnn_seconds += time.perf_counter() - start_backward
+                torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.ppo["max_grad_norm"])
+                self.optimizer.step()
+                stats = {
+                    "policy_loss": policy_loss.item(),
+                    "value_loss": value_loss.item(),
+                    "entropy": entropy.item(),
+                }
+        self.updates += 1
+        return stats
+
+    def train(
+        self,
+        max_seconds: float,
+        total_timesteps: Optional[int] = None,
+        on_rollout: Optional[Callable[[Trainer, dict], None]] = None,
+    ) -> float:
+        """Rollouts and updates until ``max_seconds`` (checked after each update) or
+        ``total_timesteps``; ``on_rollout`` sees each update's stats. Returns the seconds."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < max_seconds and (
+            total_timesteps is None or self.timesteps < total_timesteps
+        ):
+            stats = self.update(self.collect())
+            stats["seconds"] = time.perf_counter() - start
+            if on_rollout is not None:
+                on_rollout(self, stats)
+            self.errors = {}
+        return time.perf_counter() - start
+
+    def mean_episode_reward(self) -> float:
+        rewards = list(self.episode_rewards)
+        return sum(rewards) / len(rewards) if rewards else float("nan")
+
+    def save(self, out: Path) -> None:
+        """The network's weights and the action table they index, into ``out``."""
+        state = {k: v.detach().cpu() for k, v in self.policy.state_dict().items()}
+        torch.save(state, out / WEIGHTS.name)
+        (out / ACTIONS).write_text("\n".join(self.flags) + "\n")
+
+    def close(self) -> None:
+        self.vec.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, default=CONFIG)
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--max-seconds", type=float, help="the config's max_seconds otherwise")
+    flags = parser.parse_args()
+    config = load_config(flags.config)
+    flags.out.mkdir(parents=True, exist_ok=True)
+    programs = training_programs(config, flags.config)
+    trainer = Trainer(config, programs, flags.device)
+    rows = []
+
+    def on_rollout(trainer: Trainer, stats: dict) -> None:
+        errors = " ".join(f"{k}:{v}" for k, v in sorted(trainer.errors.items()))
+        rows.append((trainer.timesteps, stats["seconds"], trainer.mean_episode_reward(), errors))
+        with open(flags.out / "training_curve.csv", "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["timesteps", "seconds", "mean_episode_reward", "errors"])
+            writer.writerows(rows)
+        print(
+            f"{trainer.timesteps} steps, {stats['seconds']:.0f} s, mean episode reward "
+            f"{trainer.mean_episode_reward():.4f}, entropy {stats['entropy']:.3f}",
+            flush=True,
+        )
+        trainer.save(flags.out)
+
+    seconds = trainer.train(
+        flags.max_seconds or config["max_seconds"], config["total_timesteps"], on_rollout
+    )
+    trainer.save(flags.out)
+    trainer.close()
+    print(
+        f"trained {trainer.timesteps} steps on {len(programs)} programs in {seconds:.0f} s "
+        f"({trainer.timesteps / seconds:.1f} steps/s; GNN {trainer.graphs_embedded} graphs in "
+        f"{trainer.gnn_seconds:.0f} s, {trainer.graphs_embedded / trainer.gnn_seconds:.0f} "
+        f"graphs/s); last mean episode reward {trainer.mean_episode_reward():.4f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
