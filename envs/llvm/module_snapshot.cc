@@ -132,6 +132,27 @@ uint64_t UseOrder(const llvm::GlobalValue& global) {
   return h;
 }
 
+// A clone of `from` in its context (through `clone_map`, which may hold metadata to reuse),
+// whose use lists are in `from`'s order, as a fork through bitcode keeps them; nullptr when
+// the lists do not correspond.
+std::unique_ptr<llvm::Module> CloneInOrder(const llvm::Module& from,
+                                           llvm::ValueToValueMapTy& clone_map) {
+  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(from, clone_map);
+  llvm::DenseMap<const llvm::Use*, unsigned> rank;
+  bool matched = true;
+  ForEachValue(from, [&](const llvm::Value* v) {
+    llvm::Value* mine = Lookup(clone_map, v);
+    if (!matched || ContextWide(v) || mine == nullptr || mine == v) return;
+    matched = MatchUseList(
+        *v, *mine,
+        [&](const llvm::User* user) {
+          return llvm::dyn_cast_or_null<llvm::User>(Lookup(clone_map, user));
+        },
+        rank);
+  });
+  return matched ? std::move(clone) : nullptr;
+}
+
 size_t MetadataKindCount(const llvm::LLVMContext& context) {
   llvm::SmallVector<llvm::StringRef, 64> names;
   context.getMDKindNames(names);
@@ -158,8 +179,8 @@ struct ModuleSnapshot::Data {
   std::vector<bool> copy_address_taken;  // a block of the copy's function i has its address taken
   // The copy's values to the module's: global values, arguments, blocks and instructions.
   llvm::DenseMap<const llvm::Value*, llvm::Value*> to_module;
-  // Copy to module, for cloning bodies back: global values, arguments and metadata are seeded;
-  // constants and the last clone's locals accumulate (weakly held).
+  // Copy to module, for the value mapper (constants naming global values, metadata): global
+  // values, arguments and metadata are seeded; mapped constants accumulate (weakly held).
   std::unique_ptr<llvm::ValueToValueMapTy> map_;
   // The context's state that a copy cannot restore.
   struct NamedStruct {
@@ -343,21 +364,8 @@ std::unique_ptr<ModuleSnapshot> ModuleSnapshot::Take(const llvm::Module& module,
   if (module.getNamedMetadata("llvm.dbg.cu") != nullptr) return nullptr;
   auto d = std::make_unique<Data>();
   llvm::ValueToValueMapTy clone_map;
-  d->copy = llvm::CloneModule(module, clone_map);
-  // The copy's use lists in the module's order, as a fork through bitcode keeps them.
-  llvm::DenseMap<const llvm::Use*, unsigned> rank;
-  bool matched = true;
-  ForEachValue(module, [&](const llvm::Value* v) {
-    llvm::Value* copy = Lookup(clone_map, v);
-    if (!matched || ContextWide(v) || copy == nullptr || copy == v) return;
-    matched = MatchUseList(
-        *v, *copy,
-        [&](const llvm::User* user) {
-          return llvm::dyn_cast_or_null<llvm::User>(Lookup(clone_map, user));
-        },
-        rank);
-  });
-  if (!matched) return nullptr;
+  d->copy = CloneInOrder(module, clone_map);
+  if (d->copy == nullptr) return nullptr;
   for (llvm::Function& f : *d->copy) {
     d->copy_functions.push_back(&f);
     bool taken = false;
@@ -622,20 +630,8 @@ ModuleSnapshot::Restored ModuleSnapshot::Restore(std::unique_ptr<llvm::Module>& 
     // The module's own distinct nodes, not new ones: the fingerprint names them by address.
     for (auto& [key, value] : *metadata) clone_map.MD()[key].reset(value.get());
   }
-  std::unique_ptr<llvm::Module> fresh = llvm::CloneModule(*d.copy, clone_map);
-  llvm::DenseMap<const llvm::Use*, unsigned> rank;
-  bool matched = true;
-  ForEachValue(*d.copy, [&](const llvm::Value* v) {
-    llvm::Value* mine = Lookup(clone_map, v);
-    if (!matched || ContextWide(v) || mine == nullptr || mine == v) return;
-    matched = MatchUseList(
-        *v, *mine,
-        [&](const llvm::User* user) {
-          return llvm::dyn_cast_or_null<llvm::User>(Lookup(clone_map, user));
-        },
-        rank);
-  });
-  if (!matched) return Restored::kContext;
+  std::unique_ptr<llvm::Module> fresh = CloneInOrder(*d.copy, clone_map);
+  if (fresh == nullptr) return Restored::kContext;
   (void)CopyNameCounters(*d.copy, *fresh);
   cache.bodies.clear();
   module = std::move(fresh);
