@@ -1,0 +1,144 @@
+"""Learns the sequence library of the sequence_library leaderboard entry
+(compiler_gym.search.sequence_library) from training programs, never builtin-v0:
+
+    python benchmarks/leaderboard/sequence_library/train.py \\
+        --output=benchmarks/leaderboard/sequence_library/library.txt
+
+Programs: csmith-v0 seeds, gcc-torture-v0, pypi-c-v0 and llvm-stress-v0 benchmarks of
+--min-size to --max-size IR instructions (every k-th in URI order, so the set is fixed).
+Candidates start from LLVM 19's ``default<Oz>`` pipeline flattened into the action table
+(``opt-19 -passes='default<Oz>' -print-pipeline-passes``, each pass mapped to the action
+that runs it, without the passes -Oz runs in modes no action has), and each program's best start is
+climbed (:func:`improve_sequences`); every candidate is then scored on every program and the
+library chosen greedily (:func:`select_library`). The same arguments give the same library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import compiler_gym
+from compiler_gym.envs.llvm_env import pass_table
+from compiler_gym.search.sequence_library import (
+    SequenceLibrary,
+    improve_sequences,
+    reward_matrix,
+    select_library,
+)
+from compiler_gym.third_party.llvm import opt_path
+
+# Pipeline elements that are adaptors or analyses, not passes.
+ADAPTORS = {"function", "cgscc", "loop", "loop-mssa", "devirt", "require", "invalidate", "module"}
+
+
+# Passes that -Oz runs in modes no action has: inlining at its size threshold, vectorizing only
+# where forced, unrolling under the optsize attribute. As actions they grow programs.
+OZ_ONLY_MODES = ("-inline", "-loop-vectorize", "-loop-unroll")
+
+
+def default_pipeline_actions(level: str = "Oz", skip: tuple[str, ...] = OZ_ONLY_MODES) -> list[str]:
+    """LLVM 19's ``default<level>`` pipeline as action flags, in order: each pass that an
+    action runs (an action whose pipeline names the pass with the same options first, else
+    one with the pass's bare name); passes no action runs are left out."""
+    text = subprocess.run(
+        [opt_path(), f"-passes=default<{level}>", "-print-pipeline-passes", "-disable-output"],
+        input=b"",
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    exact, by_name = {}, {}
+    for flag, pipeline, name in pass_table():
+        element = re.sub(r"^(?:\w[\w-]*\()+|\)+$", "", pipeline)  # function(loop(x)) -> x
+        exact.setdefault(element, flag)
+        if element == name or name not in by_name:  # the bare pass before a variant
+            by_name[name] = flag
+    flags = []
+    for element in re.findall(r"[\w-]+(?:<[^<>]*(?:<[^<>]*>)?[^<>]*>)?", text):
+        name = element.split("<", 1)[0]
+        if name in ADAPTORS:
+            continue
+        flag = exact.get(element) or by_name.get(name)
+        if flag and flag not in skip:
+            flags.append(flag)
+    return flags
+
+
+def training_programs(env, args) -> list[str]:
+    """The training benchmarks: every k-th of each dataset in URI order, sized in range."""
+    uris = [f"generator://csmith-v0/{s}" for s in range(args.csmith)]
+    uris += [f"generator://llvm-stress-v0/{s}" for s in range(args.llvm_stress)]
+    for name, count in (("gcc-torture-v0", args.gcc_torture), ("pypi-c-v0", args.pypi_c)):
+        listed = sorted(env.datasets[name].benchmark_uris())
+        uris += listed[:: max(1, len(listed) // max(1, count))][:count]
+    kept = []
+    for uri in uris:
+        try:
+            env.reset(benchmark=uri)
+        except Exception as e:  # a benchmark that does not build is not a training program
+            print(f"skipped {uri}: {type(e).__name__}", file=sys.stderr)
+            continue
+        if args.min_size <= env.observation["IrInstructionCount"] <= args.max_size:
+            kept.append(uri)
+    return kept
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output", type=Path, required=True, help="library file to write")
+    parser.add_argument("--size", type=int, default=32, help="sequences in the library")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the climbs")
+    parser.add_argument("--rounds", type=int, default=6, help="climbing rounds per program")
+    parser.add_argument("--batch", type=int, default=24, help="mutants per climbing round")
+    parser.add_argument("--csmith", type=int, default=40, help="csmith-v0 seeds 0..N-1")
+    parser.add_argument("--llvm-stress", type=int, default=30, help="llvm-stress-v0 seeds")
+    parser.add_argument("--gcc-torture", type=int, default=120, help="gcc-torture-v0 programs")
+    parser.add_argument("--pypi-c", type=int, default=30, help="pypi-c-v0 programs")
+    parser.add_argument("--min-size", type=int, default=50, help="fewest IR instructions")
+    parser.add_argument("--max-size", type=int, default=15000, help="most IR instructions")
+    parser.add_argument("--json", type=Path, help="also write the training figures here")
+    args = parser.parse_args(argv)
+    started = time.time()
+    with compiler_gym.make("llvm-v0", reward_space="IrInstructionCountOz") as env:
+        programs = training_programs(env, args)
+        print(f"{len(programs)} training programs", flush=True)
+        flags = {f: i for i, f in enumerate(env.action_space.flags)}
+        oz = [flags[f] for f in default_pipeline_actions()]
+        starts = [oz, oz + oz]
+        climbed = improve_sequences(env, programs, starts, args.seed, args.rounds, args.batch)
+        pool = starts + climbed
+        print(f"{len(pool)} candidates after {time.time() - started:.0f} s", flush=True)
+        rewards = reward_matrix(env, pool, programs)
+        chosen = select_library(rewards, args.size)
+        names = env.action_space.flags
+        library = SequenceLibrary(tuple(tuple(names[a] for a in pool[i]) for i in chosen))
+    floor = np.maximum(np.nan_to_num(rewards, nan=0.05), 0.05)
+    geomean = float(np.exp(np.log(floor[chosen].max(axis=0)).mean()))
+    figures = {
+        "programs": len(programs),
+        "candidates": len(pool),
+        "library": len(chosen),
+        "train_geomean_library": geomean,
+        "train_geomean_oz_sequence": float(np.exp(np.log(floor[0]).mean())),
+        "seconds": time.time() - started,
+        "argv": sys.argv[1:] if argv is None else list(argv),
+    }
+    header = "\n".join(
+        ["A sequence library learned by benchmarks/leaderboard/sequence_library/train.py"]
+        + [f"{k}: {v}" for k, v in figures.items()]
+    )
+    library.save(args.output, header)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+    print(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main()
