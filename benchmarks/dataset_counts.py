@@ -16,10 +16,9 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tqdm import tqdm
-
 import compiler_gym
 from compiler_gym import _C
+from compiler_gym.util.cli import progress
 
 
 def probe(benchmark) -> tuple[bool, bool]:
@@ -30,21 +29,43 @@ def probe(benchmark) -> tuple[bool, bool]:
     return result["error_type"] != "BENCHMARK_INIT", False
 
 
-def count(name: str, benchmarks: list) -> tuple[int, int, int]:
+def count(name: str, benchmarks: list, quiet: bool = False) -> tuple[int, int, int]:
+    """(benchmarks, runnable, ran ok) of one dataset's ``benchmarks``."""
     runnable = [b for b in benchmarks if b.runnable]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        probes = pool.map(probe, runnable)
         verdicts = list(
-            tqdm(pool.map(probe, runnable), total=len(runnable), desc=name, disable=None)
+            progress(
+                probes, total=len(runnable), desc=f"{name}: probing", unit="program", quiet=quiet
+            )
         )
     ran = sum(runs for _, runs in verdicts)
     return len(benchmarks), len(runnable), ran
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--csmith-seeds", type=int, default=200)
-    parser.add_argument("--llvm-stress-seeds", type=int, default=50)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--csmith-seeds", type=int, default=200, help="csmith-v0 seeds sampled (default 200)"
+    )
+    parser.add_argument(
+        "--llvm-stress-seeds",
+        type=int,
+        default=50,
+        help="llvm-stress-v0 seeds sampled (default 50)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bars (none either off a terminal)"
+    )
     args = parser.parse_args(argv)
+
+    def load(name: str, uris: list[str]) -> list:
+        """The benchmarks of ``uris``, made (generated, read) one by one under a progress
+        bar: a generator's seeds take minutes."""
+        bar = progress(uris, desc=f"{name}: loading", unit="program", quiet=args.quiet)
+        return [env.datasets.benchmark(uri) for uri in bar]
 
     rows = []
     with compiler_gym.make("llvm-v0") as env:
@@ -56,23 +77,21 @@ def main(argv=None) -> int:
         samples = {
             # Every input size of every program is a benchmark (?dataset=N).
             "builtin-v0": [
-                env.datasets.benchmark(f"{uri}?dataset={size}")
+                f"{uri}?dataset={size}"
                 for uri in builtin.benchmark_uris()
                 for size in builtin._manifest[uri.rsplit("/", 1)[1]]["datasets"]
             ],
-            "gcc-torture-v0": list(torture.benchmarks()),
+            "gcc-torture-v0": list(torture.benchmark_uris()),
             "csmith-v0 (first seeds)": [
-                env.datasets.benchmark(f"generator://csmith-v0/{s}")
-                for s in range(args.csmith_seeds)
+                f"generator://csmith-v0/{s}" for s in range(args.csmith_seeds)
             ],
-            "pypi-c-v0": list(env.datasets.dataset("pypi-c-v0").benchmarks()),
+            "pypi-c-v0": list(env.datasets.dataset("pypi-c-v0").benchmark_uris()),
             "llvm-stress-v0 (first seeds)": [
-                env.datasets.benchmark(f"generator://llvm-stress-v0/{s}")
-                for s in range(args.llvm_stress_seeds)
+                f"generator://llvm-stress-v0/{s}" for s in range(args.llvm_stress_seeds)
             ],
         }
-        for name, benchmarks in samples.items():
-            rows.append((name, *count(name, benchmarks)))
+        for name, uris in samples.items():
+            rows.append((name, *count(name, load(name, uris), quiet=args.quiet)))
         dropped = len(torture._manifest["dropped"])
 
     print(f"\n{'dataset':<30} {'benchmarks':>10} {'runnable':>9} {'ran ok':>7}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: sets up the machine (idempotent), builds, then runs the linters,
-# GoogleTest via ctest, pytest, and builds the wheel as a user would (scripts/check_wheel.sh).
+# The whole test suite: sets up the machine (idempotent), builds, then runs the linters, builds
+# the documentation site (mkdocs --strict), GoogleTest via ctest, pytest (the docs' snippets
+# too: tests/test_doc_snippets.py), and builds the wheel as a user would (scripts/check_wheel.sh).
 # Usage: scripts/test.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,10 @@ python3 -m ruff format --check python tests benchmarks scripts envs
 find engine envs observations kernels torch_ext benchmarks tests \
   \( -name '*.cc' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print0 |
   xargs -0 clang-format-19 --dry-run -Werror
+echo "[test] docs: the site with warnings as errors (a broken link or reference fails)"
+site_dir=$(mktemp -d)
+NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --site-dir "$site_dir"
+rm -rf "$site_dir"
 echo "[test] ctest"
 ctest --test-dir build/py --output-on-failure -j2
 echo "[test] pytest"

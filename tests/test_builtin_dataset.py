@@ -51,6 +51,7 @@ def test_datasets_cli_lists_every_dataset(capsys):
     assert "benchmark://builtin-v0" in out and "generator://llvm-stress-v0" in out
     assert "infinite" in out
     assert cli.main(["install", "benchmark://nope-v0"]) == 1
+    assert "Unknown dataset 'nope-v0'; did you mean" in capsys.readouterr().err
 
 
 def test_datasets_random_benchmark_weights():

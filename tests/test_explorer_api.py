@@ -3,8 +3,10 @@ to an earlier state, sessions that time out and are capped, the database endpoin
 JSON error for every kind of bad input while the server goes on serving."""
 
 import concurrent.futures
+import difflib
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -14,12 +16,14 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote
 
 import httpx
+import numpy as np
 import pytest
 
 import compiler_gym
+from compiler_gym.datasets.compilergym_llvm import DEFINITIONS
 from compiler_gym.wrappers import SynchronousSqliteLogger
 
 pytestmark = pytest.mark.timeout(120)
@@ -210,13 +214,16 @@ def test_describe_lists_the_env(client, logged_db, server):
     assert body["default_benchmark"] == "benchmark://builtin-v0/qsort"
     assert body["default_reward"] == "IrInstructionCountOz"
     datasets = {d["name"]: d for d in body["datasets"]}
+    compilergym = {n for n, row in DEFINITIONS.items() if not row.deprecated}
     assert set(datasets) == {
         "benchmark://builtin-v0",
         "generator://llvm-stress-v0",
         "generator://csmith-v0",
         "benchmark://gcc-torture-v0",
         "benchmark://pypi-c-v0",
+        *compilergym,  # CompilerGym's, listed without downloading anything
     }
+    assert datasets["benchmark://cbench-v1"]["installed"] is False
     builtin = datasets["benchmark://builtin-v0"]
     assert builtin["benchmarks"] == BUILTIN
     assert (builtin["installed"], builtin["size"], builtin["truncated"]) == (True, 26, False)
@@ -559,14 +566,26 @@ def test_the_server_closes_its_database_connections_when_it_stops(logged_db, mon
 
 
 def test_the_page_scripts_define_element_once():
-    """tree.js and charts.js draw with svg.js's element(), which no other script redefines."""
+    """charts.js draws with svg.js's element(), which no other script redefines (tree.js
+    draws HTML rows), and every script the page imports is served from explorer_static."""
     from compiler_gym.bin import explorer
 
     scripts = sorted(explorer.STATIC_DIR.glob("*.js"))
     defining = [p.name for p in scripts if "function element(" in p.read_text()]
     assert defining == ["svg.js"]
-    for name in ("tree.js", "charts.js"):
-        assert 'import { element } from "./svg.js";' in (explorer.STATIC_DIR / name).read_text()
+    assert 'import { element } from "./svg.js";' in (explorer.STATIC_DIR / "charts.js").read_text()
+    # No CDN: every import is a file of the folder, and the page loads nothing from elsewhere.
+    imported = set()
+    for script in scripts:
+        imported |= set(re.findall(r'from "\./([a-z]+\.js)";', script.read_text()))
+    assert imported == {"charts.js", "format.js", "panels.js", "picker.js", "svg.js", "tree.js"}
+    assert imported | {"app.js"} == {p.name for p in scripts}
+    page = (explorer.STATIC_DIR / "index.html").read_text()
+    assert re.findall(r'(?:src|href)="([^"]+)"', page) == [
+        "/static/favicon.svg",
+        "/static/style.css",
+        "/static/app.js",
+    ]
 
 
 def test_sessions_are_capped_and_time_out():
@@ -732,3 +751,331 @@ def test_an_env_without_a_state_summary_is_refused(monkeypatch):
     monkeypatch.setattr(ExampleEnv, "state_summary", None)
     with pytest.raises(explorer.ExplorerError, match="names no state_summary"):
         explorer.describe_env("example-v0", 10)
+
+
+def test_describe_names_how_each_reward_reads(client):
+    """Counts and bytes are integers, normalized rewards ratios, runtimes seconds."""
+    formats = client.get("/api/v4/describe").json()["reward_formats"]
+    assert formats == {
+        "IrInstructionCount": "count",
+        "IrInstructionCountNorm": "ratio",
+        "IrInstructionCountO3": "ratio",
+        "IrInstructionCountOz": "ratio",
+        "ObjectTextSizeBytes": "bytes",
+        "ObjectTextSizeNorm": "ratio",
+        "ObjectTextSizeO3": "ratio",
+        "ObjectTextSizeOz": "ratio",
+        "TextSizeBytes": "bytes",
+        "TextSizeNorm": "ratio",
+        "TextSizeO3": "ratio",
+        "TextSizeOz": "ratio",
+        "Runtime": "seconds",
+    }
+    from compiler_gym.bin import explorer
+
+    for env_id, expected in [
+        ("gcc-v0", {"asm_size": "bytes", "obj_size": "bytes", "asm_size_Os": "ratio"}),
+        ("loop_tool-v0", {"flops": "float"}),
+    ]:
+        with compiler_gym.make(env_id) as env:
+            got = {name: explorer.reward_format(env, name) for name in expected}
+        assert got == expected, env_id
+
+
+def test_benchmark_search(client):
+    """The picker's search: every word in the URI, the name equal to the query first, then
+    names that start with it; over every benchmark of the installed datasets (only
+    builtin-v0 here: the server's site data is empty)."""
+
+    def search(query, limit=50):
+        response = client.get("/api/v4/benchmarks", params={"q": query, "limit": limit})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    everything = search("", 500)
+    assert everything == {"query": "", "total": 26, "benchmarks": BUILTIN, "truncated": False}
+    assert search("", 5) == {"query": "", "total": 26, "benchmarks": BUILTIN[:5], "truncated": True}
+    assert search("crc")["benchmarks"] == [CRC32]
+    assert search("CRC32")["benchmarks"] == [CRC32]
+    # The name equal to the query first, then names that start with it, then the rest.
+    assert search("sort")["benchmarks"] == [
+        "benchmark://builtin-v0/sort_merge",
+        "benchmark://builtin-v0/qsort",
+    ]
+    assert search("su")["benchmarks"] == [
+        "benchmark://builtin-v0/sudoku",
+        "benchmark://builtin-v0/susan_edges",
+        "benchmark://builtin-v0/susan_smooth",
+    ]
+    assert search("builtin susan smooth")["benchmarks"] == ["benchmark://builtin-v0/susan_smooth"]
+    assert search("no-such-benchmark") == {
+        "query": "no-such-benchmark",
+        "total": 0,
+        "benchmarks": [],
+        "truncated": False,
+    }
+    for bad in ("0", "501", "x"):
+        response = client.get("/api/v4/benchmarks", params={"q": "a", "limit": bad})
+        assert response.status_code == 400 and "limit" in response.json()["error"]
+
+
+def test_benchmark_index_lists_datasets_installed_since():
+    """A dataset installed while the server runs is searched from then on; a generator never
+    (its benchmarks are typed)."""
+    from compiler_gym.bin.explorer import BenchmarkIndex
+
+    class Dataset:
+        def __init__(self, uris, installed=True, infinite=False):
+            self.uris, self.installed, self.infinite = uris, installed, infinite
+            self.listed = 0
+
+        def benchmark_uris(self):
+            self.listed += 1
+            return iter(self.uris)
+
+    later = Dataset(["benchmark://b-v0/zeta", "benchmark://b-v0/alpha"], installed=False)
+    generator = Dataset(["generator://g-v0/0"], infinite=True)
+    index = BenchmarkIndex(
+        {
+            "benchmark://a-v0": Dataset(["benchmark://a-v0/x"]),
+            "benchmark://b-v0": later,
+            "generator://g-v0": generator,
+        }
+    )
+    assert index.search("", 10)["benchmarks"] == ["benchmark://a-v0/x"]
+    later.installed = True
+    assert index.search("", 10)["benchmarks"] == [
+        "benchmark://a-v0/x",
+        "benchmark://b-v0/alpha",
+        "benchmark://b-v0/zeta",
+    ]
+    index.search("alpha", 10)
+    assert later.listed == 1 and generator.listed == 0  # listed once, then kept
+
+
+def test_diff_against_the_parent_state(client):
+    """A state's IR against its parent's, as difflib's unified diff of the env's IRs; the
+    start state has none, and a long replay does not change the answer."""
+    expected = episode(["-mem2reg", "-gvn"])
+    session = client.get(f"/api/v4/start/{REWARD}/-mem2reg,-gvn/{CRC32}").json()["session_id"]
+    for node, parent, flag in [(1, 0, "-mem2reg"), (2, 1, "-gvn")]:
+        response = client.get(f"/api/v4/diff/{session}/{node}")
+        assert response.status_code == 200, response.text
+        assert response.headers["server-timing"].startswith("env;dur=")
+        body = response.json()
+        lines = list(
+            difflib.unified_diff(
+                expected[parent]["ir"].splitlines(),
+                expected[node]["ir"].splitlines(),
+                f"state {parent}",
+                f"state {node} ({flag})",
+                lineterm="",
+            )
+        )
+        assert body == {
+            "session_id": session,
+            "node": node,
+            "parent": parent,
+            "action_name": flag,
+            "diff": "\n".join(lines),
+            "added": sum(1 for line in lines[2:] if line.startswith("+")),
+            "removed": sum(1 for line in lines[2:] if line.startswith("-")),
+        }
+        assert body["added"] > 0 and body["removed"] > 0
+    # More context, or none.
+    wide = client.get(f"/api/v4/diff/{session}/1?context=10").json()["diff"]
+    bare = client.get(f"/api/v4/diff/{session}/1?context=0").json()["diff"]
+    assert len(bare) < len(client.get(f"/api/v4/diff/{session}/1").json()["diff"]) < len(wide)
+    # An action that changes nothing: an empty diff.
+    (same,) = client.get(f"/api/v4/step/{session}/-gvn?from=2").json()["states"]
+    assert same["state_hash"] == expected[2]["state_hash"]
+    body = client.get(f"/api/v4/diff/{session}/{same['id']}").json()
+    assert (body["diff"], body["added"], body["removed"]) == ("", 0, 0)
+    for path, status, message in [
+        (f"/api/v4/diff/{session}/0", 400, "start state"),
+        (f"/api/v4/diff/{session}/99", 404, "no state 99"),
+        (f"/api/v4/diff/{session}/1?context=-1", 400, "context"),
+        ("/api/v4/diff/no-such-session/1", 404, "no session"),
+    ]:
+        response = client.get(path)
+        assert response.status_code == status and message in response.json()["error"], path
+    client.get(f"/api/v4/stop/{session}")
+
+
+def test_text_diff_refuses_texts_too_long():
+    from compiler_gym.bin.explorer_session import MAX_DIFF_LINES, ExplorerError, text_diff
+
+    assert text_diff("a\nb\nc", "a\nB\nc", "x", "y", 1) == {
+        "diff": "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c",
+        "added": 1,
+        "removed": 1,
+    }
+    # "+++"/"---" lines of the text itself are counted; the two headers are not.
+    assert text_diff("--x", "++x", "a", "b", 0)["diff"] == "--- a\n+++ b\n@@ -1 +1 @@\n---x\n+++x"
+    assert text_diff("--x", "++x", "a", "b", 0)["added"] == 1
+    with pytest.raises(ExplorerError) as refused:
+        text_diff("x\n" * (MAX_DIFF_LINES + 1), "", "a", "b", 3)
+    assert refused.value.status == 413
+
+
+def test_ranking_of_every_action_from_a_state(client):
+    """One try of every action from a state: the rewards env.try_actions gives there, best
+    first, ties by action index, with the states the tree already holds."""
+    session = client.get(f"/api/v4/start/{REWARD}/-mem2reg,-gvn/{CRC32}").json()["session_id"]
+    with compiler_gym.make("llvm-v0", benchmark=CRC32, reward_space=REWARD) as env:
+        env.reset()
+        env.step(env.action_space["-mem2reg"])
+        flags = env.action_space.flags
+        rewards = env.try_actions(list(range(len(flags))))
+    response = client.get(f"/api/v4/rank/{session}/1")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["session_id"], body["node"], body["reward_space"]) == (session, 1, REWARD)
+    ranking = body["ranking"]
+    assert sorted(r["action"] for r in ranking) == list(range(len(flags)))
+    for row in ranking:
+        assert row["action_name"] == flags[row["action"]]
+        expected = rewards[row["action"]]
+        if np.isnan(expected):
+            assert row["reward"] is None
+        else:
+            assert row["reward"] == pytest.approx(expected, abs=1e-12)
+    order = sorted(
+        range(len(flags)),
+        key=lambda a: (np.isnan(rewards[a]), -np.nan_to_num(rewards[a], nan=0.0), a),
+    )
+    assert [r["action"] for r in ranking] == order
+    assert ranking[0]["reward"] == pytest.approx(np.nanmax(rewards))
+    # The action taken from there is marked with its state.
+    assert [r["child"] for r in ranking if r["child"] is not None] == [2]
+    assert next(r for r in ranking if r["action_name"] == "-gvn")["child"] == 2
+    # Taking the best gives the reward it was ranked with; a state is ranked once.
+    best = ranking[0]
+    (taken,) = client.get(f"/api/v4/step/{session}/{best['action']}?from=1").json()["states"]
+    assert taken["reward"] == pytest.approx(best["reward"])
+    again = client.get(f"/api/v4/rank/{session}/1")
+    assert again.headers["server-timing"] == 'env;dur=0.0000;desc="env"'
+    assert (
+        next(r for r in again.json()["ranking"] if r["action"] == best["action"])["child"]
+        == taken["id"]
+    )
+    for path, status, message in [
+        (f"/api/v4/rank/{session}/99", 404, "no state 99"),
+        ("/api/v4/rank/no-such-session/0", 404, "no session"),
+    ]:
+        response = client.get(path)
+        assert response.status_code == status and message in response.json()["error"], path
+    client.get(f"/api/v4/stop/{session}")
+
+
+def test_a_state_is_shared_by_its_link(client):
+    """Each state has its link's fragment (benchmark, reward, actions by flag); the page
+    served with it starts a session that reaches the same state."""
+    body = client.get(f"/api/v4/start/{REWARD}/-mem2reg,-gvn,-simplifycfg/{CRC32}").json()
+    last = body["states"][-1]
+    share = last["share"]
+    assert share == (
+        "#benchmark=benchmark://builtin-v0/crc32&reward=IrInstructionCountOz"
+        "&actions=-mem2reg,-gvn,-simplifycfg"
+    )
+    assert body["states"][0]["share"] == (
+        "#benchmark=benchmark://builtin-v0/crc32&reward=IrInstructionCountOz&actions="
+    )
+    page = client.get("/" + share)  # the fragment stays in the browser; the page is served
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    # What the page does with it: URLSearchParams, then a start with those actions.
+    params = parse_qs(share[1:], keep_blank_values=True)
+    benchmark, reward = params["benchmark"][0], params["reward"][0]
+    actions = params["actions"][0]
+    again = client.get(f"/api/v4/start/{reward}/{actions}/{quote(benchmark, safe='')}").json()
+    reached = again["states"][-1]
+    for key in ("state_hash", "cumulative_reward", "commandline", "share", "autophase"):
+        assert reached[key] == last[key], key
+    # Any benchmark URI and flag is carried percent-encoded.
+    from compiler_gym.bin.explorer import share_fragment
+
+    odd = share_fragment("benchmark://x-v0/a b&c#d", "R", ["--param=a=1", "-f+g"])
+    assert (
+        odd == "#benchmark=benchmark://x-v0/a%20b%26c%23d&reward=R&actions=--param%3Da%3D1,-f%2Bg"
+    )
+    params = parse_qs(odd[1:])
+    assert params["benchmark"] == ["benchmark://x-v0/a b&c#d"]
+    assert params["actions"][0].split(",") == ["--param=a=1", "-f+g"]
+    for session in (body["session_id"], again["session_id"]):
+        client.get(f"/api/v4/stop/{session}")
+
+
+def test_a_pasted_command_line_gives_its_actions(client, tmp_path):
+    """The env's command line, its flags alone, opt's -passes pipelines and a state CSV row
+    all give actions; nothing a command line names is read."""
+    actions = client.get("/api/v4/describe").json()["actions"]
+
+    def parse(text):
+        response = client.get("/api/v4/commandline", params={"text": text})
+        assert response.status_code == 200, (text, response.text)
+        return response.json()
+
+    body = parse("opt -mem2reg -gvn input.bc -o output.bc")
+    assert body == {
+        "benchmark": None,
+        "actions": [actions["-mem2reg"], actions["-gvn"]],
+        "flags": ["-mem2reg", "-gvn"],
+        "ignored": ["opt", "input.bc", "-o", "output.bc"],
+        "commandline": "opt -mem2reg -gvn input.bc -o output.bc",
+    }
+    cases = [
+        ("-mem2reg -instcombine", ["-mem2reg", "-instcombine"]),
+        ("mem2reg gvn", ["-mem2reg", "-gvn"]),
+        (
+            "opt-19 -passes='function(mem2reg),function(instcombine<no-verify-fixpoint>)' in.bc",
+            ["-mem2reg", "-instcombine"],
+        ),
+        # By LLVM's pass name, by the pass's text with its parameters, inside adaptors.
+        (
+            "/usr/lib/llvm-19/bin/opt -S -passes=mem2reg,instcombine,early-cse<memssa>,licm "
+            "x.ll -o -",
+            ["-mem2reg", "-instcombine", "-early-cse-memssa", "-licm"],
+        ),
+        ("--passes 'function(loop(guard-widening),gvn)'", ["-loop-guard-widening", "-gvn"]),
+        ("-passes=guard-widening,repeat<2>(sroa,dce)", ["-guard-widening"] + ["-sroa", "-dce"] * 2),
+    ]
+    for text, flags in cases:
+        assert parse(text)["flags"] == flags, text
+    # A state CSV row, with its header or not: its benchmark comes with it.
+    row = "benchmark://builtin-v0/qsort,0.25,1.5,opt -mem2reg -sroa input.bc -o output.bc"
+    for text in (row, f"benchmark,reward,walltime,commandline\n{row}\n"):
+        body = parse(text)
+        assert body["benchmark"] == "benchmark://builtin-v0/qsort"
+        assert body["flags"] == ["-mem2reg", "-sroa"]
+    # Every state's own command line gives its actions back, the start state's none.
+    started = client.get(f"/api/v4/start/{REWARD}/-mem2reg,-gvn,-licm/{CRC32}").json()
+    states = started["states"]
+    assert states[0]["commandline"] == "opt input.bc -o output.bc"
+    for state in states:
+        flags = [s["action_name"] for s in states[1 : state["id"] + 1]]
+        assert parse(state["commandline"])["flags"] == flags
+    # A file a command line names is never opened: a secret's name is ignored, its text never
+    # in the answer.
+    secret = tmp_path / "secret.ll"
+    secret.write_text("SECRET-CONTENT")
+    body = parse(f"opt -mem2reg {secret} -o {tmp_path / 'out.bc'}")
+    assert body["ignored"] == ["opt", str(secret), "-o", str(tmp_path / "out.bc")]
+    assert "SECRET-CONTENT" not in json.dumps(body)
+    for text, status, message in [
+        ("", 400, "no command line"),
+        ("-mem2rg", 400, "'-mem2rg' is not an action; did you mean '-mem2reg'?"),
+        (f"opt @{secret}", 400, "names a response file, which is not read"),
+        ("-passes=default<O3>", 400, "pass 'default<O3>' of -passes is not an action"),
+        ("-passes=mem2reg,", 400, "malformed -passes pipeline"),
+        ("-passes=function(gvn", 400, "expected ')'"),
+        ("-passes=repeat<100000>(gvn)", 413, "more than 5000 actions"),
+        ("opt 'unclosed", 400, "cannot split"),
+        ("file:///etc/passwd,,0,-mem2reg", 400, "file:// benchmarks are not served"),
+        ("benchmark://nope-v0/x,,0,-mem2reg", 404, "Dataset not found"),
+        (f"{row}\n{row}", 400, "2 states in the CSV"),
+    ]:
+        response = client.get("/api/v4/commandline", params={"text": text})
+        assert response.status_code == status, (text, response.text)
+        assert message in response.json()["error"], (text, response.json())
+        assert "SECRET-CONTENT" not in response.text
+    client.get(f"/api/v4/stop/{started['session_id']}")

@@ -174,7 +174,7 @@ def test_loading_errors_never_echo_what_was_read(monkeypatch):
 
     def failing(kind):
         def load(self, uri):
-            if uri.path == "crc32":
+            if uri.path == "/crc32":  # CompilerGym's path: with its leading /
                 raise kind(f"error: {MARKER} on line 1")
             return original(self, uri)
 
@@ -536,6 +536,49 @@ def test_actions_past_the_limit_are_413():
     assert explorer.ExplorerConfig().max_actions_per_request == 64  # the default
 
     asyncio.run(scenario())
+
+
+def test_a_ranking_past_the_limit_is_413_before_any_work(monkeypatch):
+    """A ranking tries every action in one call no deadline stops: past
+    ``max_rank_actions`` actions (GCC's 2,369 compiles) it is refused before any env work; at
+    or under, it is the env's try_actions, made once per state."""
+    work = EnvWork(monkeypatch)
+    tried = []
+    original = CompilerEnv.try_actions
+
+    def counted(env, actions, *args, **kwargs):
+        tried.append(list(actions))
+        return original(env, actions, *args, **kwargs)
+
+    monkeypatch.setattr(CompilerEnv, "try_actions", counted)
+
+    async def scenario(limit: int):
+        async with asgi_client(example_config(max_rank_actions=limit)) as c:
+            assert (await c.get("/api/v4/describe")).json()["limits"]["max_rank_actions"] == limit
+            body = (await c.get(f"/api/v4/start/inversions/0,1/{EXAMPLE}")).json()
+            session = body["session_id"]
+            work.clear()
+            response = await c.get(f"/api/v4/rank/{session}/0")
+            return response.status_code, response.json()
+
+    status, body = asyncio.run(scenario(6))
+    assert status == 413 and "ranking 7 actions" in body["error"]
+    assert "--max-rank-actions 6" in body["error"]
+    assert work.calls == [] and tried == []
+    status, body = asyncio.run(scenario(7))
+    assert status == 200 and tried == [list(range(7))]
+    # From the start state of example-v0/3 (the env's own try_actions gives these).
+    assert [(r["action_name"], r["reward"]) for r in body["ranking"]] == [
+        ("swap-0", 1.0),
+        ("swap-3", 1.0),
+        ("swap-6", 1.0),
+        ("swap-5", 0.0),
+        ("swap-1", -1.0),
+        ("swap-2", -1.0),
+        ("swap-4", -1.0),
+    ]
+    assert body["ranking"][0]["child"] == 1  # the start's state after swap-0 is in the tree
+    assert explorer.ExplorerConfig().max_rank_actions == 1000  # the default
 
 
 def test_work_past_the_deadline_answers_truncated():

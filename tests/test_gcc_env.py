@@ -209,7 +209,7 @@ def test_a_failing_compile_ends_the_episode_and_the_env_resets(env):
     )
     assert done and observations == [-1, -1, ""]  # CompilerGym's defaults: a size is never -1
     assert env.observation.spaces["obj_size"].default_value == -1
-    assert env.observation.spaces["obj_size"].space.low == -1
+    assert env.observation.spaces["obj_size"].space.min == -1
     with pytest.raises(compiler_gym.SessionNotFound):
         env.step(0)
     env.reset()

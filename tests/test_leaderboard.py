@@ -6,7 +6,10 @@ import re
 import pytest
 
 from compiler_gym.compiler_env_state import CompilerEnvStateReader
-from compiler_gym.leaderboard.llvm_instcount import eval_llvm_instcount_policy
+from compiler_gym.leaderboard.llvm_instcount import (
+    eval_llvm_instcount_policy,
+    evaluate_llvm_instcount_policy,
+)
 from conftest import step_pipeline_for_testing
 
 PASSES = ["-mem2reg", "-sroa", "-instcombine", "-simplifycfg", "-gvn"]
@@ -31,7 +34,7 @@ def flags(tmp_path, *extra):
 
 
 def test_a_fixed_policy_scores_exactly_and_its_results_validate(tmp_path):
-    result = eval_llvm_instcount_policy(
+    result = evaluate_llvm_instcount_policy(
         fixed_policy, flags(tmp_path, "--n=2", "--max_benchmarks=3")
     )
     assert result.validated is True
@@ -45,7 +48,7 @@ def test_a_fixed_policy_scores_exactly_and_its_results_validate(tmp_path):
 
 
 def test_resume_runs_what_is_missing_and_a_tampered_result_fails_validation(tmp_path):
-    eval_llvm_instcount_policy(fixed_policy, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
+    evaluate_llvm_instcount_policy(fixed_policy, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
     csv = tmp_path / "results.csv"
     reward = EXPECTED["benchmark://builtin-v0/adpcm"]
     csv.write_text(csv.read_text().replace(f",{reward},", f",{reward * 2},"))
@@ -63,7 +66,7 @@ def test_a_policy_may_not_change_the_reward_space(tmp_path):
         env.reward_space = "IrInstructionCount"
 
     with pytest.raises(RuntimeError, match="reward space"):
-        eval_llvm_instcount_policy(cheat, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
+        evaluate_llvm_instcount_policy(cheat, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
 
 
 def test_a_policys_own_absl_flags_parse_beside_the_harness_flags(tmp_path, capsys):
@@ -78,7 +81,7 @@ def test_a_policys_own_absl_flags_parse_beside_the_harness_flags(tmp_path, capsy
         seen.append((absl_flags.FLAGS.leaderboard_test_steps, absl_flags.FLAGS.nproc))
         env.multistep([env.action_space.flags.index(f) for f in PASSES[: seen[-1][0]]])
 
-    result = eval_llvm_instcount_policy(
+    result = evaluate_llvm_instcount_policy(
         policy,
         flags(tmp_path, "--n=1", "--max_benchmarks=1", "--leaderboard_test_steps=5", "--nproc=3")
         + ["--novalidate"],
@@ -86,13 +89,43 @@ def test_a_policys_own_absl_flags_parse_beside_the_harness_flags(tmp_path, capsy
     assert seen == [(5, 3)] and result.validated is None
     assert result.states[0].reward == EXPECTED["benchmark://builtin-v0/adpcm"]
     # Each evaluation starts from the defaults, not from the previous one's flags.
-    eval_llvm_instcount_policy(policy, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
+    evaluate_llvm_instcount_policy(policy, flags(tmp_path, "--n=1", "--max_benchmarks=1"))
     assert seen[-1][0] == 1
-    for bad in (["--n=0"], ["--no_such_flag"]):
-        with pytest.raises(SystemExit) as exit:
-            eval_llvm_instcount_policy(policy, flags(tmp_path, *bad))
-        assert exit.value.code == 2
-        assert capsys.readouterr().err.startswith("error: ")
+    with pytest.raises(SystemExit) as exit:
+        evaluate_llvm_instcount_policy(policy, flags(tmp_path, "--no_such_flag"))
+    assert exit.value.code == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_eval_llvm_instcount_policy_ends_the_program_as_compiler_gyms(tmp_path, monkeypatch):
+    # CompilerGym's way: the flags on the command line (and parsed with absl), then the call,
+    # which ends with SystemExit: 0 here, 1 when a state fails validation; --n is checked
+    # inside it (AssertionError), so FLAGS([...]) accepts --n=-1.
+    from absl import flags as absl_flags
+
+    argv = ["argv0", *flags(tmp_path, "--n=1", "--max_benchmarks=1", "--novalidate")]
+    monkeypatch.setattr("sys.argv", argv)
+    absl_flags.FLAGS.unparse_flags()
+    absl_flags.FLAGS(argv)
+    with pytest.raises(SystemExit) as exit:
+        eval_llvm_instcount_policy(fixed_policy)
+    assert exit.value.code == 0
+    assert len((tmp_path / "results.csv").read_text().splitlines()) == 2  # header and a state
+
+    csv = tmp_path / "results.csv"
+    reward = EXPECTED["benchmark://builtin-v0/adpcm"]
+    csv.write_text(csv.read_text().replace(f",{reward},", f",{reward * 2},"))
+    monkeypatch.setattr("sys.argv", [*argv[:-1], "--resume"])
+    with pytest.raises(SystemExit) as exit:
+        eval_llvm_instcount_policy(fixed_policy)
+    assert exit.value.code == 1  # the tampered state fails validation
+
+    argv = ["argv0", *flags(tmp_path, "--n=-1")]
+    monkeypatch.setattr("sys.argv", argv)
+    absl_flags.FLAGS.unparse_flags()
+    absl_flags.FLAGS(argv)
+    with pytest.raises(AssertionError, match="n must be > 0"):
+        eval_llvm_instcount_policy(fixed_policy)
 
 
 # The committed entries (benchmarks/leaderboard/<name>-llvm_instcount.csv, docs/search.md's

@@ -10,7 +10,7 @@ import compiler_gym
 
 pexpect = pytest.importorskip("pexpect")
 
-PROMPT = "compiler_gym:benchmark://builtin-v0/crc32> "
+PROMPT = "compiler_gym:builtin-v0/crc32> "
 
 
 def test_the_shell_takes_actions_completes_undoes_and_keeps_history(tmp_path):

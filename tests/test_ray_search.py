@@ -49,7 +49,7 @@ def test_a_prepared_benchmark_is_its_bitcode_and_baselines_and_needs_no_file(clu
     benchmark = compiler_gym.Benchmark.from_file("benchmark://user-v0/qsort", source)
     with compiler_gym.make(ENV, benchmark=benchmark) as env:
         env.reset()
-        bitcode, sha1 = env.observation["Bitcode"], env.observation["IrSha1"]
+        bitcode, sha1 = env.observation["Bitcode"].tobytes(), env.observation["IrSha1"]
         baselines = {name: env.observation[name] for name in distributed.BASELINES}
         local = greedy_search(env, max_steps=6)
 

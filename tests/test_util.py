@@ -1,6 +1,8 @@
 """compiler_gym.util: exact values on fixed inputs."""
 
 import os
+import time
+import types
 
 import pytest
 
@@ -26,29 +28,37 @@ def test_geometric_mean_is_compiler_gyms_score():
     assert geometric_mean([]) == 0.0
 
 
-def test_humanize_durations():
-    cases = [(0.00085, "850.0us"), (0.0123, "12.3ms"), (4.5, "4.5s"), (200, "3m 20s")]
-    cases += [(7500, "2h 05m"), (-4.5, "-4.5s")]
+def test_humanize_durations_as_compiler_gym_writes_them():
+    cases = [(0.0000000019, "1.9ns"), (0.0000119, "11.9us"), (0.0055, "5.5ms")]
+    cases += [(0.9999, "999.9ms"), (5, "5.000s"), (500.111111, "500.1s"), (-1.5, "-1.500s")]
     assert [humanize_duration(s) for s, _ in cases] == [text for _, text in cases]
     assert humanize_duration_hms(3725) == "1:02:05"
+    assert humanize_duration_hms(0.999) == "0:00:00"  # whole seconds, not rounded
+    assert humanize_duration_hms(4210.4) == "1:10:10"
 
 
 def test_timer_reports_through_print_fn():
     printed = []
+    unstarted = Timer()
+    assert unstarted.time == 0 and str(unstarted) == "0.0ns"
     with Timer("compile", print_fn=printed.append) as timer:
-        assert str(timer) == "(running)"
-    assert timer.time >= 0 and printed == [f"compile in {humanize_duration(timer.time)}"]
-    with Timer() as quiet:
-        pass
-    assert quiet.time >= 0
+        running = timer.time
+        assert running >= 0 and timer.time >= running  # the running time, growing
+    assert timer.time > 0 and printed == [f"compile in {humanize_duration(timer.time)}"]
+    elapsed = timer.time
+    time.sleep(0.01)
+    assert timer.time == elapsed  # fixed once the block ends
 
 
 def test_truncate():
     text = "abcdefghij\nsecond\nthird"
     assert truncate(text, max_line_len=8, max_lines=2) == "abcde...\nsecon..."
-    assert truncate(text, max_line_len=8, max_lines=2, tail=True) == "...econd\nthird"
+    # The last lines, with no mark of those left off before them (CompilerGym's tail).
+    assert truncate(text, max_line_len=8, max_lines=2, tail=True) == "second\nthird"
+    assert truncate("abc\ndef\n123", max_line_len=10, max_lines=2) == "abc\ndef..."
     assert truncate("short", 10) == "short" and truncate("x" * 20, 10) == "xxxxxxx..."
-    assert truncate_lines(["a", "b"], 10, 5) == ["a", "b"]
+    assert truncate_lines(["a", "b"], 10, 5) == "a\nb"  # one string, as CompilerGym's
+    assert truncate_lines((line for line in ["abcdefghij", "b"]), 5, 3) == "ab...\nb"
     with pytest.raises(ValueError):
         truncate("x", max_line_len=3)
 
@@ -78,7 +88,10 @@ def test_minimize_iteratively_gives_a_one_minimal_sequence(env):
     def same_size(e):
         return e.observation["IrInstructionCount"] == target
 
-    minimize_trajectory_iteratively(env, same_size)
+    steps = minimize_trajectory_iteratively(env, same_size)
+    assert isinstance(steps, types.GeneratorType) and env.actions  # nothing done yet
+    yielded = list(steps)
+    assert yielded and all(e is env for e in yielded)
     actions = env.actions
     assert same_size(env) and len(actions) < len(FLAGS)
     for i in range(len(actions)):  # no single action can go
@@ -93,15 +106,20 @@ def test_bisect_and_random_keep_what_the_hypothesis_needs(env):
     def has_mem2reg(e):
         return mem2reg in e.actions
 
-    bisect_trajectory(env, has_mem2reg)
+    # Bisection: 7 actions, prefixes of 3, 1 and 2 tried; the hypothesis holds for 3 and 2.
+    assert len(list(bisect_trajectory(env, has_mem2reg))) == 3
     assert env.actions == [env.action_space[f] for f in FLAGS[:2]]
     env.multistep([env.action_space[f] for f in FLAGS[2:]])
-    bisect_trajectory(env, has_mem2reg, reverse=True)
+    for _ in bisect_trajectory(env, has_mem2reg, reverse=True):
+        pass
     assert env.actions == [env.action_space[f] for f in FLAGS[1:]]
-    random_minimization(env, has_mem2reg, num_steps_ratio_multiplier=20, seed=0)
-    assert env.actions == [mem2reg]
+    # Random removals (seeded): one kept removal of the 6 actions leaves 2, then the search
+    # stops below min_trajectory_len; the last yield is the final state.
+    assert len(list(random_minimization(env, has_mem2reg, min_trajectory_len=3, seed=0))) == 2
+    assert env.actions == [mem2reg, env.action_space["-lcssa"]]
     with pytest.raises(MinimizationError):
-        random_minimization(env, lambda e: False)
+        next(random_minimization(env, lambda e: False))
+    assert issubclass(MinimizationError, OSError)  # CompilerGym's base
 
 
 def test_user_dirs_come_from_platformdirs_and_the_variables_win(monkeypatch, tmp_path):
@@ -132,7 +150,7 @@ def test_compiler_gyms_util_module_names():
 
 def test_debug_level_as_compiler_gym_sets_it(monkeypatch):
     """set_debug_level sets $COMPILER_GYM_DEBUG (for child processes too) and the logger's
-    level; bad levels are refused."""
+    level; levels read back clamped, and a level that is not an integer is refused."""
     import logging
 
     import compiler_gym
@@ -149,7 +167,14 @@ def test_debug_level_as_compiler_gym_sets_it(monkeypatch):
         assert debug_util.get_logging_level() == logging.DEBUG
         monkeypatch.setenv("COMPILER_GYM_DEBUG", "lots")
         assert compiler_gym.get_debug_level() == 0
-        for bad in (-1, 1.5, True):
+        # Any integer, read back clamped (CompilerGym's): negative is 0.
+        compiler_gym.set_debug_level(-1)
+        assert compiler_gym.get_debug_level() == 0
+        assert compiler_gym.get_logging_level() == logging.ERROR
+        compiler_gym.set_debug_level(15)
+        assert compiler_gym.get_debug_level() == 15
+        assert compiler_gym.get_logging_level() == logging.DEBUG
+        for bad in (1.5, True):
             with pytest.raises(ValueError, match="debug level"):
                 compiler_gym.set_debug_level(bad)
     finally:

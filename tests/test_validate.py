@@ -197,7 +197,7 @@ def test_validate_command_line(tmp_path, capsys):
             states.append(env.state)
     good = tmp_path / "good.csv"
     good.write_text(_states_csv(states))
-    assert validate_cli.main([str(good)]) == 0
+    assert validate_cli.main(["--env=llvm-ic-v0", str(good)]) == 0
     out = capsys.readouterr().out
     assert out.count("✅") == 2 and "❌" not in out
     assert "2 of 2 states validated" in out and "geomean reward: " in out
@@ -213,7 +213,7 @@ def test_validate_command_line(tmp_path, capsys):
 
     bad = tmp_path / "bad.csv"
     bad.write_text(_states_csv([states[0], replace(states[1], reward=states[1].reward + 1)]))
-    assert validate_cli.main([str(bad)]) == 1
+    assert validate_cli.main(["--env=llvm-ic-v0", str(bad)]) == 1
     out = capsys.readouterr().out
     assert out.count("✅") == 1 and out.count("❌") == 1
     assert "Expected reward" in out and "1 of 2 states validated" in out
@@ -223,13 +223,13 @@ def test_validate_command_line(tmp_path, capsys):
     missing.write_text(
         _states_csv([replace(states[0], benchmark="benchmark://builtin-v0/nope"), states[1]])
     )
-    assert validate_cli.main([str(missing)]) == 1
+    assert validate_cli.main(["--env=llvm-ic-v0", str(missing)]) == 1
     out = capsys.readouterr().out
     assert out.count("✅") == 1 and out.count("❌") == 1 and "nope" in out
 
     broken = tmp_path / "broken.csv"
     broken.write_text("benchmark,reward\nx,1\n")
-    assert validate_cli.main([str(broken)]) == 2
+    assert validate_cli.main(["--env=llvm-ic-v0", str(broken)]) == 2
 
 
 def test_the_miscompile_hunt_finds_a_planted_bug_and_blames_it_on_us():

@@ -270,7 +270,7 @@ def test_validate_after_every_step_passes_a_sound_episode():
             assert not env.step(flag)[2]
         env.unwrapped.send_param(NEXT_STEP_PIPELINE, "function(newgvn)")
         _, reward, done, info = env.step(0)
-        assert done and reward == -7.0 and "invalid code lengths" in info["error_details"]
+        assert done and reward == -7.0 and "invalid code lengths" in str(info["error_details"])
 
 
 def test_a_compiler_gym_training_loop_runs_unchanged():

@@ -19,7 +19,9 @@ To add a row: append ``Alias(path, implementation, names, note)`` to :data:`ALIA
 - ``package=True`` when CompilerGym's path was a package: rows whose paths lie below it then
   import as its submodules.
 
-A parent of an alias is either a real package or an alias row with ``package=True``.
+A parent of an alias is either a real package, an alias row with ``package=True``, or a real
+module with an empty ``__path__`` (``compiler_gym.spaces``) so that it can have alias
+submodules.
 tests/test_package_structure.py imports every row and checks each name.
 """
 
@@ -165,6 +167,13 @@ ALIASES: tuple[Alias, ...] = (
         ),
         "the loop_tool environment, its datasets and its devices",
         package=True,
+    ),
+    # compiler_gym.spaces: a module here; CompilerGym's package had a module per space.
+    Alias(
+        "compiler_gym.spaces.reward",
+        "compiler_gym.spaces",
+        ("Reward", "DefaultRewardFromObservation"),
+        "the base class of reward spaces, and a reward that is an observation's change",
     ),
     # compiler_gym.wrappers: CompilerGym's module per kind of wrapper.
     Alias(

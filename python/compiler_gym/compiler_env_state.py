@@ -1,4 +1,13 @@
-"""CompilerEnvState: a replayable record of an episode, and its CSV reader and writer."""
+"""CompilerEnvState: a replayable record of an episode, and its CSV reader and writer.
+
+CompilerGym's ``CompilerEnvState`` is a pydantic model; this one is a dataclass that validates
+its fields the same way, on construction and on assignment, and reports a bad field with
+pydantic's message (``StateValidationError``, a ``ValueError`` as pydantic's error is): a
+missing field is ``field required``, a negative walltime ``Walltime cannot be negative``, a
+value of the wrong type ``value is not a valid float`` or ``str type expected``. Numbers given
+as strings are converted, as pydantic does. ``benchmark`` cannot be assigned after
+construction; the other fields can.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +17,99 @@ import itertools
 import json
 import math
 import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Optional, TextIO
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, fields
+from typing import Any, Optional, TextIO
+
+from compiler_gym.util.truncate import truncate
 
 _FIELDS = ("benchmark", "reward", "walltime", "commandline")
+_MISSING: Any = object()
 
 
-@dataclass(frozen=True)
+class StateValidationError(ValueError):
+    """A :class:`CompilerEnvState` field that is missing or invalid, reported as pydantic
+    reports it (CompilerGym's state was a pydantic model): ``str(e)`` is pydantic's message,
+    ``e.errors()`` its list of ``{"loc", "msg", "type"}`` dicts."""
+
+    def __init__(self, errors: list[dict]):
+        self._errors = errors
+        count = len(errors)
+        lines = [f"{count} validation error{'s' if count > 1 else ''} for CompilerEnvState"]
+        for error in errors:
+            lines += [error["loc"][0], f"  {error['msg']} (type={error['type']})"]
+        super().__init__("\n".join(lines))
+
+    def errors(self) -> list[dict]:
+        """The errors, one dict per field: ``loc`` (the field's name in a tuple), ``msg``
+        and ``type``, as pydantic's ``ValidationError.errors()``."""
+        return [dict(e) for e in self._errors]
+
+
+class _FieldError(Exception):
+    """One field's error: pydantic's message and error type."""
+
+    def __init__(self, msg: str, type: str):
+        super().__init__(msg)
+        self.msg, self.type = msg, type
+
+
+def _required(value: Any) -> Any:
+    if value is _MISSING:
+        raise _FieldError("field required", "value_error.missing")
+    if value is None:
+        raise _FieldError("none is not an allowed value", "type_error.none.not_allowed")
+    return value
+
+
+def _string(value: Any) -> str:
+    value = _required(value)
+    if type(value).__name__ == "BenchmarkUri":  # a parsed URI is kept as its string
+        return str(value)
+    if not isinstance(value, str):
+        raise _FieldError("str type expected", "type_error.str")
+    return value
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, float):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise _FieldError("value is not a valid float", "type_error.float") from None
+
+
+def _walltime(value: Any) -> float:
+    value = _float(_required(value))
+    if not value >= 0:
+        raise _FieldError("Walltime cannot be negative", "assertion_error")
+    return value
+
+
+def _reward(value: Any) -> Optional[float]:
+    return None if value is None else _float(value)
+
+
+# Each field's validator: it returns the value to keep, or raises _FieldError.
+_VALIDATORS: dict[str, Callable[[Any], Any]] = {
+    "benchmark": _string,
+    "commandline": _string,
+    "walltime": _walltime,
+    "reward": _reward,
+}
+
+
+@dataclass(init=False, eq=False)
 class CompilerEnvState:
     """The state of an environment: enough to replay it.
 
-    ``commandline`` is ``env.action_space.to_string(actions)``; ``reward`` is the episode
-    reward (None when the env had no reward space).
+    ``benchmark`` is the benchmark's URI, ``commandline`` is
+    ``env.action_space.to_string(actions)``, ``walltime`` the episode's seconds (non-negative)
+    and ``reward`` the episode reward (None when the env had no reward space). Fields are
+    validated as in CompilerGym (see the module's docstring).
     """
 
     benchmark: str
@@ -28,9 +117,47 @@ class CompilerEnvState:
     walltime: float
     reward: Optional[float] = None
 
-    def __post_init__(self):
-        if self.walltime < 0:
-            raise ValueError("walltime must be non-negative")
+    def __init__(
+        self,
+        benchmark: str = _MISSING,
+        commandline: str = _MISSING,
+        walltime: float = _MISSING,
+        reward: Optional[float] = None,
+    ):
+        given = {
+            "benchmark": benchmark,
+            "commandline": commandline,
+            "walltime": walltime,
+            "reward": reward,
+        }
+        values, errors = {}, []
+        for name, value in given.items():
+            try:
+                values[name] = _VALIDATORS[name](value)
+            except _FieldError as e:
+                errors.append({"loc": (name,), "msg": e.msg, "type": e.type})
+        if errors:
+            raise StateValidationError(errors)
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Assigns a field, validated; ``benchmark`` cannot be assigned (``TypeError``), and
+        a name that is not a field is a ``ValueError``, as in CompilerGym."""
+        if name == "benchmark":
+            raise TypeError('"benchmark" has allow_mutation set to False and cannot be assigned')
+        if name not in _VALIDATORS:
+            raise ValueError(f'"CompilerEnvState" object has no field "{name}"')
+        try:
+            value = _VALIDATORS[name](value)
+        except _FieldError as e:
+            raise StateValidationError([{"loc": (name,), "msg": e.msg, "type": e.type}]) from None
+        object.__setattr__(self, name, value)
+
+    @property
+    def has_reward(self) -> bool:
+        """Whether the state has a reward."""
+        return self.reward is not None
 
     def reward_equals(self, other: CompilerEnvState, rel_tol: float = 1e-5) -> bool:
         """Whether the rewards match to a relative tolerance (None equals None only)."""
@@ -40,30 +167,29 @@ class CompilerEnvState:
 
     def __eq__(self, other) -> bool:
         """Same benchmark and command line, and the same reward when both have one (a
-        reward present on one side only does not make states unequal, as in CompilerGym)."""
+        reward present on one side only does not make states unequal, and walltime is not
+        compared, as in CompilerGym). A state is not equal to anything else."""
         if not isinstance(other, CompilerEnvState):
-            return NotImplemented
+            return False
         return (
             self.benchmark == other.benchmark
             and self.commandline == other.commandline
             and (self.reward is None or other.reward is None or self.reward_equals(other))
         )
 
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((self.benchmark, self.commandline))
+
     def dict(self) -> dict:
         """The fields as a dict."""
-        return {
-            "benchmark": self.benchmark,
-            "commandline": self.commandline,
-            "walltime": self.walltime,
-            "reward": self.reward,
-        }
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def json(self) -> str:
         """The fields as a JSON object."""
         return json.dumps(self.dict())
-
-    def __hash__(self) -> int:
-        return hash((self.benchmark, self.commandline))
 
     def _csv_row(self) -> list:
         """The fields in _FIELDS order; an empty reward means None."""
@@ -83,10 +209,15 @@ class CompilerEnvState:
 
 
 class CompilerEnvStateWriter:
-    """Writes states as CSV rows with a header, to any text stream."""
+    """Writes states as CSV rows with a header, to any text stream. As a context manager it
+    closes the stream on exit, as CompilerGym's does::
+
+        with CompilerEnvStateWriter(open("states.csv", "w")) as writer:
+            writer.write_state(env.state)
+    """
 
     def __init__(self, f: TextIO, header: bool = True):
-        self._f = f
+        self.f = f
         self._writer = csv.writer(f, lineterminator="\n")
         self._header = header
 
@@ -97,35 +228,38 @@ class CompilerEnvStateWriter:
             self._header = False
         self._writer.writerow(state._csv_row())
         if flush:
-            self._f.flush()
+            self.f.flush()
 
-    def __enter__(self):
+    def __enter__(self) -> CompilerEnvStateWriter:
         return self
 
-    def __exit__(self, *args):
-        pass
+    def __exit__(self, *args) -> None:
+        self.f.close()
 
 
 class CompilerEnvStateReader:
-    """Reads states from CSV: with a header whose columns may come in any order, or
-    without one (columns benchmark, reward, walltime, commandline). Empty input has no
-    states."""
+    """Reads states from CSV: with a header (column names in any order and any case), or
+    without one (columns benchmark, reward, walltime, commandline). An empty reward cell is
+    None and an empty walltime cell 0, as in CompilerGym; empty input has no states. As a
+    context manager it closes the stream on exit."""
 
     def __init__(self, f: TextIO):
-        self._f = f
+        self.f = f
 
     def __iter__(self) -> Iterator[CompilerEnvState]:
-        rows = csv.reader(self._f)
+        rows = csv.reader(self.f)
         first = next(rows, None)
         while first is not None and not any(cell.strip() for cell in first):
             first = next(rows, None)  # blank lines before anything
         if first is None:
             return
-        if set(first) & set(_FIELDS):  # a header
-            missing = set(_FIELDS) - set(first)
-            if missing:
-                raise ValueError(f"CSV header lacks columns: {sorted(missing)}")
-            columns, start, data = first, 2, rows
+        if len(first) != len(_FIELDS):
+            raise ValueError(
+                f"Expected {len(_FIELDS)} columns in the first row of CSV: {truncate(first)}"
+            )
+        names = [cell.strip().lower() for cell in first]
+        if set(names) == set(_FIELDS):  # a header
+            columns, start, data = names, 2, rows
         else:
             columns, start, data = list(_FIELDS), 1, itertools.chain([first], rows)
         for line, cells in enumerate(data, start=start):
@@ -136,23 +270,54 @@ class CompilerEnvStateReader:
                     f"Invalid state on line {line}: {len(cells)} columns, expected {len(columns)}"
                 )
             row = dict(zip(columns, cells, strict=True))
+            reward, walltime = row["reward"].strip(), row["walltime"].strip()
             try:
-                reward = row["reward"].strip()
                 yield CompilerEnvState(
                     benchmark=row["benchmark"],
                     commandline=row["commandline"],
-                    walltime=float(row["walltime"]),
-                    reward=float(reward) if reward else None,
+                    walltime=walltime or 0,
+                    reward=reward or None,
                 )
-            except (TypeError, ValueError) as e:
+            except StateValidationError as e:
                 raise ValueError(f"Invalid state on line {line}: {e}") from e
+
+    def __enter__(self) -> CompilerEnvStateReader:
+        return self
+
+    def __exit__(self, *args) -> None:
+        self.f.close()
 
     @staticmethod
     def read_paths(paths: Iterable[str]) -> Iterator[CompilerEnvState]:
-        """Reads states from each CSV file in turn (``-``: standard input)."""
+        """Reads states from each CSV in turn: a file path, ``-`` for standard input, or an
+        ``http://`` or ``https://`` URL (``OSError`` naming the URL when it cannot be
+        fetched)."""
         for path in paths:
-            if str(path) == "-":
+            path = str(path)
+            if path == "-":
                 yield from CompilerEnvStateReader(sys.stdin)
-                continue
-            with open(path, newline="") as f:
-                yield from CompilerEnvStateReader(f)
+            elif path.startswith(("http://", "https://")):
+                yield from CompilerEnvStateReader(io.StringIO(_fetch_text(path)))
+            else:
+                with open(path, newline="") as f:
+                    yield from CompilerEnvStateReader(f)
+
+
+def _fetch_text(url: str, timeout: float = 60) -> str:
+    """The text at ``url``; OSError naming it when the server refuses or cannot be reached."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            charset = response.headers.get_content_charset() or "utf-8"
+            return response.read().decode(charset)
+    except urllib.error.HTTPError as e:
+        raise OSError(f"URL {url} content could not be obtained: HTTP {e.code}") from None
+    except (urllib.error.URLError, TimeoutError) as e:
+        raise OSError(f"URL {url} content could not be obtained: {e}") from None
+
+
+__all__ = [
+    "CompilerEnvState",
+    "CompilerEnvStateReader",
+    "CompilerEnvStateWriter",
+    "StateValidationError",
+]

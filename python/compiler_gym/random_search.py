@@ -13,9 +13,11 @@ from typing import Any, Optional, Union
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.random_replay import (
+    BEST_ACTIONS_FILE,
     COMMANDLINE_FILE,
     METADATA_FILE,
     PROGRESS_FILE,
+    read_metadata,
     replay_actions,
 )
 from compiler_gym.search import random_search as search_random
@@ -118,4 +120,32 @@ def write_search_logs(
         writer.writerows(history)
 
 
-__all__ = ["random_search", "write_search_logs"]
+def read_search_logs(logdir: Union[str, Path]) -> tuple[dict, list[str]]:
+    """A random search's metadata (:data:`~compiler_gym.random_replay.METADATA_FILE`) and
+    its best actions (their names, from ``random_search_best_actions.txt``) in ``logdir``;
+    ``ValueError`` when the directory is not a random search's."""
+    logdir = Path(logdir)
+    metadata = read_metadata(logdir)
+    actions_path = logdir / BEST_ACTIONS_FILE
+    if not actions_path.is_file():
+        raise ValueError(
+            f"not a random search's output directory: {logdir} (no {actions_path.name})"
+        )
+    actions = [line.strip() for line in actions_path.read_text().splitlines() if line.strip()]
+    return metadata, actions
+
+
+def replay_actions_from_logs(env: Any, logdir: Union[str, Path], benchmark=None) -> None:
+    """CompilerGym's: replays the best actions of the random search logged in ``logdir`` in
+    ``env``, with the search's reward space, on ``benchmark`` (default: the search's), and
+    writes the replay's logs there (see :func:`~compiler_gym.random_replay.replay_actions`).
+    Leaves ``env`` in the best state; ``ValueError`` when ``logdir`` is not a random
+    search's."""
+    metadata, actions = read_search_logs(logdir)
+    if metadata.get("reward") is not None:
+        env.reward_space = metadata["reward"]
+    env.reset(benchmark=benchmark or metadata["benchmark"])
+    replay_actions(env, actions, logdir)
+
+
+__all__ = ["random_search", "read_search_logs", "replay_actions_from_logs", "write_search_logs"]

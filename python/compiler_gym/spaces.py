@@ -18,19 +18,23 @@ from typing import Any, ClassVar, NamedTuple, Optional
 import gymnasium
 import numpy as np
 
-from compiler_gym.engine_rows import EngineRow, from_row, graph_to_networkx, gym_space
+from compiler_gym.engine_rows import EngineRow, from_row, graph_to_networkx
 from compiler_gym.util.names import did_you_mean
 
 _INT64_MAX = np.iinfo(np.int64).max
 
+# CompilerGym's spaces was a package with a module per space: an empty package path lets its
+# module paths (compiler_gym.spaces.reward) be compiler_gym.compat's aliases of this module.
+__path__: list[str] = []
+
 
 class Scalar(gymnasium.spaces.Space):
     """One number between ``min`` and ``max`` (None: unbounded) of ``dtype``: CompilerGym's
-    ``Scalar``."""
+    ``Scalar``. A ``bool`` scalar holds ``True`` and ``False``; other dtypes refuse them."""
 
     def __init__(
         self,
-        name: str,
+        name: Optional[str],
         min: Optional[float] = None,
         max: Optional[float] = None,
         dtype: Any = np.float64,
@@ -40,17 +44,26 @@ class Scalar(gymnasium.spaces.Space):
         self.min, self.max = min, max
 
     def contains(self, x: Any) -> bool:
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.number)):
+        if isinstance(x, np.ndarray) and x.shape == ():
+            x = x[()]
+        is_bool = isinstance(x, (bool, np.bool_))
+        if np.issubdtype(self.dtype, np.bool_):
+            return is_bool
+        if is_bool or not isinstance(x, (int, float, np.number)):
             return False
         if np.issubdtype(self.dtype, np.integer) and not float(x).is_integer():
             return False
         return (self.min is None or x >= self.min) and (self.max is None or x <= self.max)
 
     def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        if np.issubdtype(self.dtype, np.bool_):
+            return bool(self.np_random.integers(0, 2))
         low = -1e6 if self.min is None else self.min
         high = 1e6 if self.max is None else self.max
         if np.issubdtype(self.dtype, np.integer):
-            return self.dtype.type(self.np_random.integers(int(low), int(high) + 1))
+            info = np.iinfo(self.dtype)
+            low, high = max(int(low), info.min), min(int(high), info.max)
+            return self.dtype.type(self.np_random.integers(low, high, endpoint=True))
         return self.dtype.type(self.np_random.uniform(low, high))
 
     def __repr__(self) -> str:
@@ -62,6 +75,20 @@ class Scalar(gymnasium.spaces.Space):
             and (other.name, other.min, other.max) == (self.name, self.min, self.max)
             and np.dtype(other.dtype) == np.dtype(self.dtype)
         )
+
+
+@gymnasium.vector.utils.batch_space.register(Scalar)
+def _batch_scalar(space: Scalar, n: int = 1) -> gymnasium.spaces.Box:
+    """``n`` scalars side by side (a vector env's observations): a Box of shape ``(n,)``."""
+    if np.issubdtype(space.dtype, np.bool_):
+        return gymnasium.spaces.Box(0, 1, shape=(n,), dtype=np.bool_)
+    if np.issubdtype(space.dtype, np.integer):
+        open_low, open_high = np.iinfo(space.dtype).min, np.iinfo(space.dtype).max
+    else:
+        open_low, open_high = -np.inf, np.inf
+    low = open_low if space.min is None else space.min
+    high = open_high if space.max is None else space.max
+    return gymnasium.spaces.Box(low, high, shape=(n,), dtype=space.dtype)
 
 
 class Box(gymnasium.spaces.Box):
@@ -79,6 +106,10 @@ class Box(gymnasium.spaces.Box):
         super().__init__(low, high, shape=shape, dtype=dtype, seed=seed)
         self.name = name
 
+    def __eq__(self, other: Any) -> bool:
+        """Equal boxes of the same name (CompilerGym's)."""
+        return isinstance(other, Box) and self.name == other.name and super().__eq__(other)
+
 
 class Dict(gymnasium.spaces.Dict):
     """Named spaces under one name: CompilerGym's ``Dict(spaces, name)``."""
@@ -87,60 +118,86 @@ class Dict(gymnasium.spaces.Dict):
         super().__init__(spaces)
         self.name = name
 
+    def __eq__(self, other: Any) -> bool:
+        """Equal spaces under the same name (CompilerGym's)."""
+        return isinstance(other, Dict) and self.name == other.name and super().__eq__(other)
+
+
+def _same_dtype(a: Any, b: Any) -> bool:
+    """Whether two element types are the same (NumPy's view of them where it has one)."""
+    if a is b:
+        return True
+    try:
+        return np.dtype(a) == np.dtype(b)
+    except TypeError:
+        return False
+
 
 class Sequence(gymnasium.spaces.Space):
-    """A sequence of variable length: CompilerGym's ``Sequence(name, size_range, dtype)``. Its
-    values are ``str`` (dtype ``str``), ``bytes`` (``bytes``), lists of records (a
-    ``NamedTuple`` dtype) or 1-d NumPy arrays of ``dtype``, whose length lies in
-    ``size_range`` (``(min, max)``, max None: unbounded) and, for numbers, whose values lie in
+    """A sequence of variable length: CompilerGym's ``Sequence(name, size_range, dtype)``.
+    ``dtype`` is kept as given, as CompilerGym keeps it: ``str`` or ``bytes`` (the value is one
+    string), a ``NamedTuple`` class (a list of records), ``np.ndarray`` (rows of an array),
+    else a NumPy type (a 1-d array of it, e.g. ``np.int8`` for bitcode). The length lies in
+    ``size_range`` (``(min, max)``, max None: unbounded) and, for numbers, the values in
     ``scalar_range`` (a :class:`Scalar`) when given. It cannot be sampled."""
 
     def __init__(
         self,
-        name: str,
+        name: Optional[str],
         size_range: tuple[int, Optional[int]] = (0, None),
         dtype: Any = bytes,
         opaque_data_format: Optional[str] = None,
         scalar_range: Optional[Scalar] = None,
     ):
-        super().__init__(shape=None, dtype=None if dtype in (str, bytes) else dtype)
+        super().__init__(shape=None, dtype=None)
         self.name = name
         self.size_range = size_range
-        self.element_type = dtype
+        self.dtype = dtype  # as given (CompilerGym's), not a NumPy dtype
         self.opaque_data_format = opaque_data_format
         self.scalar_range = scalar_range
 
     def contains(self, x: Any) -> bool:
         lo, hi = self.size_range
-        if self.element_type in (str, bytes):
-            if not isinstance(x, self.element_type):
-                return False
-        elif isinstance(self.element_type, type) and issubclass(self.element_type, tuple):
+        try:
+            length = len(x)
+        except TypeError:
+            return False
+        if length < lo or (hi is not None and length > hi):
+            return False
+        if self.dtype in (str, bytes):
+            return isinstance(x, self.dtype)
+        if self.dtype is np.ndarray:
+            return all(isinstance(row, np.ndarray) for row in x)
+        if isinstance(self.dtype, type) and issubclass(self.dtype, tuple):
             # Records (NamedTuples, such as LexedIrTuple's tokens): a list of them.
-            if not isinstance(x, (list, tuple)) or not all(
-                isinstance(v, self.element_type) for v in x
+            return isinstance(x, (list, tuple)) and all(isinstance(v, self.dtype) for v in x)
+        values = np.asarray(x)
+        if values.ndim != 1:
+            return False
+        if values.size and not np.can_cast(values.dtype, self.dtype, casting="same_kind"):
+            return False
+        if self.scalar_range is not None and values.size:
+            low, high = self.scalar_range.min, self.scalar_range.max
+            if (low is not None and values.min() < low) or (
+                high is not None and values.max() > high
             ):
                 return False
-        else:
-            x = np.asarray(x)
-            if x.ndim != 1 or not np.can_cast(x.dtype, self.element_type, casting="same_kind"):
-                return False
-            if self.scalar_range is not None and not all(self.scalar_range.contains(v) for v in x):
-                return False
-        return len(x) >= lo and (hi is None or len(x) <= hi)
+        return True
 
     def sample(self, mask: Any = None, probability: Any = None) -> Any:
         raise NotImplementedError("a Sequence space cannot be sampled")
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, Sequence) and (self.name, self.size_range, self.element_type) == (
-            other.name,
-            other.size_range,
-            other.element_type,
+        return (
+            isinstance(other, Sequence)
+            and (self.name, self.size_range, self.opaque_data_format, self.scalar_range)
+            == (other.name, other.size_range, other.opaque_data_format, other.scalar_range)
+            and _same_dtype(self.dtype, other.dtype)
         )
 
     def __repr__(self) -> str:
-        return f"Sequence({self.name}, size_range={self.size_range}, dtype={self.element_type})"
+        dtype = getattr(self.dtype, "__name__", self.dtype)
+        return f"Sequence({self.name}, size_range={self.size_range}, dtype={dtype})"
 
 
 class Permutation(Sequence):
@@ -327,6 +384,71 @@ class Commandline(NamedDiscrete):
         return isinstance(other, Commandline) and self.flags == other.flags
 
 
+class PassPipeline(Commandline):
+    """A :class:`Commandline` whose actions are new-pass-manager pipeline elements (LLVM's
+    ``PassesParameterized``: ``gvn<no-pre>``, ``loop-unroll<O3>``, ``default<Oz>``), written
+    as one ``opt -passes=...`` pipeline of their module-level texts.
+
+    >>> space.to_string([space["sroa"], space["gvn<no-pre>"]])
+    "opt '-passes=function(sroa),function(gvn<no-pre>)' input.bc -o output.bc"
+    """
+
+    def __init__(self, name: str, names: SequenceOf[str], pipelines: SequenceOf[str]):
+        super().__init__(name, names, prefix="opt", suffix="input.bc -o output.bc")
+        self.pipelines: list[str] = list(pipelines)
+        self._pipeline_index = {p: i for i, p in reversed(list(enumerate(self.pipelines)))}
+
+    def derived(self, name: str, flags: SequenceOf[str]) -> PassPipeline:
+        """A space of other actions (names of this one's) with the same command."""
+        return PassPipeline(name, flags, [self.pipelines[self[f]] for f in flags])
+
+    def to_string(self, actions: Iterable[int]) -> str:
+        """The ``opt -passes=...`` command line that applies ``actions`` in order."""
+        passes = ",".join(self.pipelines[int(a)] for a in actions)
+        return f"opt {shlex.quote('-passes=' + passes)} {self._suffix}"
+
+    def from_string(self, commandline: str) -> list[int]:
+        """The actions of a command line made by :meth:`to_string`: its ``-passes=``
+        pipeline split at the top level, each element an action's module-level pipeline
+        text or its name. ``ValueError`` names an element that is neither, or a pipeline
+        that does not parse."""
+        tokens = shlex.split(commandline)
+        passes = [t for t in tokens if t.startswith("-passes=")]
+        if not tokens or tokens[0] != "opt" or len(passes) != 1:
+            raise ValueError(f"Not an `opt -passes=...` command line: {commandline!r}")
+        pipeline = passes[0][len("-passes=") :]
+        return [self._element_index(e) for e in split_pipeline(pipeline)] if pipeline else []
+
+    def _element_index(self, element: str) -> int:
+        index = self._pipeline_index.get(element, self._name_index.get(element))
+        if index is None:
+            hint = did_you_mean(element, self.flags)
+            raise ValueError(f"Unknown pipeline element {element!r} in {self.name}{hint}")
+        return index
+
+
+def split_pipeline(text: str) -> list[str]:
+    """The top-level elements of a pass pipeline: ``"function(a,b<x;y>),c"`` gives
+    ``["function(a,b<x;y>)", "c"]``. ``ValueError`` names an unbalanced or empty part."""
+    elements, depth, start = [], 0, 0
+    for i, c in enumerate(text + ","):
+        if c in "(<":
+            depth += 1
+        elif c in ")>":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"Unbalanced {c!r} at {i} in pipeline {text!r}")
+        elif c == "," and depth == 0:
+            element = text[start:i].strip()
+            if not element:
+                raise ValueError(f"Empty element at {start} in pipeline {text!r}")
+            elements.append(element)
+            start = i + 1
+    if depth:
+        raise ValueError(f"Unclosed bracket in pipeline {text!r}")
+    return elements
+
+
 class _NamedSpace:
     """Observation and reward spaces are known by name: one equals its name, as in CompilerGym
     (``env.reward_space == "IrInstructionCount"``), and any space of the same name."""
@@ -338,6 +460,52 @@ class _NamedSpace:
 
     def __hash__(self) -> int:
         return hash(self.name)
+
+
+# The engine's dtype names. float64 is Python's float, as CompilerGym's double spaces are.
+_DTYPES = {"int64": np.int64, "float32": np.float32, "float64": float, "bool": bool}
+
+
+def _bound(value: float, dtype: Any) -> Any:
+    """An engine bound (a double, infinite when open) as a bound of ``dtype``: an open integer
+    bound is the type's extreme, as CompilerGym's unset Int64Range bounds are."""
+    if dtype is bool:
+        return bool(value)
+    if np.issubdtype(dtype, np.integer):
+        if np.isinf(value):
+            return int(np.iinfo(dtype).max if value > 0 else np.iinfo(dtype).min)
+        return int(value)
+    return float(value)
+
+
+def space_from_row(row: dict) -> gymnasium.spaces.Space:
+    """The :mod:`compiler_gym.spaces` space of an engine observation row, typed as CompilerGym
+    types the same kind of observation: a number is a :class:`Scalar`, a fixed-shape array a
+    :class:`Box`, and variable-length values a :class:`Sequence`: of ``str`` for text and
+    for values sent as JSON text (dicts, graphs; length up to int64's max, as an unbounded
+    length reads in CompilerGym), of ``np.int8`` for bytes (the value is an int8 array), of
+    the element dtype for a 1-d array of any length, of ``np.ndarray`` for rows of an array.
+    A family may set a finer space on the spec (``env.observation.spaces[name].space``), as
+    LLVM's does for its dict observations."""
+    kind, name, shape = row["kind"], row["name"], tuple(row["shape"])
+    dtype = _DTYPES.get(row["dtype"])
+    if kind == "scalar":
+        return Scalar(name, _bound(row["low"], dtype), _bound(row["high"], dtype), dtype)
+    if kind == "vector" and -1 not in shape:
+        if dtype is bool:
+            return Box(0, 1, name, shape=shape, dtype=np.bool_)
+        low, high = _bound(row["low"], dtype), _bound(row["high"], dtype)
+        return Box(low, high, name, shape=shape, dtype=dtype)
+    if kind == "vector":  # a number per measurement (Runtime): any count
+        values = Scalar(None, _bound(row["low"], dtype), _bound(row["high"], dtype), dtype)
+        return Sequence(name, (0, _INT64_MAX), dtype, scalar_range=values)
+    if kind == "ragged":
+        return Sequence(name, (0, None), dtype if len(shape) == 1 else np.ndarray)
+    if kind == "bytes":
+        return Sequence(name, (0, _INT64_MAX), np.int8)
+    if kind == "text" and -1 not in shape:
+        return Sequence(name, (shape[0], shape[0]), str)
+    return Sequence(name, (0, _INT64_MAX), str)
 
 
 @dataclass(eq=False)
@@ -365,7 +533,7 @@ class ObservationSpaceSpec(_NamedSpace, EngineRow):
             spec,
             id=spec["name"],
             index=index,
-            space=gym_space(spec),
+            space=space_from_row(spec),
             engine_default=engine_default,
         )
 
@@ -379,8 +547,9 @@ class ObservationSpaceSpec(_NamedSpace, EngineRow):
         if self.kind == "dict":
             return json.loads(value)
         if self.kind == "ragged":
-            shape = (-1,) + tuple(self.space.feature_space.shape)
-            return value.reshape(shape)
+            return value.reshape((-1,) + tuple(self.row["shape"][1:]))
+        if self.kind == "bytes":  # an int8 array, as CompilerGym's byte observations
+            return np.frombuffer(value, dtype=np.int8)
         if self.kind == "graph":
             return graph_to_networkx(value)
         if self.kind == "scalar" and self.dtype == "int64":
@@ -527,7 +696,8 @@ class EngineReward(_NamedSpace, EngineRow):
         return self.default_value - episode_reward
 
     def __repr__(self) -> str:
-        return f"EngineReward({self.name})"
+        """The name, as CompilerGym prints a reward space."""
+        return self.name
 
 
 class Reward(_NamedSpace):
@@ -595,7 +765,8 @@ class Reward(_NamedSpace):
         return self.default_value - (episode_reward if self.default_negates_returns else 0.0)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name})"
+        """The name, as CompilerGym prints a reward space."""
+        return self.name
 
 
 class DefaultRewardFromObservation(Reward):

@@ -31,16 +31,16 @@ import numpy as np
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecMonitor
-from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agent import ACTIONS, CONFIG, FeatureVecEnv, load_config  # noqa: E402
 
 import compiler_gym  # noqa: E402
+from compiler_gym.util.cli import progress as progress_bar  # noqa: E402
 from compiler_gym.wrappers.sb3 import make_sb3_vec_env  # noqa: E402
 
 
-def training_programs(config: dict) -> list[str]:
+def training_programs(config: dict, quiet: bool = False) -> list[str]:
     """The URIs of the training programs: each dataset's first ``count`` (0: all) that load
     and have at most ``max_instructions`` instructions."""
     chosen = []
@@ -48,7 +48,7 @@ def training_programs(config: dict) -> list[str]:
         for dataset, count in config["datasets"].items():
             uris = env.datasets[dataset].benchmark_uris()
             taken = 0
-            progress = tqdm(desc=dataset, unit="program", disable=None)
+            progress = progress_bar(desc=dataset, unit="program", quiet=quiet)
             for uri in uris if count == 0 else itertools.islice(uris, 4 * count):
                 progress.update()
                 try:
@@ -68,11 +68,15 @@ def training_programs(config: dict) -> list[str]:
 
 class Curve(BaseCallback):
     """Writes the learning curve (with the episodes that ended in an error, such as a step
-    cut off) and stops training after ``max_seconds``."""
+    cut off) and stops training after ``max_seconds``; on a terminal, a progress bar of the
+    seconds with the time steps and the mean episode reward (none with ``quiet``)."""
 
-    def __init__(self, path: Path, max_seconds: float):
+    def __init__(self, path: Path, max_seconds: float, quiet: bool = False):
         super().__init__()
         self.path, self.max_seconds = path, max_seconds
+        self.bar = progress_bar(
+            total=round(max_seconds), unit="s", desc="training", quiet=quiet, leave=False
+        )
         self.start = time.perf_counter()
         self.rows: list[tuple] = []
         self.errors: dict[str, int] = {}
@@ -87,7 +91,10 @@ class Curve(BaseCallback):
         episodes = [e["r"] for e in self.model.ep_info_buffer]
         mean = float(np.mean(episodes)) if episodes else float("nan")
         errors = " ".join(f"{k}:{v}" for k, v in sorted(self.errors.items()))
-        self.rows.append((self.num_timesteps, time.perf_counter() - self.start, mean, errors))
+        seconds = time.perf_counter() - self.start
+        self.rows.append((self.num_timesteps, seconds, mean, errors))
+        self.bar.set_postfix(steps=self.num_timesteps, reward=f"{mean:.4f}", refresh=False)
+        self.bar.update(min(round(seconds), self.bar.total) - self.bar.n)
         self.errors = {}
         with open(self.path, "w", newline="") as f:
             writer = csv.writer(f)
@@ -105,6 +112,9 @@ def main() -> None:
     parser.add_argument("--num-threads", type=int, help="the config's num_threads otherwise")
     parser.add_argument("--max-seconds", type=float, help="the config's max_seconds otherwise")
     parser.add_argument("--json", type=Path, help="write the run's steps/s here")
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bars (none either off a terminal)"
+    )
     flags = parser.parse_args()
     config = load_config(flags.config)
     for name in ("num_envs", "num_threads", "max_seconds"):
@@ -113,7 +123,7 @@ def main() -> None:
     flags.out.mkdir(parents=True, exist_ok=True)
 
     start = time.perf_counter()
-    programs = flags.programs or training_programs(config)
+    programs = flags.programs or training_programs(config, flags.quiet)
     (flags.out / "training_programs.txt").write_text("\n".join(programs) + "\n")
     print(f"{len(programs)} training programs chosen in {time.perf_counter() - start:.0f} s")
 
@@ -143,8 +153,9 @@ def main() -> None:
         verbose=int(flags.verbose),
         **config["ppo"],
     )
-    curve = Curve(flags.out / "training_curve.csv", config["max_seconds"])
+    curve = Curve(flags.out / "training_curve.csv", config["max_seconds"], flags.quiet)
     model.learn(config["total_timesteps"], callback=curve, progress_bar=False)
+    curve.bar.close()
     seconds = time.perf_counter() - curve.start
     model.policy.save(str(flags.out / "ppo-llvm_instcount.zip"))
     (flags.out / ACTIONS).write_text("\n".join(venv.action_space.flags) + "\n")

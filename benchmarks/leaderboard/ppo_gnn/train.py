@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agent import ACTIONS, CONFIG, WEIGHTS, Graphs, load_config, make_policy  # noqa: E402
 
 import compiler_gym  # noqa: E402
+from compiler_gym.util.cli import progress  # noqa: E402
 
 
 def training_programs(config: dict, config_path: Path = CONFIG) -> list[str]:
@@ -261,12 +262,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
     parser.add_argument("--max-seconds", type=float, help="the config's max_seconds otherwise")
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bar (none either off a terminal)"
+    )
     flags = parser.parse_args()
     config = load_config(flags.config)
     flags.out.mkdir(parents=True, exist_ok=True)
     programs = training_programs(config, flags.config)
     trainer = Trainer(config, programs, flags.device)
     rows = []
+    max_seconds = flags.max_seconds or config["max_seconds"]
+    bar = progress(total=round(max_seconds), unit="s", desc="training", quiet=flags.quiet)
 
     def on_rollout(trainer: Trainer, stats: dict) -> None:
         errors = " ".join(f"{k}:{v}" for k, v in sorted(trainer.errors.items()))
@@ -275,16 +281,16 @@ def main() -> None:
             writer = csv.writer(f)
             writer.writerow(["timesteps", "seconds", "mean_episode_reward", "errors"])
             writer.writerows(rows)
-        print(
+        bar.write(
             f"{trainer.timesteps} steps, {stats['seconds']:.0f} s, mean episode reward "
             f"{trainer.mean_episode_reward():.4f}, entropy {stats['entropy']:.3f}",
-            flush=True,
         )
+        sys.stdout.flush()  # a log file sees each rollout as it ends
+        bar.update(min(round(stats["seconds"]), bar.total) - bar.n)
         trainer.save(flags.out)
 
-    seconds = trainer.train(
-        flags.max_seconds or config["max_seconds"], config["total_timesteps"], on_rollout
-    )
+    seconds = trainer.train(max_seconds, config["total_timesteps"], on_rollout)
+    bar.close()
     trainer.save(flags.out)
     trainer.close()
     print(

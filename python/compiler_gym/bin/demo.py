@@ -8,26 +8,33 @@ instruction count against -Oz, and the environment's steps per second.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
 import compiler_gym
-from compiler_gym.util.cli import user_errors
+from compiler_gym.util.cli import argument_parser, check_dataset, parse_args, user_errors
 
 
 @user_errors
 def main(argv=None) -> int:
     """Runs the demo on ``argv`` (default: the command line), printing a line per episode and the
     overall steps per second; returns 0."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="llvm-ic-v0")
-    parser.add_argument("--episodes", type=int, default=2)
-    parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dataset", default="builtin-v0")
-    args = parser.parse_args(argv)
+    parser = argument_parser("compiler_gym.bin.demo", __doc__)
+    parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
+    parser.add_argument(
+        "--episodes", type=int, default=2, help="episodes per benchmark (default 2)"
+    )
+    parser.add_argument(
+        "--steps", type=int, default=30, help="random actions per episode (default 30)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the actions (default 0)")
+    parser.add_argument(
+        "--dataset",
+        default="builtin-v0",
+        help="the finite dataset whose benchmarks to run (default builtin-v0)",
+    )
+    args = parse_args(parser, argv)
 
     rng = np.random.default_rng(args.seed)
     total_steps = 0
@@ -36,7 +43,7 @@ def main(argv=None) -> int:
         print(
             f"{'benchmark':<40} {'episode':>7} {'reward':>9} {'insts':>7} {'-Oz':>7} {'steps/s':>9}"
         )
-        for uri in env.datasets.dataset(args.dataset).benchmark_uris():
+        for uri in check_dataset(env, args.dataset).benchmark_uris():
             for episode in range(args.episodes):
                 env.reset(benchmark=uri)
                 start = time.perf_counter()

@@ -7,28 +7,42 @@ takes actions, sees the tree of the actions taken with their rewards, the cumula
 state's headline number, features as charts and text (what the env's family names in its
 ``state_summary``: for LLVM the instruction count, Autophase and InstCount, and the IR; for GCC
 the object size, instruction counts and assembly; for loop_tool the GFLOP/s and the loop tree),
-and goes back to any earlier state to take another action from there. With ``--db`` (a database
+and goes back to any earlier state to take another action from there; for research, the page
+also searches the benchmarks as one types, shows a state's text diffed against its parent's,
+ranks every action's reward from a state, links to each state (benchmark, reward and actions in
+the URL's fragment) and replays a command line pasted in. With ``--db`` (a database
 of :class:`~compiler_gym.wrappers.SynchronousSqliteLogger` or ``make_logged_vec``, whose states
 are LLVM's) the page also shows what was explored, per benchmark, as a tree.
 
 The JSON API, in CompilerGym's shape (``ACTIONS``: comma-separated action indices or flags,
 ``-`` for none; ``BENCHMARK``: a URI, percent-encoded or not):
 
-- ``GET /api/v4/describe``: actions (flag to index), observation and reward spaces, datasets,
+- ``GET /api/v4/describe``: actions (flag to index), observation and reward spaces (with how
+  each reward reads: ``reward_formats``, count, bytes, ratio, seconds or float), datasets,
   what a state shows (``state``: its headline, text and features' keys and titles), feature
   names (null for a feature whose names vary with the state), the database's path (or null),
-  the server's ``limits`` (``max_actions_per_request``, ``max_request_seconds``);
+  the server's ``limits`` (``max_actions_per_request``, ``max_request_seconds``,
+  ``max_rank_actions``);
 - ``GET /api/v4/start/REWARD/ACTIONS/BENCHMARK``: a new session, its states (the start state,
   then one per action);
 - ``GET /api/v4/step/SESSION/ACTIONS?from=NODE&ir=1``: one state per action, taken from
   state ``NODE`` of the session's tree (default: the last one returned); ``ir=1`` adds the
   text of the last state (LLVM's IR, GCC's assembly, ...);
 - ``GET /api/v4/state/SESSION/NODE?ir=1``: one state again; ``GET /api/v4/stop/SESSION``;
+- ``GET /api/v4/diff/SESSION/NODE?context=3``: the unified diff of a state's text against its
+  parent's; ``GET /api/v4/rank/SESSION/NODE``: every action's reward from a state, best first
+  (one ``env.try_actions`` over all the actions);
+- ``GET /api/v4/benchmarks?q=WORDS&limit=50``: the installed datasets' benchmarks whose URI
+  holds every word (the page's picker); ``GET /api/v4/commandline?text=TEXT``: the actions
+  (and any benchmark) of a command line pasted to replay, ``opt -passes=...``, flags or a
+  state CSV row;
 - ``GET /api/v4/db``, ``/api/v4/db/tree?benchmark=URI``, ``/api/v4/db/state/STATE_ID``: the
   database's benchmarks, one benchmark's states as a tree, one state's features and IR.
 
 A state is ``{id, parent, action, action_name, reward, cumulative_reward, done, state_hash,
-commandline}`` and the family's headline and features under their keys (for LLVM
+commandline, share}`` (``share``: the fragment of the page's URL that opens it again,
+``#benchmark=URI&reward=NAME&actions=FLAG,FLAG``) and the family's headline and features under
+their keys (for LLVM
 ``ir_instruction_count``, ``autophase``, ``instcount``; features as name: value). Sessions
 are envs of their own, closed after ``--session-timeout`` seconds unused; at most
 ``--max-sessions`` are open. Bad input answers with a 4xx status and ``{"error": message}``.
@@ -74,7 +88,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 from urllib.parse import unquote
 
 import compiler_gym
@@ -91,6 +105,7 @@ from compiler_gym.bin.explorer_session import (
     BENCHMARK_SCHEMES,
     CHECKPOINT_INTERVAL,
     MAX_CHECKPOINTS,
+    CommandlineParser,
     ExplorerError,
     Node,
     Session,
@@ -100,6 +115,7 @@ from compiler_gym.bin.explorer_session import (
     parse_actions,
     parse_benchmark_uri,
     require_installed,
+    share_fragment,
 )
 from compiler_gym.datasets import BenchmarkUri
 from compiler_gym.errors import BenchmarkInitError, EnvironmentNotSupported
@@ -117,6 +133,8 @@ __all__ = [
     "LOOPBACK_NAMES",
     "MAX_CHECKPOINTS",
     "STATIC_DIR",
+    "BenchmarkIndex",
+    "CommandlineParser",
     "ExploredDatabase",
     "ExplorerConfig",
     "ExplorerError",
@@ -134,6 +152,8 @@ __all__ = [
     "parse_benchmark_uri",
     "raise_open_files_limit",
     "require_installed",
+    "reward_format",
+    "share_fragment",
 ]
 
 
@@ -288,6 +308,71 @@ class ExploredDatabase:
         }
 
 
+def reward_format(env: Any, name: str) -> str:
+    """How the page shows a reward of ``env``'s space ``name``: ``"count"`` or ``"bytes"``
+    (a difference of integer costs: an integer), ``"ratio"`` (normalized by the initial or a
+    baseline cost: four decimals), ``"seconds"`` (a runtime: three significant digits and a
+    unit) or ``"float"`` (any other number: three decimals)."""
+    space = env.reward.spaces[name]
+    kind = (getattr(space, "row", None) or {}).get("kind")
+    if kind in ("norm_by_initial", "norm_by_baseline"):
+        return "ratio"
+    cost = env.observation.spaces.get(getattr(space, "cost_observation", None) or "")
+    if kind == "delta" and cost is not None:
+        if str(cost.dtype).startswith(("int", "uint")):
+            return "bytes" if "byte" in f"{cost.id} {cost.doc}".lower() else "count"
+        if "second" in f"{space.doc} {cost.doc}".lower():
+            return "seconds"
+    return "float"
+
+
+class BenchmarkIndex:
+    """The benchmarks a page may search: every benchmark of the env's installed finite
+    datasets (1,785 with ``builtin-v0``, ``gcc-torture-v0`` and ``pypi-c-v0``; thousands more
+    with CompilerGym's datasets), listed once per dataset when first searched. Generators
+    (``generator://csmith-v0/SEED``) have no list; their benchmarks are typed. Its methods run
+    on the server's worker threads."""
+
+    def __init__(self, datasets: dict[str, Any]):
+        self.datasets = datasets  # canonical name -> dataset
+        self._uris: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def _listed(self) -> list[str]:
+        uris = []
+        for name, dataset in self.datasets.items():
+            if dataset.infinite or not dataset.installed:
+                continue  # installed since the last search: listed now
+            with self._lock:
+                if name not in self._uris:
+                    self._uris[name] = sorted(str(u) for u in dataset.benchmark_uris())
+            uris += self._uris[name]
+        return uris
+
+    def search(self, query: str, limit: int) -> dict:
+        """The benchmarks whose URI holds every word of ``query`` (any case), best first: the
+        name equal to the query, then names that start with it, then URIs that hold it
+        whole, then the rest, each in URI order; at most ``limit`` of them, with the number
+        that matched."""
+        words = query.lower().split()
+        whole = " ".join(words)
+        ranked = []
+        for uri in self._listed():
+            text = uri.lower()
+            if not all(w in text for w in words):
+                continue
+            name = text.rsplit("/", 1)[-1]
+            rank = (name != whole, not name.startswith(whole), whole not in text)
+            ranked.append((rank, uri))
+        ranked.sort()
+        return {
+            "query": query,
+            "total": len(ranked),
+            "benchmarks": [uri for _, uri in ranked[:limit]],
+            "truncated": len(ranked) > limit,
+        }
+
+
 def describe_env(env_id: str, max_benchmarks: int) -> dict:
     """What ``/api/v4/describe`` answers: actions (flag: index), observation and reward spaces,
     datasets with (up to ``max_benchmarks`` of) their benchmarks, feature names. A dataset that
@@ -321,6 +406,8 @@ def describe_env(env_id: str, max_benchmarks: int) -> dict:
             "actions": {flag: i for i, flag in enumerate(env.action_space.flags)},
             "observations": list(env.observation.spaces),
             "rewards": list(env.reward.spaces),
+            # How the page formats each reward (see reward_format).
+            "reward_formats": {name: reward_format(env, name) for name in env.reward.spaces},
             "default_benchmark": str(env.benchmark.uri),
             "default_reward": env.gymnasium_reward,
             "datasets": datasets,
@@ -354,6 +441,9 @@ class ExplorerConfig:
     max_lock_wait_seconds: float = 10.0
     max_request_bytes: int = 16384
     max_benchmarks_per_dataset: int = 2000
+    # A ranking tries every action in one call that no deadline stops: LLVM's 122 take 0.1-1 s,
+    # GCC's 2,369 (a compile each) minutes, so past this many actions it is refused.
+    max_rank_actions: int = 1000
     # The names a request's Host may give; None: any (a server bound to every address).
     allowed_hosts: Optional[frozenset[str]] = LOOPBACK_NAMES
     checkpoint_interval: int = CHECKPOINT_INTERVAL
@@ -382,11 +472,15 @@ def create_app(config: ExplorerConfig):
     info["limits"] = {
         "max_actions_per_request": config.max_actions_per_request,
         "max_request_seconds": config.max_request_seconds,
+        "max_rank_actions": config.max_rank_actions,
     }
     # The datasets a benchmark may come from, by canonical name: the allow-list, and what
     # makes the benchmark a session's env is then made with.
     with compiler_gym.make(config.env) as catalog_env:
         catalog = {BenchmarkUri.from_string(d.name).dataset_uri: d for d in catalog_env.datasets}
+        commandlines = CommandlineParser.of_env(catalog_env)
+        action_space = catalog_env.action_space  # its command line: to_string
+    benchmark_index = BenchmarkIndex(catalog)
 
     async def close_sessions(closing: list[Session]) -> None:
         for session in closing:
@@ -560,6 +654,40 @@ def create_app(config: ExplorerConfig):
             payload = await run_in_threadpool(session.state, node, ir, deadline())
         return with_timing({"session_id": session.id, "state": payload}, session)
 
+    @app.get("/api/v4/diff/{session_id}/{node}")
+    async def diff(session_id: str, node: int, context: int = Query(3, ge=0, le=1000)):
+        session = sessions.get(session_id)
+        async with holding(session):
+            payload = await run_in_threadpool(session.diff, node, context, deadline())
+        return with_timing({"session_id": session.id, **payload}, session)
+
+    @app.get("/api/v4/rank/{session_id}/{node}")
+    async def rank(session_id: str, node: int):
+        session = sessions.get(session_id)
+        if len(flags) > config.max_rank_actions:
+            raise ExplorerError(
+                413,
+                f"ranking {len(flags)} actions is more work than this server does in a request "
+                f"(--max-rank-actions {config.max_rank_actions})",
+            )
+        async with holding(session):
+            payload = await run_in_threadpool(session.rank, node, deadline())
+        return with_timing({"session_id": session.id, **payload}, session)
+
+    @app.get("/api/v4/benchmarks")
+    async def benchmarks(q: str = "", limit: int = Query(50, ge=1, le=500)):
+        return JSONResponse(await run_in_threadpool(benchmark_index.search, q, limit))
+
+    @app.get("/api/v4/commandline")
+    async def commandline(text: str):
+        parsed = commandlines.parse(text)
+        if parsed["benchmark"] is not None:
+            # Checked as a start's would be: only the env's own datasets' benchmarks.
+            parsed["benchmark"] = str(parse_benchmark_uri(parsed["benchmark"], catalog))
+        parsed["flags"] = [flags[a] for a in parsed["actions"]]
+        parsed["commandline"] = action_space.to_string(parsed["actions"])
+        return JSONResponse(parsed)
+
     @app.get("/api/v4/stop/{session_id}")
     async def stop(session_id: str):
         session = sessions.get(session_id)
@@ -625,6 +753,12 @@ def main(argv=None) -> int:
         default=10.0,
         help="seconds a connection has to send its request's headers, or to read (10)",
     )
+    parser.add_argument(
+        "--max-rank-actions",
+        type=int,
+        default=1000,
+        help="the most actions a ranking of every action tries in one request (1000)",
+    )
     parser.add_argument("--access-log", action="store_true", help="log every request")
     args = parser.parse_args(argv)
     bad = [
@@ -685,6 +819,7 @@ def main(argv=None) -> int:
         max_actions_per_request=args.max_actions_per_request,
         max_request_seconds=args.max_request_seconds,
         max_request_bytes=args.max_request_bytes,
+        max_rank_actions=args.max_rank_actions,
         allowed_hosts=allowed,
     )
     try:

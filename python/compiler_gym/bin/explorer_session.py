@@ -1,23 +1,30 @@
 """The explorer's sessions: one person's episode tree on one env each, the bounds on a
-request's work (actions, time, replays from checkpoints), and the parsing of what a request
-names (actions, benchmarks). Used by :mod:`compiler_gym.bin.explorer`."""
+request's work (actions, time, replays from checkpoints), what a session answers of a state
+(its diff against its parent, every action's reward from it, a link that shares it), and the
+parsing of what a request names (actions, benchmarks, a command line pasted to replay). Used
+by :mod:`compiler_gym.bin.explorer`."""
 
 from __future__ import annotations
 
 import asyncio
+import difflib
+import io
 import logging
 import math
+import re
+import shlex
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import numpy as np
 
 from compiler_gym.datasets import BenchmarkUri
 from compiler_gym.envs.state_summary import StateSummary
+from compiler_gym.util.names import did_you_mean
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +39,19 @@ BENCHMARK_SCHEMES = frozenset({"benchmark", "generator"})
 CHECKPOINT_INTERVAL = 32
 MAX_CHECKPOINTS = 8
 
+# The texts (IR, assembly) a session keeps of the states it read last, for diffs against a
+# parent that was shown just before: at most this many, and this many bytes in all.
+MAX_CACHED_TEXTS = 16
+MAX_CACHED_TEXT_BYTES = 32 << 20
+
+# A diff reads both texts whole and difflib is superlinear on texts that differ much (3.3 s
+# for two 64,000-line modules, most lines changed): a longer text is refused (413).
+MAX_DIFF_LINES = 100_000
+
+# The actions of one pasted command line at most (``repeat<N>`` multiplies them): a session's
+# tree holds 5,000 states.
+MAX_COMMANDLINE_ACTIONS = 5000
+
 
 class ExplorerError(Exception):
     """A request the explorer refuses: an HTTP status (4xx for bad input), a message, and any
@@ -42,6 +62,10 @@ class ExplorerError(Exception):
         self.status = status
         self.message = message
         self.headers = headers or {}
+
+
+# What a benchmark that names no dataset is told.
+_NOT_A_URI = "not a benchmark URI: name one of the env's datasets' (benchmark://DATASET/NAME)"
 
 
 def parse_actions(text: str, flags: list[str], limit: int) -> list[int]:
@@ -93,9 +117,7 @@ def parse_benchmark_uri(text: str, datasets: Collection[str]) -> BenchmarkUri:
     try:
         uri = BenchmarkUri.from_string(text)
     except ValueError:
-        raise ExplorerError(
-            400, "not a benchmark URI: name one of the env's datasets' (benchmark://DATASET/NAME)"
-        ) from None
+        raise ExplorerError(400, _NOT_A_URI) from None
     if uri.scheme not in BENCHMARK_SCHEMES:
         # urlparse has lowercased the scheme; only its characters ([a-z0-9+.-]) are echoed.
         raise ExplorerError(
@@ -103,6 +125,8 @@ def parse_benchmark_uri(text: str, datasets: Collection[str]) -> BenchmarkUri:
             f"{uri.scheme}:// benchmarks are not served; name one of the env's datasets' "
             "(benchmark:// or generator://)",
         )
+    if not uri.dataset:  # a path alone ("/etc/passwd") names no dataset
+        raise ExplorerError(400, _NOT_A_URI)
     if uri.dataset_uri not in datasets:
         raise ExplorerError(404, f"Dataset not found: {uri.dataset_uri}")
     # Datasets find benchmarks by name, never by joining paths; these are refused anyway so
@@ -133,6 +157,270 @@ def require_installed(dataset: Any, env_id: str) -> None:
 def _finite(value: float) -> Optional[float]:
     """JSON has no NaN or infinity: such a reward is sent as null."""
     return value if math.isfinite(value) else None
+
+
+def share_fragment(benchmark: str, reward: str, flags: Sequence[str]) -> str:
+    """The page's URL fragment that opens a state: ``#benchmark=URI&reward=NAME&actions=F,F``
+    (percent-encoded as ``URLSearchParams`` reads it; the actions by flag, comma-separated).
+    The page starts a session from it, so a state is shared by its link."""
+
+    def encode(value: str) -> str:
+        return quote(value, safe=":/")
+
+    actions = ",".join(encode(f) for f in flags)
+    return f"#benchmark={encode(benchmark)}&reward={encode(reward)}&actions={actions}"
+
+
+def text_diff(before: str, after: str, from_label: str, to_label: str, context: int) -> dict:
+    """A unified diff of two states' texts, line by line, with ``context`` lines around each
+    change: ``{"diff": text, "added": lines, "removed": lines}`` (an empty diff when the texts
+    are the same). Texts of more than :data:`MAX_DIFF_LINES` lines are refused (413)."""
+    old, new = before.splitlines(), after.splitlines()
+    longest = max(len(old), len(new))
+    if longest > MAX_DIFF_LINES:
+        raise ExplorerError(
+            413, f"a text of {longest} lines is too long to diff here (at most {MAX_DIFF_LINES})"
+        )
+    lines = list(difflib.unified_diff(old, new, from_label, to_label, n=context, lineterm=""))
+    added = sum(1 for line in lines[2:] if line.startswith("+"))
+    removed = sum(1 for line in lines[2:] if line.startswith("-"))
+    return {"diff": "\n".join(lines), "added": added, "removed": removed}
+
+
+class CommandlineParser:
+    """Reads the actions of a command line pasted to replay, without running or opening
+    anything it names:
+
+    - the env's own form (``env.commandline()``, a state CSV's ``commandline`` column:
+      ``opt -mem2reg -gvn input.bc -o output.bc``), or its flags alone (``-mem2reg -gvn``,
+      ``mem2reg`` too);
+    - for LLVM, ``opt``'s pass pipelines: ``-passes='function(mem2reg),instcombine'``, each
+      pass the action that runs it (by its pipeline, ``function(loop(guard-widening))``, by
+      its text, ``early-cse<memssa>``, or by its LLVM name, ``instcombine``: the action with the
+      fewest adaptors when several run it); ``repeat<N>(...)`` repeats;
+    - a state CSV row (``benchmark,reward,walltime,commandline``, with its header or not),
+      whose benchmark comes with the actions.
+
+    The program (``opt``, ``opt-19``, a path to one), ``-o FILE``, ``-S`` and file names
+    (a token with a dot and no leading dash) are ignored and said so; a response file
+    (``@FILE``) is refused, not read; anything else that is not an action is an error (400)
+    that names the closest actions.
+
+    >>> CommandlineParser.of_env(env).parse("opt -passes=mem2reg,gvn in.bc -o out.bc")
+    {'benchmark': None, 'actions': [..., ...], 'ignored': ['opt', 'in.bc', '-o', 'out.bc']}
+    """
+
+    PROGRAMS = re.compile(r"(opt|clang|clang\+\+|gcc|g\+\+|cc)(-[0-9][0-9.]*)?")
+    OUTPUT_OPTIONS = frozenset({"-S", "--S", "-disable-output", "--disable-output"})
+
+    def __init__(
+        self,
+        flags: Sequence[str],
+        program: Optional[str] = None,
+        suffix: Sequence[str] = (),
+        pipelines: Optional[Sequence[tuple[str, str, str]]] = None,
+    ):
+        self.flags = list(flags)
+        self.program = program
+        self.suffix = list(suffix)
+        self._index: dict[str, int] = {}
+        for i, f in enumerate(self.flags):
+            self._index.setdefault(f, i)
+        for i, f in enumerate(self.flags):
+            self._index.setdefault(f.lstrip("-"), i)
+        # Of the pass table (flag, pipeline, LLVM's pass name), the rows of this env's flags,
+        # fewest adaptors first: by whole pipeline, by innermost pass text, by pass name.
+        self._by_pipeline: dict[str, int] = {}
+        self._by_text: dict[str, int] = {}
+        self._by_name: dict[str, int] = {}
+        rows = sorted(pipelines or (), key=lambda row: len(row[1]))
+        for flag, pipeline, name in rows:
+            if flag not in self._index:
+                continue
+            action = self._index[flag]
+            self._by_pipeline.setdefault(pipeline, action)
+            self._by_text.setdefault(_innermost(pipeline), action)
+            self._by_name.setdefault(name, action)
+
+    @classmethod
+    def of_env(cls, env: Any) -> CommandlineParser:
+        """The parser of an env's action space (LLVM's pass table for ``-passes``)."""
+        space = env.action_space
+        flags = list(space.flags)
+        program, suffix = None, []
+        if flags and hasattr(space, "to_string"):
+            tokens = shlex.split(space.to_string([0]))
+            at = tokens.index(flags[0])
+            program = tokens[0] if at > 0 else None
+            suffix = tokens[at + 1 :]
+        pipelines = None
+        if getattr(env.unwrapped, "family", None) == "llvm":
+            from compiler_gym.envs.llvm_env import pass_table
+
+            pipelines = pass_table()
+        return cls(flags, program, suffix, pipelines)
+
+    def parse(self, text: str) -> dict:
+        """``{"benchmark": URI or None, "actions": [index], "ignored": [token]}``; raises
+        :class:`ExplorerError` (400, or 413 past :data:`MAX_COMMANDLINE_ACTIONS`)."""
+        text = text.strip()
+        if not text:
+            raise ExplorerError(400, "no command line given")
+        benchmark = None
+        first = text.split("\n", 1)[0].strip().lower()
+        if "://" in first.split(",", 1)[0] or first.replace(" ", "").startswith("benchmark,"):
+            benchmark, text = self._state_row(text)
+        try:
+            tokens = shlex.split(text)
+        except ValueError as e:
+            raise ExplorerError(400, f"cannot split the command line: {e}") from None
+        if self.suffix and tokens[-len(self.suffix) :] == self.suffix:
+            ignored_suffix, tokens = tokens[-len(self.suffix) :], tokens[: -len(self.suffix)]
+        else:
+            ignored_suffix = []
+        ignored: list[str] = []
+        if tokens and self._is_program(tokens[0]):
+            ignored.append(tokens.pop(0))
+        actions: list[int] = []
+        at = 0
+        while at < len(tokens):
+            token = tokens[at]
+            at += 1
+            pipeline = None
+            for option in ("-passes=", "--passes="):
+                if self._by_pipeline and token.startswith(option):
+                    pipeline = token[len(option) :]
+            if self._by_pipeline and token in ("-passes", "--passes"):
+                if at == len(tokens):
+                    raise ExplorerError(400, f"{token} without its pipeline")
+                pipeline, at = tokens[at], at + 1
+            if pipeline is not None:
+                actions.extend(self._pipeline(pipeline))
+            elif token in self._index:
+                actions.append(self._index[token])
+            elif token.startswith("@"):
+                raise ExplorerError(
+                    400, f"{token!r} names a response file, which is not read: paste its flags"
+                )
+            elif token in ("-o", "--o"):
+                ignored.extend(tokens[at - 1 : at + 1])
+                at += 1
+            elif token in self.OUTPUT_OPTIONS or (not token.startswith("-") and "." in token):
+                ignored.append(token)
+            else:
+                hint = did_you_mean(token, self.flags)
+                raise ExplorerError(400, f"{token!r} is not an action{hint}")
+            if len(actions) > MAX_COMMANDLINE_ACTIONS:
+                raise ExplorerError(
+                    413, f"more than {MAX_COMMANDLINE_ACTIONS} actions in one command line"
+                )
+        return {"benchmark": benchmark, "actions": actions, "ignored": ignored + ignored_suffix}
+
+    def _is_program(self, token: str) -> bool:
+        # A path's last part: nothing of it is read.
+        name = token.replace("\\", "/").rsplit("/", 1)[-1]
+        return name == self.program or bool(self.PROGRAMS.fullmatch(name))
+
+    @staticmethod
+    def _state_row(text: str) -> tuple[str, str]:
+        from compiler_gym.compiler_env_state import CompilerEnvStateReader
+
+        try:
+            states = list(CompilerEnvStateReader(io.StringIO(text)))
+        except ValueError as e:
+            raise ExplorerError(400, f"not a state CSV row: {e}") from None
+        if len(states) != 1:
+            raise ExplorerError(400, f"{len(states)} states in the CSV; paste one")
+        return states[0].benchmark, states[0].commandline
+
+    def _pipeline(self, text: str) -> list[int]:
+        actions = []
+        for path in _pipeline_leaves(text):
+            pipeline = ""
+            for part in reversed(path):
+                pipeline = f"{part}({pipeline})" if pipeline else part
+            leaf = path[-1]
+            action = self._by_pipeline.get(pipeline, self._by_text.get(leaf))
+            if action is None and "<" not in leaf:
+                action = self._by_name.get(leaf)
+            if action is None:
+                known = list(self._by_text) + list(self._by_name)
+                hint = did_you_mean(leaf, known)
+                raise ExplorerError(400, f"pass {leaf!r} of -passes is not an action{hint}")
+            actions.append(action)
+            if len(actions) > MAX_COMMANDLINE_ACTIONS:
+                raise ExplorerError(
+                    413, f"more than {MAX_COMMANDLINE_ACTIONS} actions in one command line"
+                )
+        return actions
+
+
+def _innermost(pipeline: str) -> str:
+    """The pass a one-pass pipeline runs: ``function(loop-mssa(licm))`` is ``licm``."""
+    leaves = _pipeline_leaves(pipeline)
+    return leaves[0][-1] if len(leaves) == 1 else pipeline
+
+
+_PASS_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
+
+
+def _pipeline_leaves(text: str) -> list[tuple[str, ...]]:
+    """The passes of an ``opt -passes`` pipeline in order, each as the path of its adaptors
+    and itself (``function(loop(a,b)),c`` is ``(function, loop, a)``, ``(function, loop, b)``,
+    ``(c,)``), parameters kept (``early-cse<memssa>``); ``repeat<N>(...)`` repeated N times
+    (out of the path). A malformed pipeline raises :class:`ExplorerError` (400)."""
+    at = 0
+    text = re.sub(r"\s+", "", text)
+
+    def fail(what: str):
+        raise ExplorerError(400, f"malformed -passes pipeline at character {at}: {what}")
+
+    def element() -> list[tuple[str, ...]]:
+        nonlocal at
+        match = _PASS_NAME.match(text, at)
+        if match is None:
+            fail("expected a pass name")
+        at = match.end()
+        name = match.group()
+        if at < len(text) and text[at] == "<":
+            depth, start = 0, at
+            while at < len(text):
+                depth += {"<": 1, ">": -1}.get(text[at], 0)
+                at += 1
+                if depth == 0:
+                    break
+            if depth:
+                fail("unclosed '<'")
+            name += text[start:at]
+        if at < len(text) and text[at] == "(":
+            at += 1
+            inner = sequence()
+            if at >= len(text) or text[at] != ")":
+                fail("expected ')'")
+            at += 1
+            repeat = re.fullmatch(r"repeat<([0-9]+)>", name)
+            if repeat:
+                count = int(repeat.group(1))
+                if count * len(inner) > MAX_COMMANDLINE_ACTIONS:
+                    raise ExplorerError(
+                        413, f"more than {MAX_COMMANDLINE_ACTIONS} actions in one command line"
+                    )
+                return inner * count
+            return [(name, *path) for path in inner]
+        return [(name,)]
+
+    def sequence() -> list[tuple[str, ...]]:
+        nonlocal at
+        leaves = element()
+        while at < len(text) and text[at] == ",":
+            at += 1
+            leaves += element()
+        return leaves
+
+    leaves = sequence()
+    if at != len(text):
+        fail(f"unexpected {text[at]!r}")
+    return leaves
 
 
 @dataclass
@@ -191,6 +479,13 @@ class Session:
         self.closed = False
         self.env_seconds = 0.0  # the env's share of the last request: its Server-Timing
         self.deadline = math.inf  # when the current request's work must stop
+        # What a state's link names: the benchmark as the env parsed it.
+        self.benchmark = str(env.benchmark.uri) if getattr(env, "benchmark", None) else ""
+        # Node id -> its text, read last at the end (MAX_CACHED_TEXTS, MAX_CACHED_TEXT_BYTES).
+        self.texts: OrderedDict[int, str] = OrderedDict()
+        self._text_bytes = 0
+        # Node id -> every action's reward from it (try_actions), once asked for.
+        self.rankings: dict[int, list[Optional[float]]] = {}
 
     def _env(self, call: Callable, *args, **kwargs) -> Any:
         start = time.perf_counter()
@@ -221,6 +516,9 @@ class Session:
             "state_hash": node.state_hash,
             headline: None,
             "commandline": self.env.action_space.to_string(node.actions),
+            "share": share_fragment(
+                self.benchmark, self.reward_space, [flags[a] for a in node.actions]
+            ),
             **{key: None for key, _, _ in summary.features},
         }
         if values is not None:
@@ -457,7 +755,104 @@ class Session:
         if not self._goto(node_id):
             return None
         text = self._env(self.env.observation.__getitem__, self.env.render_observation)
+        self._keep_text(node_id, text)
         return {**node.payload, key: text}
+
+    def _keep_text(self, node_id: int, text: Any) -> None:
+        if not isinstance(text, str) or len(text) > MAX_CACHED_TEXT_BYTES:
+            return
+        old = self.texts.pop(node_id, None)
+        self._text_bytes += len(text) - (len(old) if old is not None else 0)
+        self.texts[node_id] = text
+        while len(self.texts) > MAX_CACHED_TEXTS or self._text_bytes > MAX_CACHED_TEXT_BYTES:
+            self._text_bytes -= len(self.texts.popitem(last=False)[1])
+
+    def _text(self, node_id: int) -> Optional[str]:
+        """The node's text, kept or read (None when reaching it took past the deadline)."""
+        if node_id in self.texts:
+            self.texts.move_to_end(node_id)
+            return self.texts[node_id]
+        payload = self._with_ir(node_id)
+        return None if payload is None else payload[self.summary.text[0]]
+
+    def _retry(self, node_id: int) -> ExplorerError:
+        return ExplorerError(
+            503,
+            f"going back to state {node_id} took longer than a request may; ask again to "
+            "go on from where it stopped",
+            headers={"Retry-After": "0"},
+        )
+
+    def diff(self, node_id: int, context: int, deadline: float = math.inf) -> dict:
+        """The unified diff of a state's text (IR, assembly, ...) against its parent's:
+        ``{"node", "parent", "action_name", "diff", "added", "removed"}``. 400 for the start
+        state and for a state whose episode ended in an error (it has no text), 503 with
+        ``Retry-After`` when going back to the states took past the deadline, 413 for texts
+        too long to diff (:data:`MAX_DIFF_LINES`)."""
+        self._begin(deadline)
+        self._check_node(node_id)
+        node = self.nodes[node_id]
+        if node.parent is None:
+            raise ExplorerError(400, f"state {node_id} is the start state: it has no parent")
+        label = self.summary.text[1]
+        if node.state_hash is None:
+            raise ExplorerError(
+                400, f"state {node_id} ended the episode in an error: it has no {label}"
+            )
+        # The parent first: the env then steps forward to the node, replaying one action.
+        before = self._text(node.parent)
+        if before is None:
+            raise self._retry(node.parent)
+        after = self._text(node_id)
+        if after is None:
+            raise self._retry(node_id)
+        flag = self.env.action_space.flags[node.action]
+        result = text_diff(
+            before, after, f"state {node.parent}", f"state {node_id} ({flag})", context
+        )
+        return {"node": node_id, "parent": node.parent, "action_name": flag, **result}
+
+    def rank(self, node_id: int, deadline: float = math.inf) -> dict:
+        """Every action's reward from a state, best first, from one ``env.try_actions`` over
+        all the actions (the engine tries them in parallel, the env's state untouched):
+        ``{"node", "reward_space", "ranking": [{"action", "action_name", "reward", "child"}]}``
+        where ``reward`` is None for an action that ended the episode in an error (last) and
+        ``child`` is the state the action leads to when it is in the tree. 400 from a state
+        where the episode ended, 503 with ``Retry-After`` when going back to it took past the
+        deadline; the try itself is one call, not stopped by the deadline."""
+        self._begin(deadline)
+        self._check_node(node_id)
+        node = self.nodes[node_id]
+        if node.done:
+            raise ExplorerError(400, f"the episode ended at state {node_id}")
+        rewards = self.rankings.get(node_id)
+        if rewards is None:
+            if not self._goto(node_id):
+                raise self._retry(node_id)
+            flags = self.env.action_space.flags
+            try:
+                values = self._env(
+                    self.env.try_actions, list(range(len(flags))), reward_space=self.reward_space
+                )
+            except (TypeError, ValueError) as e:
+                raise ExplorerError(400, f"cannot rank the actions: {e}") from None
+            rewards = [_finite(float(v)) for v in values]
+            self.rankings[node_id] = rewards
+        flags = self.env.action_space.flags
+        order = sorted(
+            range(len(rewards)),
+            key=lambda a: (rewards[a] is None, -(rewards[a] or 0.0), a),
+        )
+        ranking = [
+            {
+                "action": a,
+                "action_name": flags[a],
+                "reward": rewards[a],
+                "child": node.children.get(a),
+            }
+            for a in order
+        ]
+        return {"node": node_id, "reward_space": self.reward_space, "ranking": ranking}
 
     def state(self, node_id: int, include_ir: bool, deadline: float = math.inf) -> dict:
         """A state of the tree again, with its text (IR, assembly, ...) when asked for; 503
@@ -469,12 +864,7 @@ class Session:
             return self.nodes[node_id].payload
         payload = self._with_ir(node_id)
         if payload is None:
-            raise ExplorerError(
-                503,
-                f"going back to state {node_id} took longer than a request may; ask again to "
-                "go on from where it stopped",
-                headers={"Retry-After": "0"},
-            )
+            raise self._retry(node_id)
         return payload
 
     def close(self) -> None:

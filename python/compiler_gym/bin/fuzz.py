@@ -46,7 +46,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from compiler_gym.util.cli import user_errors
+from compiler_gym.util import cli
+from compiler_gym.util.cli import argument_parser, parse_args, user_errors
 
 DEFAULT_PROGRAMS = ["llvm-stress-v0", "csmith-v0", "builtin-v0"]
 
@@ -399,14 +400,13 @@ def campaign(args) -> Report:
     """Runs a whole campaign: ``args.steps`` worth of cases split over ``args.jobs`` worker
     processes, then every ``args.process_every``-th case again in a new process; returns the
     report."""
-    from tqdm import tqdm
 
     report = Report()
     # A case's steps: stepwise, replay, fork and fresh env (4 x length), then the repeats
     # check's prefix (length / 2 on average) and its forks.
     cases_total = max(1, args.steps // (4 * args.length + args.length // 2 + args.repeats))
     chunk = max(1, -(-cases_total // args.jobs))
-    progress = tqdm(total=cases_total, unit="case", disable=args.quiet)
+    progress = cli.progress(total=cases_total, unit="case", quiet=args.quiet)
 
     def on_event(event):
         if event["event"] == "case":
@@ -454,15 +454,36 @@ def campaign(args) -> Report:
 def main(argv=None) -> int:
     """Runs the fuzzer on ``argv`` (default: the command line), or one worker with ``--worker``;
     prints a summary and returns 1 when it found problems or process crashes, else 0."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20_000, help="env steps in all")
-    parser.add_argument("--length", type=int, default=16, help="actions per case")
-    parser.add_argument("--programs", nargs="+", default=DEFAULT_PROGRAMS)
-    parser.add_argument("--env", default="llvm-v0")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--batch", type=int, default=16, help="cases per make_vec check")
-    parser.add_argument("--process-every", type=int, default=25)
+    parser = argument_parser("compiler_gym.bin.fuzz", __doc__)
+    parser.add_argument(
+        "--steps", type=int, default=20_000, help="env steps of the campaign in all (default 20000)"
+    )
+    parser.add_argument("--length", type=int, default=16, help="actions per case (default 16)")
+    parser.add_argument(
+        "--programs",
+        nargs="+",
+        default=DEFAULT_PROGRAMS,
+        help=f"the datasets the programs come from (default {' '.join(DEFAULT_PROGRAMS)})",
+    )
+    parser.add_argument("--env", default="llvm-v0", help="environment id (default llvm-v0)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the programs and actions (default 0)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="worker processes, and the threads of the vector engine check (default: the cores)",
+    )
+    parser.add_argument(
+        "--batch", type=int, default=16, help="cases per make_vec check (default 16)"
+    )
+    parser.add_argument(
+        "--process-every",
+        type=int,
+        default=25,
+        help="run one case in this many again in another worker process (default 25)",
+    )
     parser.add_argument(
         "--repeats", type=int, default=4, help="forks that repeat one action per case [4]"
     )
@@ -473,7 +494,7 @@ def main(argv=None) -> int:
         help="seconds a worker may report nothing before it is killed as hung",
     )
     parser.add_argument("--out", help="write the report as JSON here")
-    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--isolation", choices=["none", "process"], help="where the envs run (default: in process)"
     )
@@ -482,7 +503,7 @@ def main(argv=None) -> int:
     parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     for name in ("steps", "length", "jobs", "batch", "process_every"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -493,7 +514,9 @@ def main(argv=None) -> int:
     if not args.worker:
         import compiler_gym
 
-        compiler_gym.make(args.env).close()  # an unknown id before any worker starts
+        with compiler_gym.make(args.env) as env:  # an unknown id or dataset before any worker
+            for name in args.programs:
+                cli.check_dataset(env, name)
     if args.isolation:
         # Every env of the campaign, in its worker processes too, which inherit the setting.
         os.environ["COMPILER_GYM_ISOLATION"] = args.isolation

@@ -1,19 +1,28 @@
-"""CompilerGym's ``greedy`` tool: ``compiler_gym.bin.search --search greedy``;
-its flags are that tool's.
+"""Greedy search from the command line: at each step, take the action of the highest reward,
+until no action improves it; the best state per benchmark as a CSV that
+``compiler_gym.bin.validate`` replays.
 
     python -m compiler_gym.bin.greedy --benchmark builtin-v0/qsort --output results.csv
+    python -m compiler_gym.bin.greedy --dataset builtin-v0 --runtime 60 --plot progress.png
+
+Each step tries every action from the current state in one ``env.try_actions`` call (CompilerGym's
+leaderboard greedy). ``--runtime`` bounds each benchmark's search (the step under way finishes).
+This is ``compiler_gym.bin.search --search greedy``: the options are that tool's, less those of
+the other searches (see its ``--help`` for ``--benchmark``, validation and Ray).
 """
 
 from __future__ import annotations
 
 import sys
 
-from compiler_gym.bin.search import main as search_main
+from compiler_gym.bin import search
+from compiler_gym.util.cli import user_errors
 
 
+@user_errors
 def main(argv=None) -> int:
-    """Runs the search tool with ``--search greedy``."""
-    return search_main(["--search", "greedy", *(sys.argv[1:] if argv is None else argv)])
+    """Runs the greedy search tool on ``argv`` (default: the command line)."""
+    return search.run(search.make_parser("compiler_gym.bin.greedy", __doc__, "greedy"), argv)
 
 
 if __name__ == "__main__":

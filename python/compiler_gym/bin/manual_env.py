@@ -3,13 +3,14 @@ go back, all with tab completion and history.
 
     python -m compiler_gym.bin.manual_env --env llvm-ic-v0 --benchmark builtin-v0/qsort
 
-Type ``help`` for the commands. Actions, benchmarks, datasets and spaces complete with Tab;
-the history is kept in ``~/.compiler_gym_history`` (``$COMPILER_GYM_HISTORY``).
+Type ``help`` for the commands, ``tutorial`` for a walk through them. Actions, benchmarks,
+datasets and spaces complete with Tab; the history is kept in ``~/.compiler_gym_history``
+(``$COMPILER_GYM_HISTORY``). As CompilerGym's tool, ``main(["argv0", "--env=llvm-v0"])`` runs
+the shell on standard input from Python.
 """
 
 from __future__ import annotations
 
-import argparse
 import cmd
 import os
 import shlex
@@ -21,9 +22,26 @@ import numpy as np
 
 import compiler_gym
 from compiler_gym.search.greedy import greedy_action
-from compiler_gym.util.cli import user_errors
+from compiler_gym.util.cli import argument_parser, check_spaces, parse_args, user_errors
 from compiler_gym.util.timer import Timer
 from compiler_gym.util.truncate import truncate
+
+TUTORIAL = """\
+The prompt names the benchmark of the episode: compiler_gym:builtin-v0/qsort>
+
+  list_datasets, list_benchmarks [dataset]   what there is to work on
+  set_benchmark <uri>                        a new episode on another benchmark (Tab completes)
+  list_actions, action <flag> [<flag> ...]   the actions, and taking some (- is a random one)
+  stack, undo (or back), reset               the episode so far, one step back, a fresh start
+  list_rewards, set_default_reward <space>   the reward each action reports
+  list_observations, observation [space]     what can be observed, and one observation now
+  try_all_actions [n], greedy [n]            every action's reward from here; the best, n times
+  hill_climb [n], simplify_stack             random improving steps; drop the steps of no effect
+  commandline                                the opt command line that replays the episode
+  exit (or Ctrl-D)                           leave
+
+A session: set_default_reward IrInstructionCountOz, then try_all_actions to see what each pass
+would gain, action -mem2reg to take one, stack to see the episode, undo to go back."""
 
 
 def _complete(prefix: str, names) -> list[str]:
@@ -33,7 +51,13 @@ def _complete(prefix: str, names) -> list[str]:
 class CompilerGymShell(cmd.Cmd):
     """The shell's commands (``do_*``) and their completions (``complete_*``)."""
 
-    intro = "Welcome to the CompilerGym shell. Type help or ? for the commands.\n"
+    # CompilerGym's banner, word for word: scripts that drive the shell look for it.
+    intro = (
+        "Welcome to the CompilerGym Shell!\n"
+        "---------------------------------\n"
+        "Type help or ? for more information.\n"
+        "The 'tutorial' command will give a step by step guide."
+    )
 
     def __init__(self, env, stdout=None):
         super().__init__(stdout=stdout)
@@ -44,8 +68,10 @@ class CompilerGymShell(cmd.Cmd):
 
     # The shell's own plumbing.
     def _set_prompt(self) -> None:
+        # CompilerGym's prompt: the benchmark without its benchmark:// scheme, after a blank
+        # line.
         benchmark = str(self.env.benchmark.uri) if self.env.in_episode else "-"
-        self.prompt = f"compiler_gym:{benchmark}> "
+        self.prompt = f"\ncompiler_gym:{benchmark.removeprefix('benchmark://')}> "
 
     def _say(self, text: str) -> None:
         print(text, file=self.stdout)
@@ -287,14 +313,18 @@ class CompilerGymShell(cmd.Cmd):
 
     complete_require_dataset = complete_list_benchmarks
 
+    def do_tutorial(self, arg: str) -> None:
+        """tutorial: a walk through the commands."""
+        self._say(TUTORIAL)
+
     def do_exit(self, arg: str) -> bool:
         """exit: leave the shell (also Ctrl-D)."""
+        self._say("Exiting")
         return True
 
     def do_EOF(self, arg: str) -> bool:  # noqa: N802 (cmd's name for Ctrl-D)
         """Ctrl-D: leave the shell."""
-        self._say("")
-        return True
+        return self.do_exit(arg)
 
     def _step_if(self, action: int, keep) -> tuple:
         """Takes an action and keeps it (its fork joins the undo stack) when ``keep(reward,
@@ -343,26 +373,40 @@ def _history_file() -> Path:
 
 @user_errors
 def main(argv: Optional[list[str]] = None) -> int:
-    """Runs the shell on ``argv`` (default: the command line), with the history loaded and saved
-    again at the end; returns 0, or 2 when the env cannot be made."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    """Runs the shell on ``argv`` (default: the command line; CompilerGym's
+    ``main(["argv0", "--env=llvm-v0"])`` too), with the history loaded and saved again at the
+    end; returns 0, or 2 when the env cannot be made."""
+    parser = argument_parser("compiler_gym.bin.manual_env", __doc__)
     parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
-    parser.add_argument("--benchmark", help="the benchmark to start on")
-    parser.add_argument("--observation", help="default observation space (each action shows it)")
-    parser.add_argument("--reward", help="default reward space")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--benchmark", help="the benchmark to start on (default: the environment's)"
+    )
+    parser.add_argument(
+        "--observation", help="the default observation space, which each action shows"
+    )
+    parser.add_argument("--reward", help="the default reward space, which each action reports")
+    parser.add_argument("--ls_env", action="store_true", help="print the environment ids and exit")
+    args = parse_args(parser, argv, absl_flags=("env", "benchmark", "observation", "reward"))
+    if args.ls_env:
+        print("\n".join(sorted(compiler_gym.env_ids())))
+        return 0
     try:
-        env = compiler_gym.make(args.env, benchmark=args.benchmark)
-        if args.observation:
-            env.observation_space = args.observation
-        if args.reward:
-            env.reward_space = args.reward
-        env.reset()
+        with Timer() as timer:
+            env = compiler_gym.make(args.env, benchmark=args.benchmark)
+            try:
+                check_spaces(env, reward=args.reward, observation=args.observation)
+                if args.observation:
+                    env.observation_space = args.observation
+                if args.reward:
+                    env.reward_space = args.reward
+                env.reset()
+            except BaseException:
+                env.close()
+                raise
     except (LookupError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    print(f"Initialized environment in {timer}")  # CompilerGym's first line
     shell = CompilerGymShell(env)
     history = _history_file()
     try:

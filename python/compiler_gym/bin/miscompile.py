@@ -32,6 +32,7 @@ from typing import Any, Optional
 
 from compiler_gym.envs.llvm_env import pass_table
 from compiler_gym.search.checking import program_problems
+from compiler_gym.util.cli import argument_parser, check_dataset, parse_args, user_errors
 from compiler_gym.util.minimize_trajectory import minimize_trajectory_iteratively
 
 DEFAULT_PROGRAMS = ["generator://csmith-v0", "benchmark://builtin-v0"]
@@ -74,7 +75,7 @@ def program_uris(env: Any, datasets: list[str], csmith_programs: int, seed: int)
     a generator (from ``seed * 10**6``, so campaigns of different seeds differ)."""
     uris = []
     for name in datasets:
-        dataset = env.datasets[name]
+        dataset = check_dataset(env, name)
         if name.startswith("generator://"):
             uris += [f"{name}/{seed * 10**6 + i}" for i in range(csmith_programs)]
         else:
@@ -125,7 +126,8 @@ def minimize(env: Any, case: Case) -> list[int]:
 
     env.reset(benchmark=case.benchmark)
     env.multistep(case.actions)
-    minimize_trajectory_iteratively(env, fails)
+    for _ in minimize_trajectory_iteratively(env, fails):  # a generator: run it out
+        pass
     case.runs += runs
     return list(env.actions)
 
@@ -282,10 +284,7 @@ def campaign(
 
 def make_parser() -> argparse.ArgumentParser:
     """The command line's options (also what :func:`campaign` reads)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m compiler_gym.bin.miscompile",
-        description=__doc__.split("\n\n")[0].replace("\n", " "),
-    )
+    parser = argument_parser("compiler_gym.bin.miscompile", __doc__)
     parser.add_argument(
         "--cases", type=int, default=1000, help="random sequences, one program run each"
     )
@@ -311,9 +310,10 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@user_errors
 def main(argv: Optional[list[str]] = None) -> int:
     """The command line: runs a campaign, prints its totals and writes the report."""
-    args = make_parser().parse_args(argv)
+    args = parse_args(make_parser(), argv)
     import compiler_gym
 
     report = campaign(lambda: compiler_gym.make("llvm-v0"), args)

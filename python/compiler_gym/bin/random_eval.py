@@ -11,7 +11,6 @@ the last rows are the geomean and mean over the searches. The exit status is 2 o
 
 from __future__ import annotations
 
-import argparse
 import csv
 from pathlib import Path
 from typing import Optional
@@ -22,7 +21,7 @@ from compiler_gym.random_replay import (
     PROGRESS_FILE,
     read_metadata,
 )
-from compiler_gym.util.cli import user_errors
+from compiler_gym.util.cli import argument_parser, parse_args, user_errors
 from compiler_gym.util.statistics import arithmetic_mean, geometric_mean
 from compiler_gym.util.tabulate import tabulate
 from compiler_gym.util.timer import humanize_duration
@@ -99,9 +98,7 @@ def summarize(output_dirs: list[Path]) -> str:
 @user_errors
 def main(argv=None) -> int:
     """Runs the tool on ``argv`` (default: the command line); returns 0, or 2 on bad input."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argument_parser("compiler_gym.bin.random_eval", __doc__)
     parser.add_argument(
         "--output_dir",
         required=True,
@@ -109,7 +106,7 @@ def main(argv=None) -> int:
         action="extend",
         help="random search output directories, or directories of them",
     )
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     print(summarize([Path(d).expanduser().resolve() for d in args.output_dir]))
     return 0
 

@@ -12,19 +12,17 @@ prints each step; the exit status is 2 on bad input.
 
 from __future__ import annotations
 
-import argparse
 import csv
 from pathlib import Path
 
 import compiler_gym
 from compiler_gym.random_replay import (
-    BEST_ACTIONS_FILE,
     BEST_ACTIONS_PROGRESS_FILE,
     METADATA_FILE,
-    read_metadata,
     replay_actions,
 )
-from compiler_gym.util.cli import user_errors
+from compiler_gym.random_search import read_search_logs
+from compiler_gym.util.cli import argument_parser, parse_args, user_errors
 from compiler_gym.util.shell_format import plural
 from compiler_gym.util.tabulate import tabulate
 
@@ -39,14 +37,7 @@ _LLVM_SIZES = [
 def _read_logs(output_dir: Path) -> tuple[dict, list[str]]:
     """The search's metadata and its best actions; ValueError when the directory is not a
     random search's."""
-    metadata = read_metadata(output_dir)
-    actions_path = output_dir / BEST_ACTIONS_FILE
-    if not actions_path.is_file():
-        raise ValueError(
-            f"not a random search's output directory: {output_dir} (no {actions_path.name})"
-        )
-    actions = [line.strip() for line in actions_path.read_text().splitlines() if line.strip()]
-    return metadata, actions
+    return read_search_logs(output_dir)
 
 
 def _number(text: str) -> str:
@@ -57,15 +48,13 @@ def _number(text: str) -> str:
 @user_errors
 def main(argv=None) -> int:
     """Runs the tool on ``argv`` (default: the command line); returns 0, or 2 on bad input."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argument_parser("compiler_gym.bin.random_replay", __doc__)
     parser.add_argument(
         "--output_dir", required=True, help="the directory of the random search to replay"
     )
     parser.add_argument("--env", help="environment id (default: the search's)")
     parser.add_argument("--benchmark", help="benchmark URI (default: the search's)")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
 
     output_dir = Path(args.output_dir).expanduser().resolve()
     metadata, actions = _read_logs(output_dir)

@@ -22,11 +22,12 @@ greedy on ``env.try_actions``. ``--search nevergrad`` searches sequences of
 in every search (``docs/search.md``): ``--runtime`` seconds (greedy finishes the step under
 way), with ``--episodes`` (random) or ``--budget`` trials (nevergrad) whichever runs out
 first; a runtime alone is a time budget, neither is 100 episodes or 1000 trials.
-``python -m compiler_gym.bin.random_search`` and ``python -m compiler_gym.bin.greedy``
-(CompilerGym's tool names) are this tool with ``--search`` set, taking CompilerGym's flags
+``python -m compiler_gym.bin.random_search`` and ``python -m compiler_gym.bin.greedy`` are
+this tool with ``--search`` set, offering only that search's options. CompilerGym's flags work
 too (``--nproc``, ``--output_dir``: the best actions, their replay and, for LLVM,
 ``optimized.bc`` per search). Rewards are the env's reward space (``--reward`` to choose
-another). Prints one line per benchmark and a summary.
+another). With ``--output``, prints one line per benchmark and a summary; on a terminal, progress
+bars (``--quiet``: none).
 
 ``--validate`` (the default for runnable benchmarks of a family that can check them, LLVM's;
 ``--no-validate`` to turn it off) makes every search take a candidate as its best only once
@@ -51,7 +52,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
 
 from tqdm import tqdm
 
@@ -61,7 +62,8 @@ from compiler_gym.datasets import Benchmark, BenchmarkUri
 from compiler_gym.datasets.make_benchmark import make_benchmark_from_command_line
 from compiler_gym.datasets.user import PROGRAM_SUFFIXES
 from compiler_gym.search import SearchProgress, greedy_search, nevergrad_search, random_search
-from compiler_gym.util.cli import user_errors
+from compiler_gym.util import cli
+from compiler_gym.util.cli import argument_parser, parse_args, user_errors
 from compiler_gym.util.statistics import geometric_mean
 
 
@@ -188,7 +190,7 @@ def _write_logs(
 
     outdir = Path(args.output_dir)
     if several:
-        outdir /= BenchmarkUri.from_string(str(benchmark)).path.replace("/", "_")
+        outdir /= BenchmarkUri.from_string(str(benchmark)).name.replace("/", "_")
     with compiler_gym.make(
         args.env, benchmark=benchmark, reward_space=args.reward or "default"
     ) as env:
@@ -207,72 +209,141 @@ def _benchmark_uri(env, name: str) -> str:
 
 
 def _plot(path: str, histories: dict[str, list[tuple[float, float]]], title: str) -> None:
+    """Each search's best reward over time, a line per benchmark, named in a legend beside
+    the axes (in columns of at most 18 names: builtin-v0's 26 take two)."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display needed
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 5))
+    columns = max(1, -(-len(histories) // 18))
+    fig, ax = plt.subplots(figsize=(8 + 2 * columns, 5))
     for benchmark, history in histories.items():
         seconds, rewards = zip(*history, strict=True) if history else ((), ())
         ax.step(seconds, rewards, where="post", label=benchmark.split("/")[-1])
     ax.set_xlabel("seconds")
     ax.set_ylabel("best episode reward")
     ax.set_title(title)
-    if len(histories) <= 12:
-        ax.legend(fontsize="small")
+    if histories:
+        ax.legend(
+            title="benchmark",
+            fontsize="small",
+            ncols=columns,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-@user_errors
-def main(argv=None) -> int:
-    """Runs the tool on ``argv`` (default: the command line): searches each benchmark, writes the
-    best states as CSV and, with ``--plot``, the progress plot; returns 0, or 2 on bad arguments."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--search", choices=["greedy", "random", "nevergrad"], default="greedy")
+#: The searches of ``--search``, each with the options only it reads.
+SEARCHES = ("greedy", "random", "nevergrad")
+
+
+def make_parser(module: str, doc: str, search: Optional[str] = None) -> argparse.ArgumentParser:
+    """The options of the tool of ``module`` (its ``--help`` is ``doc``): with ``search``
+    set (``greedy``, ``random``), the tool that runs only that search, offering only the
+    options it reads (the others keep their defaults); else ``--search`` chooses."""
+    parser = argument_parser(module, doc)
+
+    def offered(*searches: str) -> bool:
+        return search is None or search in searches
+
+    if search is None:
+        parser.add_argument(
+            "--search",
+            choices=SEARCHES,
+            default="greedy",
+            help="the search to run on each benchmark (default greedy)",
+        )
+    else:
+        parser.set_defaults(search=search)
     parser.add_argument("--env", default="llvm-ic-v0", help="environment id (default llvm-ic-v0)")
     parser.add_argument(
         "--benchmark",
         action="append",
         default=[],
-        help="a benchmark URI or program file (repeat)",
+        help="a benchmark URI or the path of a program file to search (repeat for several; "
+        "default: the env's benchmark)",
     )
     parser.add_argument(
         "--benchmark-command",
         action="append",
         default=[],
-        help='a command line that builds a program, e.g. "gcc -DN=8 main.c" (repeat)',
-    )
-    parser.add_argument("--dataset", help="every benchmark of a finite dataset, e.g. builtin-v0")
-    parser.add_argument("--reward", help="reward space (default: the env's)")
-    parser.add_argument("--patience", type=int, default=25, help="random: steps without gain")
-    parser.add_argument(
-        "--episodes", type=int, help="random: episodes per benchmark (default 100 unless --runtime)"
+        help='a command line that builds a program to search, e.g. "gcc -DN=8 main.c" '
+        "(repeat for several)",
     )
     parser.add_argument(
-        "--max-episode-length",
-        type=int,
-        help="random: most steps per episode (default: twice the actions or patience)",
+        "--dataset", help="search every benchmark of a finite dataset, e.g. builtin-v0"
     )
-    parser.add_argument("--runtime", type=float, help="seconds per benchmark (any search)")
+    parser.add_argument("--reward", help="the reward space to maximize (default: the env's)")
     parser.add_argument(
-        "--budget", type=int, help="nevergrad: trials (default 1000 unless --runtime)"
+        "--runtime",
+        type=float,
+        help="the seconds each benchmark's search may take (default: no time limit)",
     )
-    parser.add_argument("--episode-length", type=int, default=30, help="nevergrad: actions")
-    parser.add_argument("--optimizer", default="DiscreteLenglerOnePlusOne", help="nevergrad's")
-    parser.add_argument(
-        "--num-envs",
-        "--nproc",
-        type=int,
-        default=8,
-        help="episodes side by side (CompilerGym's --nproc)",
-    )
-    parser.add_argument("--num-threads", type=int, default=0, help="engine threads (0: all)")
-    parser.add_argument("--seed", type=int, default=0)
+    if not offered("random"):
+        parser.set_defaults(patience=None, episodes=None, max_episode_length=None)
+    if not offered("nevergrad"):
+        parser.set_defaults(budget=None, episode_length=None, optimizer=None)
+    if not offered("random", "nevergrad"):
+        parser.set_defaults(num_envs=8, num_threads=0, seed=0)
+    if offered("random"):
+        parser.add_argument(
+            "--patience",
+            type=int,
+            default=25,
+            help="random search: end an episode after this many steps without improvement "
+            "(default 25; 0: the number of actions)",
+        )
+        parser.add_argument(
+            "--episodes",
+            type=int,
+            help="random search: episodes per benchmark (default 100, or no limit with --runtime)",
+        )
+        parser.add_argument(
+            "--max-episode-length",
+            type=int,
+            help="random search: the most steps of an episode (default: twice the number of "
+            "actions or of --patience, whichever is more)",
+        )
+    if offered("nevergrad"):
+        parser.add_argument(
+            "--budget",
+            type=int,
+            help="nevergrad search: trials per benchmark (default 1000, or no limit with "
+            "--runtime)",
+        )
+        parser.add_argument(
+            "--episode-length",
+            type=int,
+            default=30,
+            help="nevergrad search: the actions of each trial (default 30)",
+        )
+        parser.add_argument(
+            "--optimizer",
+            default="DiscreteLenglerOnePlusOne",
+            help="nevergrad search: the nevergrad optimizer (default DiscreteLenglerOnePlusOne)",
+        )
+    if offered("random", "nevergrad"):
+        parser.add_argument(
+            "--num-envs",
+            "--nproc",
+            type=int,
+            default=8,
+            help="episodes or trials run side by side in one vector engine (default 8; "
+            "CompilerGym's --nproc)",
+        )
+        parser.add_argument(
+            "--num-threads",
+            type=int,
+            default=0,
+            help="threads of that engine (default 0: one per core)",
+        )
+        parser.add_argument(
+            "--seed", type=int, default=0, help="seed of the random choices (default 0)"
+        )
     parser.add_argument(
         "--validate",
         action=argparse.BooleanOptionalAction,
@@ -285,35 +356,63 @@ def main(argv=None) -> int:
         action="append",
         default=[],
         choices=["address", "undefined"],
-        help="validate under this sanitizer too (repeat)",
+        help="validate under this sanitizer's build too (repeat for both)",
     )
-    parser.add_argument("--ray-address", help="run on Ray: auto, local or host:port")
+    parser.add_argument(
+        "--ray-address",
+        help="run the searches on Ray: auto (the cluster of this machine), local (a Ray of "
+        "this process's own) or host:port",
+    )
     parser.add_argument(
         "--ray-split",
         choices=["auto", "programs", "search"],
         default="auto",
-        help="a Ray task per benchmark, or each search over --ray-workers actors",
+        help="a Ray task per benchmark (programs), or each search split over --ray-workers "
+        "actors (search); default auto: programs for several benchmarks, else search",
     )
-    parser.add_argument("--ray-workers", type=int, help="actors per search (default: all CPUs)")
-    parser.add_argument("--ray-cpus", type=float, default=1, help="CPUs per Ray task or actor")
-    parser.add_argument("--output", help="results CSV of the best states (default: stdout)")
-    parser.add_argument("--plot", help="PNG of each search's best reward over time")
+    parser.add_argument(
+        "--ray-workers", type=int, help="Ray actors per search (default: all the CPUs)"
+    )
+    parser.add_argument(
+        "--ray-cpus", type=float, default=1, help="CPUs per Ray task or actor (default 1)"
+    )
+    parser.add_argument(
+        "--output", help="write the best states to this CSV file (default: standard output)"
+    )
+    parser.add_argument("--plot", help="draw each search's best reward over time to this PNG")
     parser.add_argument(
         "--output-dir",
         "--output_dir",
-        help="CompilerGym's log files of each search here (in a folder per benchmark when "
-        "there are several): the best actions, their replay, optimized.bc for LLVM",
+        help="write CompilerGym's log files of each search here (in a folder per benchmark "
+        "when there are several): the best actions, their replay, optimized.bc for LLVM",
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bars (none either off a terminal)"
+    )
+    return parser
+
+
+@user_errors
+def main(argv=None) -> int:
+    """Runs the tool on ``argv`` (default: the command line): searches each benchmark, writes the
+    best states as CSV and, with ``--plot``, the progress plot; returns 0, or 2 on bad arguments."""
+    return run(make_parser("compiler_gym.bin.search", __doc__), argv)
+
+
+def run(parser: argparse.ArgumentParser, argv=None) -> int:
+    """The tool with the options of ``parser`` (:func:`make_parser`), on ``argv``."""
+    args = parse_args(parser, argv)
+    cli.QUIET = args.quiet
 
     try:
         with compiler_gym.make(args.env) as env:
+            cli.check_spaces(env, reward=args.reward)
             benchmarks: list[Union[str, Benchmark]] = [
                 _benchmark_uri(env, b) for b in args.benchmark
             ]
             benchmarks += [make_benchmark_from_command_line(c) for c in args.benchmark_command]
             if args.dataset:
-                dataset = env.datasets[args.dataset]
+                dataset = cli.check_dataset(env, args.dataset)
                 if dataset.size == 0:
                     raise ValueError(f"{args.dataset} is infinite: give --benchmark instead")
                 benchmarks += list(dataset.benchmark_uris())
@@ -338,30 +437,34 @@ def main(argv=None) -> int:
         results = ((benchmark, *search(args, benchmark)) for benchmark in benchmarks)
     histories = {}
     refused, checking, validated = 0, 0.0, 0
+    # The writer is not a context manager here: it would close standard output.
     out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115
     try:
-        with CompilerEnvStateWriter(out) as writer:
-            progress = tqdm(
-                results, total=len(benchmarks), desc=f"{args.search} search", disable=None
-            )
-            for benchmark, state, history, actions, search_progress in progress:
-                histories[str(benchmark)] = history
-                writer.write_state(state, flush=True)
-                if args.output_dir:
-                    _write_logs(args, benchmark, actions, history, several=len(benchmarks) > 1)
-                refused += search_progress.refused
-                checking += search_progress.check_seconds
-                validated += search_progress.validated
-                if args.output:
-                    checked = (
-                        f"  refused {search_progress.refused}, checking "
-                        f"{search_progress.check_seconds:.1f} s"
-                        if search_progress.validated
-                        else "  not validated"
-                    )
-                    tqdm.write(
-                        f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s{checked}"
-                    )
+        writer = CompilerEnvStateWriter(out)
+        progress = cli.progress(
+            results, total=len(benchmarks), desc=f"{args.search} search", unit="benchmark"
+        )
+        for benchmark, state, history, actions, search_progress in progress:
+            histories[str(benchmark)] = history
+            rewards = [h[-1][1] for h in histories.values() if h]
+            # Shown with the count, which tqdm advances when the next result is asked for.
+            progress.set_postfix(geomean=f"{geometric_mean(rewards):.4f}", refresh=False)
+            writer.write_state(state, flush=True)
+            if args.output_dir:
+                _write_logs(args, benchmark, actions, history, several=len(benchmarks) > 1)
+            refused += search_progress.refused
+            checking += search_progress.check_seconds
+            validated += search_progress.validated
+            if args.output:
+                checked = (
+                    f"  refused {search_progress.refused}, checking "
+                    f"{search_progress.check_seconds:.1f} s"
+                    if search_progress.validated
+                    else "  not validated"
+                )
+                tqdm.write(
+                    f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s{checked}"
+                )
     finally:
         if args.output:
             out.close()

@@ -21,7 +21,6 @@ the next ``--csmith // 10`` csmith seeds are held out.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import hashlib
 import json
@@ -32,12 +31,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 import compiler_gym
 from compiler_gym._engine import _C
 from compiler_gym.envs.llvm_env import inst2vec_statement_graph
 from compiler_gym.errors import BenchmarkInitError, DatasetInitError, ServiceError
+from compiler_gym.util.cli import argument_parser, check_dataset, parse_args, progress
 
 DIM = 200
 
@@ -51,12 +50,12 @@ def corpus_uris(env, csmith: int, datasets: list[str]) -> tuple[list[str], list[
     train, held = [], []
     for name in datasets:
         try:
-            dataset = env.datasets[name]
+            dataset = check_dataset(env, name)
             if not dataset.installed:
                 dataset.install()
             uris = sorted({u.split("?")[0] for u in dataset.benchmark_uris()})
-        except (DatasetInitError, KeyError) as e:
-            print(f"skipping {name}: {e}")
+        except (DatasetInitError, LookupError) as e:
+            print(f"skipping {name}: {e.args[0] if e.args else e}")
             continue
         for uri in uris:
             (held if _held_out(uri) else train).append(uri)
@@ -72,7 +71,7 @@ def program_states(env, uri: str, episodes: int, steps: int, rng: random.Random)
     except (BenchmarkInitError, ServiceError, ValueError) as e:
         print(f"skipping {uri}: {e}")
         return
-    yield env.observation["Bitcode"]
+    yield env.observation["Bitcode"].tobytes()
     for _ in range(episodes):
         env.reset(benchmark=uri)
         for _ in range(steps):
@@ -80,7 +79,7 @@ def program_states(env, uri: str, episodes: int, steps: int, rng: random.Random)
             if done:
                 break
         if not done:
-            yield env.observation["Bitcode"]
+            yield env.observation["Bitcode"].tobytes()
 
 
 def context_pairs(num_statements: int, edges: list, window: int, starts) -> list[tuple[int, int]]:
@@ -143,20 +142,61 @@ def train_skipgram(
 def main(argv=None) -> int:
     """Runs the tool on ``argv`` (default: the command line): collects the corpus, trains the
     embeddings, writes the data files under ``--out`` and prints their metadata; returns 0."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(Path(compiler_gym.__file__).parent / "data"))
-    parser.add_argument("--datasets", default="builtin-v0,gcc-torture-v0,pypi-c-v0")
-    parser.add_argument("--csmith", type=int, default=100, help="csmith-v0 seeds to train on")
-    parser.add_argument("--episodes", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=10)
-    parser.add_argument("--window", type=int, default=2)
-    parser.add_argument("--min-count", type=int, default=3)
-    parser.add_argument("--max-vocabulary", type=int, default=4000)
-    parser.add_argument("--centers-per-state", type=int, default=1000)
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--negatives", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    parser = argument_parser("compiler_gym.bin.train_inst2vec", __doc__)
+    parser.add_argument(
+        "--out",
+        default=str(Path(compiler_gym.__file__).parent / "data"),
+        help="the folder the data files go to (default: the package's data folder)",
+    )
+    parser.add_argument(
+        "--datasets",
+        default="builtin-v0,gcc-torture-v0,pypi-c-v0",
+        help="the finite datasets of the corpus, comma-separated "
+        "(default builtin-v0,gcc-torture-v0,pypi-c-v0)",
+    )
+    parser.add_argument(
+        "--csmith", type=int, default=100, help="csmith-v0 seeds to train on (default 100)"
+    )
+    parser.add_argument(
+        "--episodes",
+        type=int,
+        default=1,
+        help="random episodes per program, each adding its last state (default 1)",
+    )
+    parser.add_argument(
+        "--steps", type=int, default=10, help="random passes per episode (default 10)"
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=2,
+        help="data/control flow hops within which statements are contexts (default 2)",
+    )
+    parser.add_argument(
+        "--min-count",
+        type=int,
+        default=3,
+        help="times a statement must be seen to enter the vocabulary (default 3)",
+    )
+    parser.add_argument(
+        "--max-vocabulary", type=int, default=4000, help="the most statements kept (default 4000)"
+    )
+    parser.add_argument(
+        "--centers-per-state",
+        type=int,
+        default=1000,
+        help="skip-gram center statements sampled per program state (default 1000)",
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=2, help="training passes over the pairs (default 2)"
+    )
+    parser.add_argument(
+        "--negatives", type=int, default=5, help="negative samples per pair (default 5)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the episodes and the training (default 0)"
+    )
+    args = parse_args(parser, argv)
     torch.set_num_threads(1)  # reproducible arithmetic
     out = Path(args.out)
     started = time.time()
@@ -167,13 +207,13 @@ def main(argv=None) -> int:
     programl_texts = collections.Counter()
     with compiler_gym.make("llvm-v0") as env:
         train, held = corpus_uris(env, args.csmith, args.datasets.split(","))
-        for uri in tqdm(train, desc="training programs"):
+        for uri in progress(train, desc="training programs"):
             for ir in program_states(env, uri, args.episodes, args.steps, rng):
                 statements, edges = inst2vec_statement_graph(ir)
                 programs.append((statements, edges))
                 graph = env.observation["ProgramlJson"]  # the state just yielded
                 programl_texts.update(node["text"] for node in graph["nodes"])
-        for uri in tqdm(held, desc="held-out programs"):
+        for uri in progress(held, desc="held-out programs"):
             for ir in program_states(env, uri, args.episodes, args.steps, rng):
                 held_statements.extend(inst2vec_statement_graph(ir)[0])
 

@@ -6,17 +6,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Optional, Union
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlparse, urlunparse
 
 from compiler_gym._engine import _C
+from compiler_gym.errors import ServiceError
 from compiler_gym.validation_error import ValidationError
 
 
 @dataclass(frozen=True)
 class BenchmarkUri:
-    """A parsed benchmark URI: ``scheme://dataset/path[?params]``.
-
-    A bare ``dataset/name`` means ``benchmark://dataset/name``.
+    """A parsed benchmark URI, ``scheme://dataset/path?params#fragment``, as CompilerGym parses
+    one: a string with neither scheme nor dataset is a ``benchmark://`` one
+    (``cbench-v1/qsort`` is ``benchmark://cbench-v1/qsort``), ``path`` keeps its leading
+    ``/`` (``"/qsort"``; ``""`` when there is none), and any string parses (``""`` is
+    ``benchmark:``, a bare ``generator:`` has an empty dataset), so that an unknown dataset is
+    a ``LookupError`` where the URI is looked up.
     """
 
     scheme: str
@@ -27,24 +31,25 @@ class BenchmarkUri:
 
     @classmethod
     def from_string(cls, uri: str) -> BenchmarkUri:
-        """Parses a URI string; raises ValueError when it has no dataset."""
+        """Parses a URI string."""
         uri = str(uri).strip()
-        if "://" not in uri:
-            uri = "benchmark://" + uri
         parsed = urlparse(uri)
-        params = parse_qs(parsed.query)
-        if parsed.scheme == "file":
-            return cls("file", "", parsed.path, params, parsed.fragment)
-        if not parsed.netloc:
-            raise ValueError(f"Invalid benchmark URI: {uri!r}")
-        path = parsed.path.lstrip("/")
-        return cls(parsed.scheme, parsed.netloc, path, params, parsed.fragment)
+        if not parsed.scheme and not parsed.netloc:
+            parsed = urlparse(f"benchmark://{uri}")
+        return cls(
+            parsed.scheme, parsed.netloc, parsed.path, parse_qs(parsed.query), parsed.fragment
+        )
 
     @staticmethod
     def canonicalize(uri: str) -> str:
         """The canonical form of a URI string (``builtin-v0/qsort`` ->
         ``benchmark://builtin-v0/qsort``, parameters sorted)."""
         return str(BenchmarkUri.from_string(uri))
+
+    @property
+    def name(self) -> str:
+        """The path without its leading ``/``: a benchmark's name within its dataset."""
+        return self.path[1:] if self.path.startswith("/") else self.path
 
     def startswith(self, *args) -> bool:
         """``str(uri).startswith(...)``."""
@@ -56,14 +61,13 @@ class BenchmarkUri:
 
     def __eq__(self, other) -> bool:
         """Equal to another URI or a string of the same canonical form."""
-        if isinstance(other, BenchmarkUri):
-            return str(self) == str(other)
-        if isinstance(other, str):
-            try:
-                return str(self) == BenchmarkUri.canonicalize(other)
-            except ValueError:
-                return False
+        if isinstance(other, (BenchmarkUri, str)):
+            return str(self) == BenchmarkUri.canonicalize(str(other))
         return NotImplemented
+
+    def __lt__(self, other) -> bool:
+        """URIs order as their strings (CompilerGym's)."""
+        return str(self) < str(other)
 
     def __hash__(self) -> int:
         return hash(str(self))
@@ -74,18 +78,8 @@ class BenchmarkUri:
         return f"{self.scheme}://{self.dataset}"
 
     def __str__(self) -> str:
-        if self.scheme == "file":
-            base = f"file://{self.path}"
-        else:
-            base = f"{self.scheme}://{self.dataset}" + (f"/{self.path}" if self.path else "")
-        if self.params:
-            query = "&".join(
-                f"{k}={v}" for k, values in sorted(self.params.items()) for v in values
-            )
-            base += "?" + query
-        if self.fragment:
-            base += "#" + self.fragment
-        return base
+        query = "&".join(f"{k}={v}" for k, values in sorted(self.params.items()) for v in values)
+        return urlunparse((self.scheme, self.dataset, self.path, "", query, self.fragment))
 
 
 class BenchmarkSource(NamedTuple):
@@ -111,7 +105,7 @@ class Benchmark:
         self,
         uri: str,
         files: Optional[list[str]] = None,
-        data: bytes = b"",
+        data: Union[bytes, Any] = b"",
         compile_args: Optional[list[str]] = None,
         link_args: Optional[list[str]] = None,
         run_args: Optional[list[str]] = None,
@@ -123,7 +117,8 @@ class Benchmark:
     ):
         self.uri = BenchmarkUri.from_string(uri) if not isinstance(uri, BenchmarkUri) else uri
         self.files = [str(f) for f in (files or [])]
-        self.data = data
+        # Bytes, or any buffer of them: observation["Bitcode"] is an int8 array.
+        self.data = data if isinstance(data, bytes) else bytes(memoryview(data))
         self.compile_args = list(compile_args or [])
         self.link_args = list(link_args or [])
         self.run_args = list(run_args or [])
@@ -155,6 +150,31 @@ class Benchmark:
         return self.runnable or bool(self._validation_callbacks)
 
     def ivalidate(self, env: Any) -> Iterator[ValidationError]:
+        """The errors found in ``env``'s current program, as they come: for a runnable
+        benchmark, first how its behaviour differs from the unoptimized program's (the check
+        CompilerGym's cBench benchmarks run), then each validation callback's."""
+        if self.runnable:
+            yield from self._behaviour_errors(env)
+        yield from self.callback_errors(env)
+
+    @staticmethod
+    def _behaviour_errors(env: Any) -> Iterator[ValidationError]:
+        """How the program of ``env`` (a family that can run programs) behaves otherwise
+        than the unoptimized one; a program that cannot be built or run is an error too.
+        Nothing while ``env`` holds no program (no episode)."""
+        target = getattr(env, "unwrapped", env)
+        check = getattr(target, "_semantic_validation_errors", None)
+        if check is None or not getattr(target, "in_episode", False):
+            return
+        try:
+            errors = check(set())
+        except ServiceError as e:
+            yield ValidationError(str(e))
+            return
+        for error in errors or ():
+            yield ValidationError(error)
+
+    def callback_errors(self, env: Any) -> Iterator[ValidationError]:
         """The errors of each validation callback on ``env``, as they come."""
         for callback in self._validation_callbacks:
             try:

@@ -38,9 +38,9 @@ class BuiltinDataset(Dataset):
             yield f"{self.name}/{name}"
 
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
-        entry = self._manifest.get(uri.path)
+        entry = self._manifest.get(uri.name)
         if entry is None:
-            hint = did_you_mean(uri.path, self._manifest)
+            hint = did_you_mean(uri.name, self._manifest)
             raise LookupError(f"Benchmark not found: {uri}{hint}")
         dataset = uri.params.get("dataset", ["1"])[0]
         if dataset not in entry["datasets"]:
@@ -49,7 +49,7 @@ class BuiltinDataset(Dataset):
             )
         return Benchmark(
             str(uri),
-            files=[str(self._root / "src" / f"{uri.path}.c")],
+            files=[str(self._root / "src" / f"{uri.name}.c")],
             link_args=["-lm"] if entry.get("needs_libm") else [],
             run_args=[dataset],
             buildable=True,

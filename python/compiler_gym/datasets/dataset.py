@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -31,22 +32,39 @@ class Dataset:
     ):
         """CompilerGym's arguments: ``site_data_base`` is the folder under which the
         dataset keeps its files (:attr:`site_data_path`), ``references`` names papers and
-        sites, ``deprecated`` is true or a message, ``validatable`` says whether its
+        sites, ``deprecated`` is true or a message (installing it then warns, and
+        :meth:`Datasets.datasets` leaves it out), ``validatable`` says whether its
         benchmarks' behaviour can be checked ("Yes", "No", "Partially")."""
-        self.name = name
+        self._name = name
         self.description = description
         self.license = license
         self.references = dict(references or {})
-        self._site_data_base = Path(site_data_base) if site_data_base is not None else None
+        self.site_data_base = site_data_base
         self._size = size
         self.sort_order = sort_order
-        self.deprecated = deprecated
+        self._deprecation_message = deprecated
         self.validatable = validatable
 
     @property
-    def protocol(self) -> str:
-        """The URI scheme: ``benchmark`` or ``generator``."""
+    def name(self) -> str:
+        """The dataset's URI, ``scheme://name-vN`` (read-only, as CompilerGym's)."""
+        return self._name
+
+    @property
+    def deprecated(self) -> bool:
+        """Whether the dataset is deprecated: :meth:`Datasets.datasets` leaves it out unless
+        asked, and :meth:`install` warns."""
+        return bool(self._deprecation_message)
+
+    @property
+    def scheme(self) -> str:
+        """The URI scheme of the dataset's benchmarks: ``benchmark`` or ``generator``."""
         return BenchmarkUri.from_string(self.name).scheme
+
+    @property
+    def protocol(self) -> str:
+        """The URI scheme (CompilerGym's older name of :attr:`scheme`)."""
+        return self.scheme
 
     @property
     def version(self) -> int:
@@ -61,14 +79,21 @@ class Dataset:
 
     @site_data_base.setter
     def site_data_base(self, base: Optional[Union[str, Path]]) -> None:
-        self._site_data_base = Path(base) if base is not None else None
+        self._site_data_base = Path(base).expanduser().resolve() if base is not None else None
 
     @property
-    def site_data_path(self) -> Optional[Path]:
-        """``<site_data_base>/<protocol>/<name without scheme>`` (None without a base)."""
+    def has_site_data(self) -> bool:
+        """Whether the dataset has a :attr:`site_data_path` (a ``site_data_base`` was given)."""
+        return self._site_data_base is not None
+
+    @property
+    def site_data_path(self) -> Path:
+        """``<site_data_base>/<scheme>/<name without scheme>``, an absolute path that may
+        not exist yet; ``ValueError`` without a ``site_data_base`` (:attr:`has_site_data`),
+        as CompilerGym's."""
         if self._site_data_base is None:
-            return None
-        return self._site_data_base / self.protocol / BenchmarkUri.from_string(self.name).dataset
+            raise ValueError(f"Dataset has no site data path: {self.name}")
+        return self._site_data_base / self.scheme / BenchmarkUri.from_string(self.name).dataset
 
     infinite = False  # generators say True
 
@@ -94,7 +119,17 @@ class Dataset:
         return True
 
     def install(self) -> None:
-        """Makes the dataset available on this machine (idempotent)."""
+        """Makes the dataset available on this machine (idempotent). A deprecated dataset
+        warns (``DeprecationWarning``, with its message), as CompilerGym's does; subclasses
+        that install something call this first."""
+        if self.deprecated:
+            message = self._deprecation_message
+            note = f" {message}" if isinstance(message, str) else ""
+            warnings.warn(
+                f"Dataset '{self.name}' is marked as deprecated.{note}",
+                category=DeprecationWarning,
+                stacklevel=2,
+            )
 
     def benchmark_uris(self) -> Iterator[str]:
         """The URIs of the dataset's benchmarks, in a fixed order (endless for generators)."""
@@ -104,6 +139,14 @@ class Dataset:
         """The dataset's benchmarks, in :meth:`benchmark_uris` order."""
         for uri in self.benchmark_uris():
             yield self.benchmark(uri)
+
+    def __iter__(self) -> Iterator[Benchmark]:
+        """The dataset's benchmarks (:meth:`benchmarks`)."""
+        return self.benchmarks()
+
+    def __getitem__(self, uri: str) -> Benchmark:
+        """A benchmark by URI (:meth:`benchmark`); ``LookupError`` when there is none."""
+        return self.benchmark(uri)
 
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
         """The benchmark of a parsed URI of this dataset; LookupError when it has none."""
@@ -137,6 +180,13 @@ class Dataset:
         if isinstance(other, str):
             return self.name == other
         return NotImplemented
+
+    def __lt__(self, other: Union[Dataset, str]) -> bool:
+        """Datasets order by name (and against a name), as CompilerGym's."""
+        return self.name < (other.name if isinstance(other, Dataset) else other)
+
+    def __le__(self, other: Union[Dataset, str]) -> bool:
+        return self < other or self == other
 
     def __hash__(self) -> int:
         return hash(self.name)

@@ -64,7 +64,7 @@ class SeededGeneratorDataset(Dataset):
 
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
         try:
-            seed = int(uri.path)
+            seed = int(uri.name)
         except ValueError:
             raise LookupError(f"Not a seed: {uri}") from None
         return self._benchmark_of_seed(uri, seed, self.attempts)

@@ -99,7 +99,7 @@ class InstalledDataset(Dataset):
         """The install directory, ``$COMPILER_GYM_SITE_DATA/<site_name>`` (or the dataset's
         :attr:`site_data_path` when it has a ``site_data_base``); it exists once the dataset
         is installed."""
-        return self.site_data_path or site_data_path(self.site_name)
+        return self.site_data_path if self.has_site_data else site_data_path(self.site_name)
 
     @property
     def installed(self) -> bool:
@@ -116,6 +116,7 @@ class InstalledDataset(Dataset):
             return json.load(f)
 
     def install(self) -> None:
+        super().install()  # a deprecated dataset warns
         install_directory(self.root, self._build)
 
     def benchmark_uris(self) -> Iterator[str]:
@@ -123,9 +124,9 @@ class InstalledDataset(Dataset):
             yield f"{self.name}/{name}"
 
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
-        entry = self._manifest["benchmarks"].get(uri.path)
+        entry = self._manifest["benchmarks"].get(uri.name)
         if entry is None:
-            hint = did_you_mean(uri.path, self._manifest["benchmarks"])
+            hint = did_you_mean(uri.name, self._manifest["benchmarks"])
             raise LookupError(f"Benchmark not found: {uri}{hint}")
         return self._benchmark(str(uri), self.root, entry)
 

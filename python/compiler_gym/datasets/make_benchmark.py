@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shlex
+import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional, Union
 
 from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark
+from compiler_gym.errors import BenchmarkInitError
 from compiler_gym.util.runfiles import cache_path, write_atomically
 
 _SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".C", ".i", ".ii"}
@@ -73,21 +77,33 @@ def make_benchmark(
     system_includes: bool = True,
     timeout: float = 600,
     link_args: Optional[list[str]] = None,
-    runnable: bool = False,
+    runnable: Optional[bool] = None,
     uri: Optional[str] = None,
 ) -> Benchmark:
     """Makes a benchmark from one or more files: C/C++ sources (compiled with clang-19),
-    ``.ll`` text IR, or ``.bc`` bitcode, or :class:`ClangInvocation`\\ s. Several files are
-    linked into one module. The arguments are CompilerGym's: ``copt`` are flags for the
-    sources, ``system_includes=False`` compiles them without the system's include
-    directories, ``timeout`` bounds each compile in seconds. Every source of a benchmark is
-    compiled with the same flags and time limit: invocations whose flags differ raise
-    ``ValueError``, and given invocations, the longest of their timeouts is the benchmark's.
+    ``.ll`` text IR, or ``.bc`` bitcode, or :class:`ClangInvocation`\\ s. The arguments are
+    CompilerGym's: ``copt`` are flags for the sources, ``system_includes=False`` compiles them
+    without the system's include directories, ``timeout`` bounds each compile in seconds.
+    Every source of a benchmark is compiled with the same flags and time limit: invocations
+    whose flags differ raise ``ValueError``, and given invocations, the longest of their
+    timeouts is the benchmark's.
+
+    As in CompilerGym, the files are read and the sources compiled now, in the current
+    directory (relative include flags work), and the program is held in memory: the files
+    may change or go afterwards. Several files are linked into one module. A source that does
+    not compile raises :class:`~compiler_gym.errors.BenchmarkInitError` with clang's message
+    (as does a link of several files that fails); a missing file ``FileNotFoundError``.
+
+    ``runnable`` (ours; CompilerGym had no such argument) says whether the program runs and
+    checks itself, so that validation runs it against the unoptimized build and the Runtime
+    observations apply. By default (None) a program from sources is runnable when it links
+    into an executable (it defines ``main``, and ``link_args`` resolve every other symbol);
+    ``False`` opts out, ``True`` opts in without the link check. IR and bitcode inputs are
+    never runnable. A C++ source links with ``-lstdc++ -lm`` unless ``link_args`` says
+    otherwise (the link is clang's, which does not add C++'s libraries itself).
 
     The URI defaults to ``benchmark://user-v0/<hash>`` of the file contents and flags, so the
-    same inputs give the same benchmark. Compilation happens on the next ``reset()``. A C++
-    source links with ``-lstdc++ -lm`` unless ``link_args`` says otherwise (the link is
-    clang's, which does not add C++'s libraries itself).
+    same inputs give the same benchmark.
     """
     items = [inputs] if isinstance(inputs, (str, Path, ClangInvocation)) else list(inputs)
     if not items:
@@ -114,31 +130,97 @@ def make_benchmark(
         raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
     if not system_includes and _NO_SYSTEM_INCLUDES not in copt:
         copt.append(_NO_SYSTEM_INCLUDES)
-    digest = hashlib.sha256()
+    contents = []
     for p in paths:
         if not p.is_file():
             raise FileNotFoundError(f"File not found: {p}")
-        digest.update(p.read_bytes())
+        contents.append(p.read_bytes())
+    digest = hashlib.sha256()
+    for data in contents:
+        digest.update(data)
     for flag in copt:
         digest.update(flag.encode())
+    uri = uri or f"benchmark://user-v0/{digest.hexdigest()[:16]}"
     has_sources = any(p.suffix in _SOURCE_SUFFIXES for p in paths)
     if link_args is None and any(p.suffix in _CXX_SUFFIXES for p in paths):
         link_args = ["-lstdc++", "-lm"]
+    link_args = list(link_args or [])
+    with tempfile.TemporaryDirectory(prefix="compiler_gym-make_benchmark-") as scratch:
+        scratch = Path(scratch)
+        program = _build_module(uri, paths, contents, copt, timeout, scratch)
+        if runnable is None:
+            runnable = has_sources and _links(program, link_args, timeout, scratch)
     return Benchmark(
-        uri or f"benchmark://user-v0/{digest.hexdigest()[:16]}",
-        files=[str(p.resolve()) for p in paths],
+        uri,
+        data=program,
         compile_args=copt,
-        link_args=list(link_args or []),
+        link_args=link_args,
         buildable=has_sources,
-        runnable=runnable and has_sources,
+        runnable=bool(runnable) and has_sources,
         build_timeout_seconds=timeout,
     )
 
 
+def _build_module(
+    uri: str,
+    paths: list[Path],
+    contents: list[bytes],
+    copt: list[str],
+    timeout: float,
+    scratch: Path,
+) -> bytes:
+    """The program of ``paths`` as one module: the sources compiled to bitcode (in parallel,
+    in the current directory), IR and bitcode as read, and several modules linked with
+    llvm-link. BenchmarkInitError with the tool's message when a compile or the link fails."""
+    sources = [i for i, p in enumerate(paths) if p.suffix in _SOURCE_SUFFIXES]
+    cwd = os.getcwd()
+
+    def compile_source(i: int) -> bytes:
+        output = scratch / f"{i}.bc"
+        command = ClangInvocation([*copt, str(paths[i])], timeout=timeout).command(output)
+        result = _C.run_sandboxed(command, timeout_seconds=timeout, workdir=cwd)
+        if not result["ok"]:
+            stderr = result["stderr"].decode(errors="replace")[:4000]
+            raise BenchmarkInitError(
+                f"cannot compile {paths[i]}: clang-19 {result['description']}\n{stderr}"
+            )
+        return output.read_bytes()
+
+    modules = list(contents)
+    with ThreadPoolExecutor(max_workers=min(len(sources), os.cpu_count() or 1) or 1) as pool:
+        for i, bitcode in zip(sources, pool.map(compile_source, sources), strict=True):
+            modules[i] = bitcode
+    if len(modules) == 1:
+        return modules[0]
+    from compiler_gym.third_party.llvm import llvm_link_path  # it imports the LLVM env
+
+    names = []
+    for i, module in enumerate(modules):
+        names.append(f"input-{i}")
+        (scratch / names[-1]).write_bytes(module)
+    command = [str(llvm_link_path()), *names, "-o", "linked.bc"]
+    result = _C.run_sandboxed(command, timeout_seconds=timeout, workdir=str(scratch))
+    if not result["ok"]:
+        stderr = result["stderr"].decode(errors="replace")[:4000]
+        raise BenchmarkInitError(
+            f"cannot link the files of {uri}: llvm-link {result['description']}\n{stderr}"
+        )
+    return (scratch / "linked.bc").read_bytes()
+
+
+def _links(program: bytes, link_args: list[str], timeout: float, scratch: Path) -> bool:
+    """Whether clang-19 links the module ``program`` into an executable with ``link_args``,
+    as the environment builds one to run it."""
+    (scratch / "module.bc").write_bytes(program)
+    command = [_C.family_call("llvm", "clang_path"), "module.bc", "-o", "a.out", *link_args]
+    return bool(_C.run_sandboxed(command, timeout_seconds=timeout, workdir=str(scratch))["ok"])
+
+
 def make_benchmark_from_source(
-    source: str, copt: Optional[list[str]] = None, lang: str = "c", runnable: bool = False
+    source: str, copt: Optional[list[str]] = None, lang: str = "c", runnable: Optional[bool] = None
 ) -> Benchmark:
-    """Makes a benchmark from a C (``lang="c"``) or C++ (``"c++"``) source string."""
+    """Makes a benchmark from a C (``lang="c"``) or C++ (``"c++"``) source string, compiled
+    now (see :func:`make_benchmark`, also for ``runnable``)."""
     suffix = {"c": ".c", "c++": ".cc", "cpp": ".cc"}.get(lang)
     if suffix is None:
         raise ValueError(f"Unknown language {lang!r}")
@@ -187,7 +269,7 @@ _WITH_VALUE = {
 def make_benchmark_from_command_line(
     cmd: Union[str, Sequence[str]],
     cwd: Optional[Union[str, Path]] = None,
-    runnable: bool = False,
+    runnable: Optional[bool] = None,
     run_args: Optional[list[str]] = None,
 ) -> Benchmark:
     """Makes a benchmark from the command line that builds a program, e.g.
@@ -199,6 +281,8 @@ def make_benchmark_from_command_line(
     (``-D -U -I -include -isystem -std= -f... -m...``) are kept for compilation, linker flags
     (``-l -L -Wl, -pthread -Xlinker``) for linking; optimization levels, ``-o``, ``-c``,
     ``-g`` and dependency-file flags are dropped, since optimizing is the environment's job.
+    The program is compiled now, and ``runnable`` is :func:`make_benchmark`'s (by default,
+    runnable when it links); ``run_args`` are the arguments it runs with.
     """
     words = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
     if len(words) < 2:

@@ -65,8 +65,11 @@ class FilesDataset(Dataset):
     without arguments and check themselves (exit code 0).
 
     CompilerGym's keywords work too: ``dataset_root`` for ``root``, ``file_glob`` to take
-    only the files it matches (relative to the root, e.g. ``"*/*.bc"``), and
-    ``benchmark_file_suffix`` to take only files with that suffix, named without it.
+    only the files it matches (relative to the root, e.g. ``"*/*.bc"``),
+    ``benchmark_file_suffix`` to take only files with that suffix, named without it,
+    ``memoize_uris`` (default True, as CompilerGym's) to list the folder once and keep that
+    list, ``site_data_base`` and the other arguments of :class:`Dataset` (``references``,
+    ``deprecated``, ``validatable``).
     """
 
     def __init__(
@@ -83,10 +86,22 @@ class FilesDataset(Dataset):
         dataset_root: Optional[Union[str, Path]] = None,
         file_glob: Optional[str] = None,
         benchmark_file_suffix: str = "",
+        memoize_uris: bool = True,
+        site_data_base: Optional[Union[str, Path]] = None,
+        **dataset_args,
     ):
         if (root is None) == (dataset_root is None):
             raise TypeError("FilesDataset needs one of root and dataset_root")
-        super().__init__(name, description, license, sort_order=sort_order)
+        super().__init__(
+            name,
+            description,
+            license,
+            site_data_base=site_data_base,
+            sort_order=sort_order,
+            **dataset_args,
+        )
+        self.memoize_uris = memoize_uris
+        self._memoized_files: Optional[dict[str, Path]] = None
         self._root = Path(root if root is not None else dataset_root).expanduser()
         self.file_glob = file_glob
         self.benchmark_file_suffix = benchmark_file_suffix
@@ -104,6 +119,9 @@ class FilesDataset(Dataset):
         return len(self._files())
 
     def _files(self) -> dict[str, Path]:
+        """The dataset's files by benchmark name (listed once when ``memoize_uris``)."""
+        if self._memoized_files is not None:
+            return self._memoized_files
         self.install()
         files = {}
         suffix = self.benchmark_file_suffix
@@ -119,6 +137,8 @@ class FilesDataset(Dataset):
             else:
                 name = path.relative_to(self.root).with_suffix("").as_posix()
             files.setdefault(name, path)  # a.c and a.ll: the first in name order
+        if self.memoize_uris:
+            self._memoized_files = files
         return files
 
     def benchmark_uris(self) -> Iterator[str]:
@@ -126,9 +146,9 @@ class FilesDataset(Dataset):
             yield f"{self.name}/{name}"
 
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
-        path = self._files().get(uri.path)
+        path = self._files().get(uri.name)
         if path is None:
-            hint = did_you_mean(uri.path, self._files())
+            hint = did_you_mean(uri.name, self._files())
             raise LookupError(f"Benchmark not found: {uri}{hint}")
         return make_benchmark(
             path,
@@ -151,6 +171,7 @@ class _InstalledDataset(FilesDataset):
         return self.root.is_dir()
 
     def install(self) -> None:
+        super().install()  # a deprecated dataset warns
         install_directory(self.root, self._build)
 
     def _build(self, scratch: Path) -> None:

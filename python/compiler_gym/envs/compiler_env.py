@@ -21,7 +21,7 @@ from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, BenchmarkUri, Datasets
 from compiler_gym.envs.state_summary import StateSummary
 from compiler_gym.envs.state_validation import validate_state
-from compiler_gym.errors import ServiceIsClosed
+from compiler_gym.errors import ServiceIsClosed, SessionNotFound
 from compiler_gym.spaces import Commandline, EngineReward, ObservationSpaceSpec, Reward
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.validation_result import ValidationResult
@@ -95,7 +95,8 @@ class CompilerEnv:
     """
 
     family: Optional[str] = None
-    metadata = {"render_modes": ["human", "ansi"]}
+    # CompilerGym's key ("render.modes") and Gymnasium's ("render_modes"), the same modes.
+    metadata = {"render.modes": ["human", "ansi"], "render_modes": ["human", "ansi"]}
     gymnasium_observation: Optional[str] = None
     gymnasium_reward: Optional[str] = None
     render_observation: Optional[str] = None
@@ -159,6 +160,8 @@ class CompilerEnv:
         self._observation_space: Optional[ObservationSpaceSpec] = None
         # The episode's sum of a reward space defined in Python; the engine keeps its own.
         self._python_episode_reward = 0.0
+        # What setting episode_reward added to the sum (a RewardWrapper's converted rewards).
+        self._episode_reward_offset = 0.0
         self._reward_space: Optional[EngineReward] = None
         self.observation_space = (
             entry["default_observation"] or None
@@ -233,6 +236,7 @@ class CompilerEnv:
             if isinstance(self._reward_space, EngineReward):
                 self._env.restart_episode_reward(self._reward_space.index)
             self._python_episode_reward = 0.0
+            self._episode_reward_offset = 0.0
 
     @property
     def episode_reward(self) -> Optional[float]:
@@ -243,8 +247,20 @@ class CompilerEnv:
         if self._reward_space is None or not self.in_episode:
             return None
         if isinstance(self._reward_space, EngineReward):
-            return self._env.episode_reward(self._reward_space.index)
-        return self._python_episode_reward
+            total = self._env.episode_reward(self._reward_space.index)
+        else:
+            total = self._python_episode_reward
+        return total + self._episode_reward_offset
+
+    @episode_reward.setter
+    def episode_reward(self, value: float) -> None:
+        """Sets the episode's reward so far, as CompilerGym's attribute is set (a
+        :class:`~compiler_gym.wrappers.RewardWrapper` counts its converted rewards so); the
+        steps that follow add to it. ``ValueError`` without a reward space or an episode."""
+        current = self.episode_reward
+        if current is None:
+            raise ValueError("episode_reward is set during an episode with a reward space")
+        self._episode_reward_offset += float(value) - current
 
     @property
     def reward_space_spec(self) -> Optional[Union[EngineReward, Reward]]:
@@ -270,6 +286,15 @@ class CompilerEnv:
 
     @benchmark.setter
     def benchmark(self, benchmark: Union[str, Benchmark]) -> None:
+        if self.in_episode and isinstance(benchmark, (str, Benchmark, BenchmarkUri)):
+            warnings.warn(
+                "Changing the benchmark has no effect until reset() is called", stacklevel=2
+            )
+        self._set_next_benchmark(benchmark)
+
+    def _set_next_benchmark(self, benchmark: Union[str, Benchmark, BenchmarkUri]) -> None:
+        """The benchmark of the next episode, without the mid-episode warning (``reset``
+        starts that episode at once)."""
         if not isinstance(benchmark, (str, Benchmark, BenchmarkUri)):
             raise TypeError(f"a benchmark is a URI or a Benchmark, not {benchmark!r}")
         if not isinstance(benchmark, Benchmark):
@@ -288,8 +313,9 @@ class CompilerEnv:
 
     @property
     def in_episode(self) -> bool:
-        """Whether ``reset()`` has started an episode (one that an error ended still counts)."""
-        return self._env.in_episode
+        """Whether ``reset()`` has started an episode (one that an error ended still counts);
+        False once the env is closed (``with env.fork() as f:`` leaves ``f`` so)."""
+        return bool(self._env) and self._env.in_episode
 
     @property
     def actions(self) -> list[int]:
@@ -314,7 +340,7 @@ class CompilerEnv:
 
     def _reset(self, benchmark, action_space, observation_space, reward_space) -> Any:
         if benchmark is not None:
-            self.benchmark = benchmark
+            self._set_next_benchmark(benchmark)
         if action_space is not None:
             self.action_space = self._action_space_by_name(action_space)
         if observation_space != "default":
@@ -326,6 +352,7 @@ class CompilerEnv:
         self._benchmark_in_use = next_benchmark
         self._next_benchmark = None
         self._python_episode_reward = 0.0
+        self._episode_reward_offset = 0.0
         self._episode_start = time.time()
         # Every user reward starts its episode here, whichever of them a step asks for.
         python_rewards = [s for s in self.reward.spaces.values() if isinstance(s, Reward)]
@@ -587,9 +614,13 @@ class CompilerEnv:
             self.observation_space.seed(seed)
         return [seed]
 
-    def send_params(self, *params: tuple[str, Any]) -> list[str]:
-        """:meth:`send_param` for each ``(key, value)`` pair, in order; their values."""
-        return [self.send_param(key, value) for key, value in params]
+    def send_params(self, *params: tuple[str, Any], resend_on_reset: bool = False) -> list[str]:
+        """:meth:`send_param` for each ``(key, value)`` pair, in order; their values. As
+        CompilerGym's, it needs an episode: ``SessionNotFound`` before :meth:`reset`
+        (:meth:`send_param` alone also sets a parameter before the first episode)."""
+        if not self.in_episode:
+            raise SessionNotFound("Must call reset() before send_params()")
+        return [self.send_param(key, value, resend_on_reset) for key, value in params]
 
     def get_param(self, key: str) -> str:
         """The value of a named setting (see :meth:`send_param`), as text."""

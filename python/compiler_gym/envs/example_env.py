@@ -45,9 +45,9 @@ class ExampleDataset(Dataset):
             yield f"{self.name}/{n}"
 
     def benchmark_from_parsed_uri(self, uri: BenchmarkUri) -> Benchmark:
-        if not uri.path.isdigit() or int(uri.path) >= self.size:
+        if not uri.name.isdigit() or int(uri.name) >= self.size:
             raise LookupError(f"Benchmark not found: {uri}")
-        digits = np.random.default_rng(int(uri.path)).integers(0, 10, size=8)
+        digits = np.random.default_rng(int(uri.name)).integers(0, 10, size=8)
         return Benchmark(str(uri), data=" ".join(map(str, digits)).encode())
 
 

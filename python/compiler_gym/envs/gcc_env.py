@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+import numpy as np
+
 from compiler_gym.datasets import BuiltinDataset, Dataset, Datasets
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
@@ -302,8 +304,9 @@ class GccEnv(CompilerEnv):
         return self.observation["instruction_counts"]
 
     @property
-    def obj(self) -> bytes:
-        """The object file."""
+    def obj(self) -> np.ndarray:
+        """The object file's bytes, an int8 array as CompilerGym's (``.tobytes()`` for
+        ``bytes``)."""
         return self.observation["obj"]
 
     @property

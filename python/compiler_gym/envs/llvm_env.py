@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple, Optional
 
+import numpy as np
+
 from compiler_gym._engine import _C
 from compiler_gym.datasets import BuiltinDataset, Datasets
+from compiler_gym.datasets.compilergym_llvm import compilergym_llvm_datasets
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.llvm_stress import LlvmStressDataset
@@ -20,7 +23,7 @@ from compiler_gym.datasets.make_benchmark import (
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
 from compiler_gym.envs.state_summary import StateSummary
-from compiler_gym.spaces import Commandline, Sequence
+from compiler_gym.spaces import Commandline, Dict, PassPipeline, Scalar, Sequence
 
 # CompilerGym's send_param names for the runtime settings: whether each sets or reads, and the
 # setting it is.
@@ -37,10 +40,11 @@ def _call(method: str, argument: str | bytes = "") -> str:
     return _C.family_call(LlvmEnv.family, method, argument)
 
 
-def pass_table() -> list[tuple[str, str, str]]:
-    """Each action of the ``default`` action space, in order, as (flag, the pass pipeline it
-    runs, LLVM's pass name), e.g. ``("-mem2reg", "function(mem2reg)", "mem2reg")``."""
-    return [tuple(row) for row in json.loads(_call("pass_table"))]
+def pass_table(action_space: str = "PassesAll") -> list[tuple[str, str, str]]:
+    """Each action of an action space (``PassesAll``, the default, or
+    ``PassesParameterized``), in order, as (its name, the pass pipeline it runs, LLVM's pass
+    name), e.g. ``("-mem2reg", "function(mem2reg)", "mem2reg")``."""
+    return [tuple(row) for row in json.loads(_call("pass_table", action_space))]
 
 
 def inst2vec_statement_graph(bitcode: bytes) -> tuple[list[str], list[tuple[int, int]]]:
@@ -80,6 +84,7 @@ def llvm_datasets() -> Datasets:
             CsmithDataset(),
             GccTortureDataset(),
             PypiCDataset(),
+            *compilergym_llvm_datasets(),  # CompilerGym's, by their URIs
         ]
     )
 
@@ -104,6 +109,44 @@ def feature_names() -> dict[str, list[str]]:
     """The names of the features of the ``Autophase`` and ``InstCount`` observations, in the
     order of their values (from the engine's feature tables)."""
     return json.loads(_call("feature_names"))
+
+
+# Keys of the CpuInfo observation, as CompilerGym's space names them (the engine reports no
+# cache counts, CompilerGym's l1i_cache_count and the like).
+_CPU_INFO_KEYS = (
+    "cores_count",
+    "l1i_cache_size",
+    "l1d_cache_size",
+    "l2_cache_size",
+    "l3_cache_size",
+    "l4_cache_size",
+)
+
+
+def _compiler_gym_spaces() -> dict[str, Any]:
+    """The spaces CompilerGym's LlvmEnv gives observations whose type the engine's row does
+    not tell (the keys of a dict, a path's length): by observation name."""
+    names = feature_names()
+
+    def counts(keys: list[str], dtype: Any, name: str) -> Dict:
+        return Dict({k: Scalar(k, min=0, max=None, dtype=dtype) for k in keys}, name=name)
+
+    cpu = {"name": Sequence("name", size_range=(0, None), dtype=str)}
+    cpu.update({k: Scalar(k, min=None, max=None, dtype=int) for k in _CPU_INFO_KEYS})
+    return {
+        # 4096: the longest path most file systems allow.
+        "BitcodeFile": Sequence("BitcodeFile", size_range=(0, 4096), dtype=str),
+        "InstCountDict": counts([f"{n}Count" for n in names["InstCount"]], int, "InstCountDict"),
+        # Densities are fractions (CompilerGym declares int, which its values do not fit).
+        "InstCountNormDict": counts(
+            [f"{n}Density" for n in names["InstCount"][1:]], np.float32, "InstCountNormDict"
+        ),
+        "AutophaseDict": counts(list(names["Autophase"]), int, "AutophaseDict"),
+        "Inst2vecPreprocessedText": Sequence(
+            "Inst2vecPreprocessedText", size_range=(0, None), dtype=str
+        ),
+        "CpuInfo": Dict(cpu, name="CpuInfo"),
+    }
 
 
 def _feature_names() -> dict[str, list[str]]:
@@ -135,6 +178,8 @@ class LlvmEnv(CompilerEnv):
 
     def __init__(self, env_id: str = "llvm-v0", datasets: Optional[Datasets] = None, **kwargs):
         super().__init__(env_id, datasets=datasets or llvm_datasets(), **kwargs)
+        for name, space in _compiler_gym_spaces().items():
+            self.observation.spaces[name].space = space
         # CompilerGym's LexedIrTuple: LexedIr's columns as one LexedToken per token.
         self.observation.add_derived_space(
             "LexedIrTuple",
@@ -145,6 +190,9 @@ class LlvmEnv(CompilerEnv):
         )
 
     def _make_action_space(self, spec: dict) -> Commandline:
+        if spec["name"] == "PassesParameterized":  # pipeline elements: opt -passes=...
+            rows = pass_table(spec["name"])
+            return PassPipeline(spec["name"], [r[0] for r in rows], [r[1] for r in rows])
         return Commandline(
             spec["name"], spec["action_names"], prefix="opt", suffix="input.bc -o output.bc"
         )
@@ -214,5 +262,5 @@ class LlvmEnv(CompilerEnv):
     def write_bitcode(self, path: str) -> Path:
         """Writes the current module as bitcode to ``path``."""
         path = Path(path).expanduser()
-        path.write_bytes(self.observation["Bitcode"])
+        path.write_bytes(self.observation["Bitcode"].tobytes())
         return path

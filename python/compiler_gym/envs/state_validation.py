@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import time
+import warnings
 from collections.abc import Iterable
 from typing import Any, Optional
 
@@ -23,6 +24,12 @@ def validate_state(
         raise ValueError(f"Unknown sanitizers: {sorted(sanitizers - {'address', 'undefined'})}")
     in_place = state is None
     state = state or env.state
+    if state.reward is not None and env.reward_space is None:
+        # CompilerGym's warning: the recorded reward cannot be checked.
+        warnings.warn(
+            "Validating state with reward, but environment has no reward space set",
+            stacklevel=3,
+        )
     start = time.time()
     errors: list[str] = []
     replay_failed = reward_failed = semantics_failed = run_failed = False
@@ -63,7 +70,7 @@ def validate_state(
             semantic_errors, cannot_run = None, e
         if checked.benchmark.validation_callbacks():
             semantic_errors = (semantic_errors or []) + [
-                str(e) for e in checked.benchmark.ivalidate(checked)
+                str(e) for e in checked.benchmark.callback_errors(checked)
             ]
         semantics_validated = semantic_errors is not None
         semantics_failed = bool(semantic_errors)

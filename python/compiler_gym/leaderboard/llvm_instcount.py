@@ -30,11 +30,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn, Optional
 
 from absl import app
 from absl import flags as absl_flags
-from tqdm import tqdm
 
 import compiler_gym
 from compiler_gym.compiler_env_state import (
@@ -43,6 +42,7 @@ from compiler_gym.compiler_env_state import (
     CompilerEnvStateWriter,
 )
 from compiler_gym.envs.llvm_env import LlvmEnv
+from compiler_gym.util import cli
 from compiler_gym.util.flags import nproc  # noqa: F401 (--nproc, which CompilerGym's entries read)
 from compiler_gym.util.statistics import geometric_mean
 
@@ -74,7 +74,9 @@ absl_flags.DEFINE_string(
 absl_flags.DEFINE_integer(
     "max_benchmarks", 0, "Evaluate only the first N benchmarks in sorted order (0: all).", 0
 )
-absl_flags.DEFINE_integer("n", 10, "Runs of the policy per benchmark.", lower_bound=1)
+# No lower bound: as in CompilerGym, the harness checks --n itself (AssertionError), so that
+# setting it with FLAGS([...]) parses.
+absl_flags.DEFINE_integer("n", 10, "Runs of the policy per benchmark (at least 1).")
 absl_flags.DEFINE_string("test_dataset", "builtin-v0", "The dataset of the test suite.")
 absl_flags.DEFINE_boolean("validate", True, "Replay the results at the end.")
 absl_flags.DEFINE_boolean(
@@ -95,19 +97,30 @@ def _parse_flags(argv: Sequence[str]) -> None:
         raise SystemExit(2) from None
 
 
-def eval_llvm_instcount_policy(
+def eval_llvm_instcount_policy(policy: Policy, argv: Optional[Sequence[str]] = None) -> NoReturn:
+    """CompilerGym's entry point of a leaderboard script: :func:`evaluate_llvm_instcount_policy`,
+    then the end of the program, as absl's ``app.run`` ends it in CompilerGym: ``SystemExit``
+    with status 0, or 1 when a state failed validation. ``AssertionError`` when ``--n`` is
+    less than 1, as CompilerGym's; a bad flag is exit status 2."""
+    result = evaluate_llvm_instcount_policy(policy, argv)
+    raise SystemExit(1 if result.validated is False else 0)
+
+
+def evaluate_llvm_instcount_policy(
     policy: Policy, argv: Optional[Sequence[str]] = None
 ) -> LeaderboardResult:
     """Evaluates ``policy`` on the test suite, ``--n`` times per benchmark, writing each
-    state to ``--leaderboard_results`` as it finishes; then prints the score and validates
-    the results. Flags as CompilerGym's (``--n``, ``--leaderboard_results``,
-    ``--leaderboard_logfile``, ``--max_benchmarks``, ``--test_dataset``, ``--[no]validate``,
-    ``--[no]resume``, and ``--nproc``), absl flags as CompilerGym defined them, so the policy
-    script's own absl flags parse beside them; read from ``argv`` (default: the command
-    line). Exits with status 1
-    when a state fails validation. The policy may set an observation space but not change the
-    benchmark or the reward space."""
+    state to ``--leaderboard_results`` as it finishes (a progress bar on a terminal, with the
+    geomean so far); then prints the score and validates the results, and returns them. Flags
+    as CompilerGym's (``--n``, ``--leaderboard_results``, ``--leaderboard_logfile``,
+    ``--max_benchmarks``, ``--test_dataset``, ``--[no]validate``, ``--[no]resume``, and
+    ``--nproc``), absl flags as CompilerGym defined them, so the policy script's own absl flags
+    parse beside them; read from ``argv`` (without the program name; default: the command
+    line). The policy may set an observation space but not change the benchmark or the reward
+    space."""
     _parse_flags(sys.argv[1:] if argv is None else argv)
+    if FLAGS.n < 1:  # CompilerGym's check and exception
+        raise AssertionError(f"n must be > 0, not {FLAGS.n}")
     results = Path(FLAGS.leaderboard_results)
     with compiler_gym.make(ENV_ID) as env:
         benchmarks = sorted(env.datasets[FLAGS.test_dataset].benchmark_uris())
@@ -127,7 +140,7 @@ def eval_llvm_instcount_policy(
         compiler_gym.make(ENV_ID) as env,
     ):
         writer = CompilerEnvStateWriter(out, header=not states)
-        progress = tqdm(todo, desc=f"{FLAGS.test_dataset}", unit="run", disable=None)
+        progress = cli.progress(todo, desc=FLAGS.test_dataset, unit="run")
         for benchmark in progress:
             env.reset(benchmark=benchmark)
             start = time.perf_counter()
@@ -147,7 +160,8 @@ def eval_llvm_instcount_policy(
             writer.write_state(state, flush=True)
             print(f"{benchmark},{state.reward},{walltime:.3f}", file=log, flush=True)
             states.append(state)
-            progress.set_postfix(geomean=f"{geometric_mean([s.reward for s in states]):.4f}")
+            geomean = geometric_mean([s.reward for s in states])
+            progress.set_postfix(geomean=f"{geomean:.4f}", refresh=False)  # with the count
     result = LeaderboardResult(
         states=states,
         geomean_reward=geometric_mean([s.reward for s in states]),
@@ -162,6 +176,4 @@ def eval_llvm_instcount_policy(
         from compiler_gym.bin.validate import main as validate
 
         result.validated = validate(["--env", ENV_ID, str(results)]) == 0
-        if not result.validated:
-            raise SystemExit(1)
     return result

@@ -15,6 +15,7 @@ from compiler_gym.datasets import Benchmark
 from compiler_gym.envs.compiler_env import CompilerEnv, RewardSpaceArg
 from compiler_gym.search.checking import greedy_checker
 from compiler_gym.search.random_search import SearchProgress
+from compiler_gym.util import cli
 
 
 def greedy_candidates(
@@ -126,6 +127,7 @@ def greedy_search(
         progress.validated = checker.enabled
         start = time.perf_counter()
         gained, steps = 0.0, 0
+        bar = cli.progress(total=max_steps, unit="step", desc="greedy", leave=False)
         while max_steps is None or steps < max_steps:
             if runtime is not None and time.perf_counter() - start >= runtime:
                 break
@@ -144,10 +146,13 @@ def greedy_search(
                 gained += reward
                 progress.best_actions.append(best)
             progress.add_episode(gained, time.perf_counter() - start)
+            bar.set_postfix(reward=f"{gained:.4g}", refresh=False)
+            bar.update()
             if callback:
                 callback(env)
             if done:  # try_actions said it would not fail; a family that is not deterministic
                 break
+        bar.close()
         progress.seconds = time.perf_counter() - start
     progress.best_reward = gained  # of the state returned, from the search's start
     return env.state

@@ -112,7 +112,7 @@ def nevergrad_search(
             env, env_id, benchmark, parameters, validate, sanitizers, num_threads, space.name
         ) as checker,
     ):
-        run = SearchRun(budget, runtime, checker=checker)
+        run = SearchRun(budget, runtime, checker=checker, unit="trial")
         first = np.random.default_rng(seed).integers(space.n, size=episode_length)
         vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)
         opt = vector.optimizer(optimizer, budget, num_workers=num_envs)

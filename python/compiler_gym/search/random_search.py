@@ -15,6 +15,7 @@ from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
 from compiler_gym.search.checking import SemanticsChecker, search_checker
 from compiler_gym.spaces import Reward
+from compiler_gym.util import cli
 
 if TYPE_CHECKING:
     from compiler_gym.vector import CompilerVecEnv
@@ -146,6 +147,10 @@ class SearchRun:
 
     With an enabled ``checker`` (:func:`~compiler_gym.search.checking.search_checker`) a
     result becomes the best only once its program behaves like the unoptimized one.
+
+    On a terminal, a progress bar counts the results (``unit``: episodes, trials) against
+    ``episodes`` with the best reward so far, until :meth:`finish` (none under a tool's
+    ``--quiet``: :func:`compiler_gym.util.cli.progress`).
     """
 
     def __init__(
@@ -154,6 +159,7 @@ class SearchRun:
         runtime: Optional[float],
         callback: Optional[Callable[[SearchProgress], None]] = None,
         checker: Optional[SemanticsChecker] = None,
+        unit: str = "episode",
     ):
         self.episodes = episodes
         self.runtime = runtime
@@ -161,6 +167,7 @@ class SearchRun:
         self.checker = checker if checker is not None and checker.enabled else None
         self.progress = SearchProgress(validated=self.checker is not None)
         self.best_actions: list[int] = []
+        self.bar = cli.progress(total=episodes, unit=unit, desc="search", leave=False)
         self.start = time.perf_counter()
 
     def begin(self) -> None:
@@ -208,6 +215,8 @@ class SearchRun:
                 self.best_actions = [int(a) for a in actions]
             if finished and self.callback:
                 self.callback(self.progress)
+        self.bar.set_postfix(best=f"{self.progress.best_reward:.4g}", refresh=False)
+        self.bar.update(self.progress.episodes - self.bar.n)  # redraws at most 10 times a second
         return refused
 
     def _check_from(
@@ -258,6 +267,7 @@ class SearchRun:
     ) -> tuple[Optional[CompilerEnvState], SearchProgress]:
         """The best state (:func:`record_state`; None without ``record``, for a caller that
         replays ``progress.best_actions`` itself) and the progress, which ends with them."""
+        self.bar.close()
         progress = self.progress
         progress.best_actions = list(self.best_actions)
         if self.checker is not None:

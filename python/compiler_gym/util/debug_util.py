@@ -31,9 +31,11 @@ def get_logging_level() -> int:
 
 def set_debug_level(level: int) -> None:
     """Sets the debug level of this process and of the processes it starts (through
-    ``$COMPILER_GYM_DEBUG``). ``ValueError`` for a negative or non-integral level."""
-    if isinstance(level, bool) or int(level) != level or level < 0:
-        raise ValueError(f"a debug level is an integer >= 0, not {level!r}")
+    ``$COMPILER_GYM_DEBUG``). As in CompilerGym, any integer is accepted and reads back
+    clamped: a negative level is 0, and every level from 3 up logs debug messages.
+    ``ValueError`` for a level that is not an integer."""
+    if isinstance(level, bool) or int(level) != level:
+        raise ValueError(f"a debug level is an integer, not {level!r}")
     os.environ[_VARIABLE] = str(int(level))
     configure_logging()
 
@@ -53,4 +55,9 @@ def configure_logging() -> None:
         _LOGGER.addHandler(_handler)
 
 
-__all__ = ["configure_logging", "get_debug_level", "get_logging_level", "set_debug_level"]
+__all__ = [
+    "configure_logging",
+    "get_debug_level",
+    "get_logging_level",
+    "set_debug_level",
+]

@@ -1,4 +1,5 @@
-"""Timing a block of code, and durations for people to read."""
+"""Timing a block of code, and durations for people to read (CompilerGym's
+``compiler_gym.util.timer``, with its formats)."""
 
 from __future__ import annotations
 
@@ -8,47 +9,57 @@ from typing import Optional
 
 
 def humanize_duration(seconds: float) -> str:
-    """A duration with a unit that suits it: ``850.0us``, ``12.3ms``, ``4.5s``, ``3m 20s``,
-    ``2h 05m``."""
-    sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
-    if seconds < 1e-3:
-        text = f"{seconds * 1e6:.1f}us"
-    elif seconds < 1:
-        text = f"{seconds * 1e3:.1f}ms"
-    elif seconds < 60:
-        text = f"{seconds:.1f}s"
-    elif seconds < 3600:
-        text = f"{int(seconds // 60)}m {int(seconds % 60):02d}s"
-    else:
-        text = f"{int(seconds // 3600)}h {int(seconds % 3600 // 60):02d}m"
-    return sign + text
+    """A duration with the unit that suits it, as CompilerGym writes it: ``500.0ns``,
+    ``11.9us``, ``5.5ms``, ``5.000s`` under a minute, ``500.1s`` from a minute up."""
+    value = abs(seconds)
+    sign = "-" if seconds < 0 else ""
+    if value < 1e-6:
+        return f"{sign}{value * 1e9:.1f}ns"
+    if value < 1e-3:
+        return f"{sign}{value * 1e6:.1f}us"
+    if value < 1:
+        return f"{sign}{value * 1e3:.1f}ms"
+    if value < 60:
+        return f"{sign}{value:.3f}s"
+    return f"{sign}{value:.1f}s"
 
 
 def humanize_duration_hms(seconds: float) -> str:
-    """A duration as ``H:MM:SS``."""
-    seconds = int(round(seconds))
+    """A duration as ``H:MM:SS``, whole seconds (a fraction is dropped, as in CompilerGym)."""
+    seconds = int(seconds)
     return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
 class Timer:
     """Times a ``with`` block: ``with Timer("compile") as t: ...`` prints ``compile in
-    1.2s`` at the end (through ``print_fn``) when given a label; ``t.time`` holds the seconds."""
+    1.200s`` at the end (through ``print_fn``) when given a label.
+
+    ``t.time`` is the seconds elapsed: 0 before the timer starts, the running time inside
+    the block, and the block's duration, fixed, after it.
+    """
 
     def __init__(
         self,
         label: Optional[str] = None,
         print_fn: Callable[[str], None] = print,
-        hms: bool = False,
     ):
         self.label = label
         self.print_fn = print_fn
-        self.hms = hms
-        self.time: Optional[float] = None
         self._start: Optional[float] = None
+        self._elapsed: Optional[float] = None
+
+    @property
+    def time(self) -> float:
+        """Seconds elapsed (see the class)."""
+        if self._elapsed is not None:
+            return self._elapsed
+        if self._start is not None:
+            return time.perf_counter() - self._start
+        return 0
 
     def reset(self) -> Timer:
         """Starts timing again."""
-        self.time = None
+        self._elapsed = None
         self._start = time.perf_counter()
         return self
 
@@ -56,11 +67,9 @@ class Timer:
         return self.reset()
 
     def __exit__(self, *args) -> None:
-        self.time = time.perf_counter() - self._start
+        self._elapsed = time.perf_counter() - self._start
         if self.label:
             self.print_fn(f"{self.label} in {self}")
 
     def __str__(self) -> str:
-        if self.time is None:
-            return "(running)"
-        return humanize_duration_hms(self.time) if self.hms else humanize_duration(self.time)
+        return humanize_duration(self.time)

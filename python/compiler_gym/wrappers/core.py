@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Optional
 
@@ -135,6 +136,15 @@ class CompilerEnvWrapper:
         self.env.reward_space = value
 
     @property
+    def episode_reward(self) -> Optional[float]:
+        """The env's episode reward; setting it sets the env's (CompilerGym's)."""
+        return self.env.episode_reward
+
+    @episode_reward.setter
+    def episode_reward(self, value: float) -> None:
+        self.env.episode_reward = value
+
+    @property
     def benchmark(self):
         """The env's benchmark; setting it sets the env's (used from its next ``reset``)."""
         return self.env.benchmark
@@ -179,8 +189,9 @@ class ActionWrapper(CompilerEnvWrapper):
         raise NotImplementedError
 
 
-class ObservationWrapper(CompilerEnvWrapper):
-    """Maps the observation of ``reset`` and ``step`` through :meth:`convert_observation`."""
+class ObservationWrapper(CompilerEnvWrapper, ABC):
+    """Maps the observation of ``reset`` and ``step`` through :meth:`convert_observation`
+    (abstract, as CompilerGym's: a subclass without it cannot be made)."""
 
     def reset(self, *args, **kwargs):
         return self.convert_observation(self.env.reset(*args, **kwargs))
@@ -189,9 +200,9 @@ class ObservationWrapper(CompilerEnvWrapper):
         observation, reward, done, info = self.env.multistep(list(actions), *args, **kwargs)
         return self.convert_observation(observation), reward, done, info
 
+    @abstractmethod
     def convert_observation(self, observation: Any) -> Any:
         """The wrapper's observation for the env's ``observation``."""
-        raise NotImplementedError
 
     def try_actions(self, actions, reward_space=None, observation_space=None):
         """Refused: the candidates' observations would bypass :meth:`convert_observation`."""
@@ -200,20 +211,28 @@ class ObservationWrapper(CompilerEnvWrapper):
         raise self._cannot_try("observations")
 
 
-class RewardWrapper(CompilerEnvWrapper):
-    """Maps the reward of ``step`` through :meth:`convert_reward`."""
+class RewardWrapper(CompilerEnvWrapper, ABC):
+    """Maps the reward of ``step`` through :meth:`convert_reward` (abstract, as CompilerGym's).
+    The converted reward is what counts in ``episode_reward`` (and so in ``state.reward``):
+    the env's sum has the step's reward taken out and the converted one put in."""
 
     def multistep(self, actions, *args, **kwargs):
         observation, reward, done, info = self.env.multistep(list(actions), *args, **kwargs)
-        return observation, self.convert_reward(reward), done, info
+        converted = self.convert_reward(reward)
+        counted = isinstance(reward, (int, float, np.number)) and isinstance(
+            converted, (int, float, np.number)
+        )
+        if counted and self.episode_reward is not None:
+            self.unwrapped.episode_reward += float(converted) - float(reward)
+        return observation, converted, done, info
 
     def try_actions(self, actions, reward_space=None, observation_space=None):
         """Refused: the candidates' rewards would bypass :meth:`convert_reward`."""
         raise self._cannot_try("rewards")
 
+    @abstractmethod
     def convert_reward(self, reward: Any) -> Any:
         """The wrapper's reward for the env's ``reward``."""
-        raise NotImplementedError
 
 
 class ConversionWrapperEnv(CompilerEnvWrapper):
@@ -373,7 +392,11 @@ class ConstrainedCommandline(ActionWrapper):
         """The constrained space: ``flags`` in the given order (read-only)."""
         return self._space
 
-    def action(self, action: Any) -> int:
+    def action(self, action: Any) -> Any:
+        """The env's action for one of this space's (an index or a flag), or the env's actions
+        for a list of them (CompilerGym's)."""
+        if _is_sequence(action):
+            return [self.action(a) for a in action]
         index = self._space[action] if isinstance(action, str) else action
         if not isinstance(index, (int, np.integer)) or isinstance(index, (bool, np.bool_)):
             raise ValueError(f"an action must be an integer, got {action!r}")
@@ -381,7 +404,10 @@ class ConstrainedCommandline(ActionWrapper):
             raise ValueError(f"action {index} is out of range [0, {self._space.n})")
         return self._forward[int(index)]
 
-    def reverse_action(self, action: int) -> int:
+    def reverse_action(self, action: Any) -> Any:
+        """This space's action for one of the env's, or for each of a list of them."""
+        if _is_sequence(action):
+            return [self.reverse_action(a) for a in action]
         return self._reverse[int(action)]
 
     @property
@@ -425,7 +451,8 @@ class CycleOverBenchmarks(IterateOverBenchmarks):
 class CycleOverBenchmarksIterator(IterateOverBenchmarks):
     """Like :class:`CycleOverBenchmarks`, with a new iterator from
     ``make_benchmark_iterator()`` each time the last one runs out (for iterables too large
-    to hold, such as a generator's benchmarks)."""
+    to hold, such as a generator's benchmarks). A fork starts over with an iterator of its
+    own, as CompilerGym's does (with ``fork_shares_iterator=True`` it shares this one)."""
 
     def __init__(
         self,
@@ -442,6 +469,13 @@ class CycleOverBenchmarksIterator(IterateOverBenchmarks):
         except StopIteration:
             self.benchmarks = iter(self.make_benchmark_iterator())
             return next(self.benchmarks)
+
+    def fork(self) -> CycleOverBenchmarksIterator:
+        """A copy over a fork of the env, cycling from a new ``make_benchmark_iterator()``."""
+        new = CompilerEnvWrapper.fork(self)
+        if not self.fork_shares_iterator:
+            new.benchmarks = iter(self.make_benchmark_iterator())
+        return new
 
 
 class RandomOrderBenchmarks(IterateOverBenchmarks):
@@ -527,8 +561,10 @@ class ForkOnStep(CompilerEnvWrapper):
 
 
 class ValidateBenchmarkAfterEveryStep(CompilerEnvWrapper):
-    """Checks the program's behaviour (``env.validate()``) after every step; a step that
-    breaks it ends the episode with ``reward_penalty`` and ``info["error_details"]``."""
+    """Checks the program after every step with the benchmark's ``ivalidate(env)`` (its
+    behaviour for a runnable benchmark, and its validation callbacks), as CompilerGym's
+    wrapper does; the first error ends the episode with ``reward_penalty``, the
+    :class:`~compiler_gym.ValidationError` in ``info["error_details"]``."""
 
     def __init__(self, env: Any, reward_penalty: float = -1e3):
         super().__init__(env)
@@ -538,9 +574,11 @@ class ValidateBenchmarkAfterEveryStep(CompilerEnvWrapper):
         observation, reward, done, info = self.env.multistep(list(actions), *args, **kwargs)
         if done:
             return observation, reward, done, info
-        result = self.env.validate()
-        if not result.okay():
-            info["error_details"] = str(result)
+        # The benchmark's own checks, as CompilerGym's wrapper runs them: the first error
+        # found ends the episode.
+        error = next(iter(self.env.benchmark.ivalidate(self.env)), None)
+        if error is not None:
+            info["error_details"] = error
             if isinstance(reward, list):
                 reward = [self.reward_penalty for _ in reward]
             else:

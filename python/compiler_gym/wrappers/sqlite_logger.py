@@ -33,6 +33,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from compiler_gym.envs.compiler_env import CompilerEnv, timeout_kwargs
+from compiler_gym.envs.llvm_env import LlvmEnv
 from compiler_gym.vector import CompilerVecEnv, _as_array
 from compiler_gym.wrappers.core import (
     CompilerEnvWrapper,
@@ -113,6 +114,7 @@ class SqliteWriter:
         max_step_buffer_length: int = 5000,
     ):
         self.db_path = Path(db_path)
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)  # as CompilerGym's logger
         self.commit_frequency_in_seconds = commit_frequency_in_seconds
         self.max_step_buffer_length = max_step_buffer_length
         self._lock = threading.Lock()
@@ -208,6 +210,9 @@ class SynchronousSqliteLogger(CompilerEnvWrapper):
         log_ir: bool = False,
     ):
         super().__init__(env)
+        # CompilerGym's checks: the env, however wrapped, is an LLVM one.
+        if not isinstance(getattr(env, "unwrapped", None), LlvmEnv):
+            raise TypeError("Requires LlvmEnv base environment")
         if (db_path is None) == (writer is None):
             raise TypeError("SynchronousSqliteLogger needs one of db_path and writer")
         self._owns_writer = writer is None

@@ -46,8 +46,9 @@ export function renderBars(container, values, previous) {
   });
 }
 
-// The cumulative reward along the path to the current state: points [{step, value}].
-export function renderLine(container, points) {
+// The cumulative reward along the path to the current state: points [{step, value}], values
+// written by `format`.
+export function renderLine(container, points, format = (v) => v.toFixed(3)) {
   container.replaceChildren();
   const width = 420;
   const height = 150;
@@ -63,14 +64,14 @@ export function renderLine(container, points) {
   const y = (v) => 8 + (height - bottom - 8) * (1 - (v - low) / span);
   element("line", { class: "axis", x1: left, x2: width - 10, y1: y(0), y2: y(0) }, svg);
   element("line", { class: "axis", x1: left, x2: left, y1: 8, y2: height - bottom }, svg);
-  text(svg, high.toFixed(3), { x: left - 4, y: 14, "text-anchor": "end", class: "muted" });
-  text(svg, low.toFixed(3), { x: left - 4, y: height - bottom, "text-anchor": "end", class: "muted" });
+  text(svg, format(high), { x: left - 4, y: 14, "text-anchor": "end", class: "muted" });
+  text(svg, format(low), { x: left - 4, y: height - bottom, "text-anchor": "end", class: "muted" });
   text(svg, "steps", { x: width - 10, y: height - 4, "text-anchor": "end", class: "muted" });
   if (points.length > 1) {
     element("polyline", { class: "line", points: points.map((p, i) => `${x(i)},${y(p.value ?? 0)}`).join(" ") }, svg);
   }
   points.forEach((p, i) => {
     const dot = element("circle", { class: i === points.length - 1 ? "point current" : "point", cx: x(i), cy: y(p.value ?? 0), r: 3 }, svg);
-    element("title", {}, dot).textContent = `step ${i}: ${p.value === null ? "unknown" : p.value.toFixed(4)}`;
+    element("title", {}, dot).textContent = `step ${i}: ${p.value === null ? "unknown" : format(p.value)}`;
   });
 }

@@ -1,7 +1,7 @@
 """CompilerGym's ``compiler_gym.envs.llvm.datasets``: the LLVM environment's dataset classes
 under the module name CompilerGym users import them from (they live in
-``compiler_gym.datasets``). CompilerGym's downloaded suites (cBench, AnghaBench, ...) are not
-here: every program comes from the built-in set, a generator, or a Debian or PyPI package."""
+``compiler_gym.datasets``), CompilerGym's downloaded suites (cBench, AnghaBench, ...) among
+them: see ``compiler_gym.datasets.compilergym_llvm``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,22 @@ from typing import Optional, Union
 
 from compiler_gym.datasets import Dataset
 from compiler_gym.datasets.builtin import BuiltinDataset
+from compiler_gym.datasets.compilergym_llvm import (
+    AnghaBenchDataset,
+    BlasDataset,
+    CBenchDataset,
+    CHStoneDataset,
+    CLgenDataset,
+    CompilerGymDataset,
+    GitHubDataset,
+    JotaiBenchDataset,
+    LinuxDataset,
+    MibenchDataset,
+    NPBDataset,
+    OpenCVDataset,
+    POJ104Dataset,
+    TensorFlowDataset,
+)
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
@@ -25,7 +41,21 @@ def get_llvm_datasets(site_data_base: Optional[Union[str, Path]] = None) -> list
 
 
 __all__ = [
+    "AnghaBenchDataset",
+    "BlasDataset",
     "BuiltinDataset",
+    "CBenchDataset",
+    "CHStoneDataset",
+    "CLgenDataset",
+    "CompilerGymDataset",
+    "GitHubDataset",
+    "JotaiBenchDataset",
+    "LinuxDataset",
+    "MibenchDataset",
+    "NPBDataset",
+    "OpenCVDataset",
+    "POJ104Dataset",
+    "TensorFlowDataset",
     "CsmithDataset",
     "GccTortureDataset",
     "LlvmStressDataset",

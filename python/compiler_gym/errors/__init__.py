@@ -1,0 +1,29 @@
+"""Exceptions raised by compiler_gym, in CompilerGym's modules: ``dataset_errors``,
+``download_errors``, ``service_errors`` and ``validation_errors``.
+
+The C++ engine reports errors as status codes; ``compiler_gym._C`` turns each code into one of
+these (or a builtin such as ``ValueError``) through a single table. These modules are pure
+Python so that the exceptions can be caught without importing the extension.
+"""
+
+from compiler_gym.errors.dataset_errors import BenchmarkInitError, DatasetInitError
+from compiler_gym.errors.download_errors import DownloadFailed, TooManyRequests
+from compiler_gym.errors.service_errors import (
+    EnvironmentNotSupported,
+    ServiceError,
+    ServiceIsClosed,
+    SessionNotFound,
+)
+from compiler_gym.errors.validation_errors import ValidationError
+
+__all__ = [
+    "BenchmarkInitError",
+    "DatasetInitError",
+    "DownloadFailed",
+    "EnvironmentNotSupported",
+    "ServiceError",
+    "ServiceIsClosed",
+    "SessionNotFound",
+    "TooManyRequests",
+    "ValidationError",
+]
