@@ -15,6 +15,16 @@ const EnvSpec& LlvmEnvSpec() {
     ActionSpaceSpec passes{"PassesAll", {}, "One LLVM 19 pass per action (see PASSES.md)."};
     for (const PassRow& row : PassTable()) passes.action_names.push_back(row.flag);
     s.action_spaces.push_back(std::move(passes));
+    // Action space 1 (ActionTable): its command lines are opt -passes=..., not flags.
+    ActionSpaceSpec parameterized{
+        "PassesParameterized",
+        {},
+        "LLVM 19 passes with the options each accepts, and default<O1..Oz>; one pipeline "
+        "element per action (see PASSES.md)."};
+    for (const PassRow& row : ParameterizedPassTable()) {
+      parameterized.action_names.push_back(row.flag);
+    }
+    s.action_spaces.push_back(std::move(parameterized));
     for (const ObservationRow& row : ObservationTable()) s.observation_spaces.push_back(row.spec);
     s.reward_spaces = RewardTable();
     return s;
@@ -130,8 +140,9 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
 StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
   StepOutcome outcome;
   outcome.actions_applied = 0;
+  const std::vector<PassRow>& table = ActionTable(action_space());
   for (int action : actions) {
-    const PassRow& row = PassTable()[action];
+    const PassRow& row = table[action];
     ++outcome.actions_applied;
 #ifdef CG_TEST_HOOKS
     const std::string injected = std::exchange(impl_->next_step_pipeline, "");

@@ -18,9 +18,21 @@ namespace {
 
 // Operations that need no env, for compiler_gym.envs.llvm_env. Structured results are JSON.
 StatusOr<std::string> FamilyCall(const std::string& method, const std::string& argument) {
-  if (method == "pass_table") {  // [[flag, pipeline, LLVM name], ...]
+  // argument: an action space's name (empty: the first); [[name, pipeline, LLVM name], ...]
+  if (method == "pass_table") {
+    const auto& spaces = LlvmEnvSpec().action_spaces;
+    int space = 0;
+    while (space < static_cast<int>(spaces.size()) && !argument.empty() &&
+           spaces[space].name != argument) {
+      ++space;
+    }
+    if (space == static_cast<int>(spaces.size())) {
+      return InvalidArgument("unknown action space '" + argument + "'");
+    }
     nlohmann::json rows = nlohmann::json::array();
-    for (const PassRow& row : PassTable()) rows.push_back({row.flag, row.pipeline, row.llvm_name});
+    for (const PassRow& row : ActionTable(space)) {
+      rows.push_back({row.flag, row.pipeline, row.llvm_name});
+    }
     return rows.dump();
   }
   if (method == "inst2vec_statement_graph") {  // argument: IR text or bitcode

@@ -1,5 +1,5 @@
-// PassTable(), expanded from passes.def, and RunPipeline, which runs a pipeline under crash
-// recovery with analysis managers of its own.
+// PassTable() and ParameterizedPassTable(), expanded from passes.def and pass_params.def, and
+// RunPipeline, which runs a pipeline under crash recovery with analysis managers of its own.
 #include "envs/llvm/passes.h"
 
 #include "envs/llvm/module_util.h"
@@ -17,6 +17,19 @@ const std::vector<PassRow>& PassTable() {
 #include "envs/llvm/passes.def"
   };
   return table;
+}
+
+const std::vector<PassRow>& ParameterizedPassTable() {
+  static const std::vector<PassRow> table = {
+#define COMPILER_GYM_LLVM_PASS(name, pipeline, llvm_name, level) \
+  {name, pipeline, llvm_name, PassLevel::level},
+#include "envs/llvm/pass_params.def"
+  };
+  return table;
+}
+
+const std::vector<PassRow>& ActionTable(int action_space) {
+  return action_space == 1 ? ParameterizedPassTable() : PassTable();
 }
 
 Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::string& pipeline) {

@@ -26,6 +26,14 @@ struct PassRow {
 
 const std::vector<PassRow>& PassTable();
 
+// The PassesParameterized action table: PassesAll's passes as pipeline elements, their option
+// variants from LLVM 19's pass registry, and default<O1..Oz>; generated into pass_params.def
+// by tools/gen_param_table.py.
+const std::vector<PassRow>& ParameterizedPassTable();
+
+// The table of an action space of the family: 0 PassesAll, 1 PassesParameterized.
+const std::vector<PassRow>& ActionTable(int action_space);
+
 // Runs a textual module pipeline (e.g. "default<Oz>") with fresh analysis managers.
 Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::string& pipeline);
 

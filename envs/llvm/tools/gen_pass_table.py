@@ -1070,8 +1070,9 @@ def check_sequences(
 # ---------------------------------------------------------------------------
 
 
-def render_def(rows: list[Row], version: str) -> str:
-    lines = [
+def render_def(rows: list[Row], version: str, header: Optional[list[str]] = None) -> str:
+    """The .def file of ``rows``; ``header`` (comment lines) replaces passes.def's."""
+    lines = header or [
         "// passes.def - action table of the LLVM PassesAll action space.",
         "//",
         "// GENERATED FILE, DO NOT EDIT. Regenerate with:",
