@@ -54,6 +54,36 @@ def test_datasets_cli_lists_every_dataset(capsys):
     assert "Unknown dataset 'nope-v0'; did you mean" in capsys.readouterr().err
 
 
+def test_datasets_cli_uninstall_removes_where_each_dataset_keeps_its_files(
+    tmp_path, monkeypatch, capsys
+):
+    """``uninstall`` calls the dataset's own ``uninstall()``: CompilerGym's datasets live under
+    ``llvm-v0/benchmark/`` (cBench's runtime data beside them), not ``<site data>/<name>``."""
+    from compiler_gym.bin import datasets as cli
+
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    monkeypatch.setenv("COMPILER_GYM_SITE_DATA", str(site))
+    monkeypatch.setenv("COMPILER_GYM_CACHE", str(cache))
+    benchmarks = site / "llvm-v0" / "benchmark"
+    placed = [
+        benchmarks / "blas-v0" / "contents" / "blas" / "a.bc",
+        benchmarks / "cbench-v1" / ".extracted",
+        site / "llvm-v0" / "cbench-v1-runtime-data" / "runtime_data" / "unpacked",
+        benchmarks / "npb-v0" / ".extracted",  # not named: stays
+        cache / "csmith-v0" / "x.c",
+    ]
+    for path in placed:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    assert cli.main(["uninstall", "blas-v0", "benchmark://cbench-v1", "csmith-v0"]) == 0
+    assert "benchmark://blas-v0: removed" in capsys.readouterr().out
+    assert not (benchmarks / "blas-v0").exists()
+    assert not (benchmarks / "cbench-v1").exists()
+    assert not (site / "llvm-v0" / "cbench-v1-runtime-data").exists()
+    assert not (cache / "csmith-v0").exists()
+    assert (benchmarks / "npb-v0" / ".extracted").is_file()
+
+
 def test_datasets_random_benchmark_weights():
     """weighted=True never picks an infinite dataset (size 0), as in CompilerGym; weights name
     the datasets to draw from."""

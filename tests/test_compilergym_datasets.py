@@ -341,16 +341,33 @@ def test_compilergym_s_classes_make_their_datasets(tmp_path):
     the kind of its row."""
     from compiler_gym.envs.llvm import datasets as llvm_datasets
 
-    named = {row.kind for row in cg.DEFINITIONS.values() if row.kind.default_name}
+    kinds = {cg.dataset_class(row) for row in cg.DEFINITIONS.values()}
+    named = {kind for kind in kinds if kind.default_name}
     assert len(named) == 13
     for kind in named:
         assert getattr(llvm_datasets, kind.__name__) is kind
         dataset = kind(tmp_path)
         assert dataset.name == kind.default_name
-        assert cg.DEFINITIONS[kind.default_name].kind is kind
+        assert cg.dataset_class(cg.DEFINITIONS[kind.default_name]) is kind
         assert dataset.root == tmp_path / "benchmark" / kind.default_name.split("://")[1]
     with pytest.raises(TypeError, match="needs a definition"):
         cg.CompilerGymDataset(tmp_path)
+
+
+def test_each_row_of_the_table_names_a_class_that_makes_its_dataset(tmp_path):
+    """The table (plain data, in its own module) names each row's class; every row builds a
+    dataset that reports the row's name."""
+    from compiler_gym.datasets import compilergym_llvm_table as table
+
+    assert cg.DEFINITIONS is table.DEFINITIONS
+    assert set(cg.DATASET_CLASSES.values()) >= {
+        cg.dataset_class(r) for r in table.DEFINITIONS.values()
+    }
+    for name, row in table.DEFINITIONS.items():
+        assert isinstance(row.kind, str) and row.kind in cg.DATASET_CLASSES, name
+        assert cg.dataset_class(row)(tmp_path, definition=row).name == name
+    datasets = cg.compilergym_llvm_datasets(tmp_path)
+    assert [d.name for d in datasets] == list(table.DEFINITIONS)
 
 
 def test_a_file_name_in_a_mirror_is_one_file():
@@ -753,3 +770,24 @@ def test_a_deprecated_dataset_warns_when_it_installs(mirror, archives):
     row = dataclasses.replace(archives.blas, deprecated="Please use blas-v1")
     with pytest.warns(DeprecationWarning, match="Please use blas-v1"):
         cg.CompilerGymDataset(definition=row).install()
+
+
+def test_compilergym_s_deprecated_datasets_warn_on_each_install(tmp_path):
+    """cBench-v0 and CompilerGym's other deprecated datasets, each by its own class, warn
+    (``Dataset.install()``'s DeprecationWarning) when installed, already installed or not."""
+    deprecated = [d for d in cg.compilergym_llvm_datasets(tmp_path) if d.deprecated]
+    assert "benchmark://cBench-v0" in {d.name for d in deprecated}
+    for dataset in deprecated:
+        # Installed as far as each class checks: nothing to download.
+        dataset.root.mkdir(parents=True, exist_ok=True)
+        (dataset.root / ".extracted").touch()
+        (dataset.root / ".opencl-installed").touch()
+        if isinstance(dataset, cg.CBenchDataset):
+            dataset.runtime_data.mkdir(parents=True, exist_ok=True)
+            (dataset.runtime_data / "unpacked").touch()
+        assert dataset.installed, dataset.name
+        for _ in range(2):
+            with pytest.warns(
+                DeprecationWarning, match=f"'{dataset.name}' is marked as deprecated"
+            ):
+                dataset.install()

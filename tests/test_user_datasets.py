@@ -3,6 +3,7 @@ and benchmarks from a compiler command line."""
 
 import hashlib
 import json
+import os
 import tarfile
 
 import pytest
@@ -86,6 +87,79 @@ def test_local_tarball_dataset_installs_once(programs, tmp_path, site_data):
     stamp = marker.stat().st_mtime_ns
     TarDataset("benchmark://tarred-v0", str(tarball)).install()
     assert marker.stat().st_mtime_ns == stamp
+
+
+def test_an_installed_dataset_uninstalls_and_installs_again(
+    programs, tmp_path, site_data, monkeypatch
+):
+    monkeypatch.setenv("COMPILER_GYM_CACHE", str(tmp_path / "cache"))
+    tarball = make_tarball(programs, tmp_path / "programs.tar.gz")
+    dataset = TarDataset("benchmark://gone-v0", str(tarball), sha256=sha256(tarball))
+    dataset.install()
+    assert sorted(dataset.benchmark_uris())  # the listing is memoized
+    assert (site_data / "user" / "gone-v0" / "answer.c").is_file()
+    dataset.uninstall()
+    assert not dataset.installed and not (site_data / "user" / "gone-v0").exists()
+    assert len(list(dataset.benchmark_uris())) == 2  # listed again: installs again
+    assert dataset.installed
+    folder = FilesDataset("benchmark://mine-v0", programs)
+    folder.uninstall()  # the user's own folder is not the dataset's to remove
+    assert (programs / "answer.c").is_file()
+
+
+def test_probing_an_install_draws_no_bar_under_compiler_gym_quiet(monkeypatch):
+    """``InstalledDataset.probe_all``'s bar follows ``$COMPILER_GYM_QUIET`` as the package's
+    other bars do (and tqdm's terminal check without it)."""
+    from compiler_gym.datasets import install
+
+    bars = []
+
+    def recording_tqdm(iterable, **kwargs):
+        bars.append(kwargs["disable"])
+        return iterable
+
+    monkeypatch.setattr(install, "tqdm", recording_tqdm)
+    dataset = install.InstalledDataset(
+        "probe-v0", name="benchmark://probe-v0", description="", license=""
+    )
+    monkeypatch.setenv("COMPILER_GYM_QUIET", "1")
+    assert dataset.probe_all({}) == {}
+    monkeypatch.setenv("COMPILER_GYM_QUIET", "0")
+    dataset.probe_all({})
+    assert bars == [True, None]
+
+
+def test_a_source_is_compiled_once_per_uri_while_it_is_unchanged(programs, monkeypatch):
+    from compiler_gym.datasets import user
+
+    made, make_benchmark = [], user.make_benchmark
+
+    def counting_make_benchmark(path, **kwargs):
+        made.append(path.name)
+        return make_benchmark(path, **kwargs)
+
+    monkeypatch.setattr(user, "make_benchmark", counting_make_benchmark)
+    dataset = FilesDataset("benchmark://memo-v0", programs, runnable=True)
+    first = dataset.benchmark("benchmark://memo-v0/answer")
+    first.add_validation_callback(lambda env: [])
+    second = dataset.benchmark("benchmark://memo-v0/answer")
+    assert made == ["answer.c"]  # clang ran once
+    assert second == first and second is not first
+    assert second.data == first.data and second.files == first.files
+    assert second.runnable and not second.validation_callbacks()  # a copy: not changed by us
+    dataset.benchmark("benchmark://memo-v0/sub/tiny")
+    assert made == ["answer.c", "tiny.ll"]
+    source = programs / "answer.c"
+    source.write_text(PROGRAM.replace("6 * 7", "6 * 9"))
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
+    changed = dataset.benchmark("benchmark://memo-v0/answer")
+    assert made == ["answer.c", "tiny.ll", "answer.c"]  # the file changed: compiled again
+    assert changed.data != first.data
+    with compiler_gym.make("llvm-v0") as env:
+        env.datasets.add(dataset)
+        env.reset(benchmark="benchmark://memo-v0/answer")
+        assert env.observation["IsRunnable"] is True
+    assert made == ["answer.c", "tiny.ll", "answer.c"]
 
 
 def test_tarball_over_http(programs, http_dir, site_data):

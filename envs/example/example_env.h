@@ -1,5 +1,5 @@
 // example-v0: the smallest complete environment family, kept as the template for new ones
-// (README, "Adding an environment family"). It is registered like every other family and its
+// (docs/adding_a_family.md). It is registered like every other family and its
 // tests build it through the same generic path (tests/test_example_env.py).
 //
 // The "compiler" sorts a list: a program is up to kMaxLength integers (a benchmark's data, as

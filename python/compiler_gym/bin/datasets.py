@@ -7,7 +7,6 @@ python -m compiler_gym.bin.datasets uninstall generator://csmith-v0
 
 from __future__ import annotations
 
-import shutil
 import sys
 
 from tabulate import tabulate
@@ -15,7 +14,6 @@ from tabulate import tabulate
 import compiler_gym
 from compiler_gym.errors import DatasetInitError
 from compiler_gym.util.cli import argument_parser, check_dataset, clip, parse_args, user_errors
-from compiler_gym.util.runfiles import cache_path, site_data_path
 
 #: The widths of the license and description columns of ``list``.
 LICENSE_WIDTH = 24
@@ -83,10 +81,8 @@ def main(argv=None) -> int:
                     else f"{dataset.name}: not installed (see its description)"
                 )
             else:
-                # Generated and downloaded files live under the cache and site-data dirs.
-                short = dataset.name.split("://")[-1]
-                for root in (cache_path(short), site_data_path(short)):
-                    shutil.rmtree(root, ignore_errors=True)
+                # Each dataset knows where its files are (CompilerGym's under llvm-v0/).
+                dataset.uninstall()
                 print(f"{dataset.name}: removed cached files")
         return status
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ import numpy as np
 
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.util.names import did_you_mean
+from compiler_gym.util.runfiles import cache_path, site_data_path
 
 
 class Dataset:
@@ -130,6 +132,18 @@ class Dataset:
                 category=DeprecationWarning,
                 stacklevel=2,
             )
+
+    def uninstall(self) -> None:
+        """Removes what :meth:`install` and use left on this machine (CompilerGym's method):
+        by default the dataset's folders named after it without its scheme, under
+        ``$COMPILER_GYM_CACHE`` and ``$COMPILER_GYM_SITE_DATA``, and its :attr:`site_data_path`
+        when it has one; datasets that keep files elsewhere override it."""
+        short = BenchmarkUri.from_string(self.name).dataset
+        folders = [cache_path(short), site_data_path(short)]
+        if self.has_site_data:
+            folders.append(self.site_data_path)
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def benchmark_uris(self) -> Iterator[str]:
         """The URIs of the dataset's benchmarks, in a fixed order (endless for generators)."""

@@ -119,6 +119,12 @@ class InstalledDataset(Dataset):
         super().install()  # a deprecated dataset warns
         install_directory(self.root, self._build)
 
+    def uninstall(self) -> None:
+        """Removes the install directory (and :meth:`Dataset.uninstall`'s folders)."""
+        shutil.rmtree(self.root, ignore_errors=True)
+        self.__dict__.pop("_manifest", None)
+        super().uninstall()
+
     def benchmark_uris(self) -> Iterator[str]:
         for name in self._manifest["benchmarks"]:
             yield f"{self.name}/{name}"
@@ -140,6 +146,8 @@ class InstalledDataset(Dataset):
         """Loads (and, if runnable, builds and runs) each benchmark as an env of the family
         ``probe_family`` would, in parallel with a progress bar; returns
         ``_C.probe_benchmark``'s verdict per name."""
+        # Not at the top: compiler_gym.util.download imports this module's file_lock.
+        from compiler_gym.util.download import progress_disabled
 
         def probe(name: str) -> dict:
             return _C.probe_benchmark(
@@ -153,7 +161,7 @@ class InstalledDataset(Dataset):
                 total=len(names),
                 desc=f"Installing {self.name}",
                 unit="benchmark",
-                disable=None,  # no bar when stderr is not a terminal
+                disable=progress_disabled(),  # none under $COMPILER_GYM_QUIET or off a terminal
             )
         )
         return dict(zip(names, verdicts, strict=True))

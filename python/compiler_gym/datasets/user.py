@@ -13,11 +13,14 @@ under a file lock, with their sha256 checked; a failed or corrupt download leave
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import shutil
 import tarfile
 import urllib.error
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Optional, Union
@@ -32,6 +35,8 @@ from compiler_gym.util.runfiles import site_data_path
 
 PROGRAM_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".ll", ".bc")
 DOWNLOAD_TIMEOUT_SECONDS = 300
+#: How many benchmarks a FilesDataset keeps made (compiled), most recently used first.
+MEMOIZED_BENCHMARKS = 64
 
 
 def fetch(source: str, destination: Path, sha256: Optional[str] = None) -> None:
@@ -62,7 +67,9 @@ class FilesDataset(Dataset):
     """Every program file (``.c .cc .cpp .cxx .ll .bc``) under ``root``, recursively; the
     benchmark ``<name>/<relative path without suffix>`` is that file. Sources are compiled
     with ``copt`` and linked with ``link_args``; ``runnable`` says whether the programs run
-    without arguments and check themselves (exit code 0).
+    without arguments and check themselves (exit code 0). A benchmark is made (its source
+    compiled) once per URI while its file is unchanged; the last
+    :data:`MEMOIZED_BENCHMARKS` made are kept.
 
     CompilerGym's keywords work too: ``dataset_root`` for ``root``, ``file_glob`` to take
     only the files it matches (relative to the root, e.g. ``"*/*.bc"``),
@@ -108,6 +115,8 @@ class FilesDataset(Dataset):
         self.copt = list(copt or [])
         self.link_args = list(link_args or [])
         self.runnable = runnable
+        # The benchmarks made so far, least recently used first (see benchmark_from_parsed_uri).
+        self._made: OrderedDict[tuple, Benchmark] = OrderedDict()
 
     @property
     def root(self) -> Path:
@@ -150,13 +159,45 @@ class FilesDataset(Dataset):
         if path is None:
             hint = did_you_mean(uri.name, self._files())
             raise LookupError(f"Benchmark not found: {uri}{hint}")
-        return make_benchmark(
-            path,
-            copt=self.copt,
-            link_args=self.link_args,
-            runnable=self.runnable,
-            uri=str(uri),
+        # make_benchmark compiles a source each time: the result is kept per URI, for as long
+        # as the file (its modification time and size) and the build options are the same.
+        try:
+            stat = path.stat()
+        except OSError as e:
+            raise LookupError(f"Benchmark not found: {uri} ({e})") from e
+        key = (
+            str(uri),
+            stat.st_mtime_ns,
+            stat.st_size,
+            tuple(self.copt),
+            tuple(self.link_args),
+            self.runnable,
         )
+        benchmark = self._made.get(key)
+        if benchmark is None:
+            benchmark = make_benchmark(
+                path,
+                copt=self.copt,
+                link_args=self.link_args,
+                runnable=self.runnable,
+                uri=str(uri),
+            )
+            while len(self._made) >= MEMOIZED_BENCHMARKS:
+                self._made.popitem(last=False)
+        else:
+            self._made.move_to_end(key)
+        self._made[key] = benchmark
+        return _copy(benchmark)
+
+
+def _copy(benchmark: Benchmark) -> Benchmark:
+    """A copy of a memoized benchmark that its caller may change (its lists, its validation
+    callbacks) without changing the memoized one; the program's bytes are shared."""
+    out = copy.copy(benchmark)
+    for attribute in ("files", "compile_args", "link_args", "run_args", "_validation_callbacks"):
+        setattr(out, attribute, list(getattr(benchmark, attribute)))
+    out.known_costs = dict(benchmark.known_costs)
+    return out
 
 
 class _InstalledDataset(FilesDataset):
@@ -173,6 +214,13 @@ class _InstalledDataset(FilesDataset):
     def install(self) -> None:
         super().install()  # a deprecated dataset warns
         install_directory(self.root, self._build)
+
+    def uninstall(self) -> None:
+        """Removes the installed files (and :meth:`Dataset.uninstall`'s folders)."""
+        shutil.rmtree(self.root, ignore_errors=True)
+        self._memoized_files = None
+        self._made.clear()
+        super().uninstall()
 
     def _build(self, scratch: Path) -> None:
         raise NotImplementedError
