@@ -104,6 +104,9 @@ def main(argv=None) -> None:
     parser.add_argument("--min-size", type=int, default=50, help="fewest IR instructions")
     parser.add_argument("--max-size", type=int, default=15000, help="most IR instructions")
     parser.add_argument("--json", type=Path, help="also write the training figures here")
+    parser.add_argument(
+        "--starts", type=Path, help="a library whose sequences are starts too (a previous run's)"
+    )
     args = parser.parse_args(argv)
     started = time.time()
     with compiler_gym.make("llvm-v0", reward_space="IrInstructionCountOz") as env:
@@ -112,6 +115,8 @@ def main(argv=None) -> None:
         flags = {f: i for i, f in enumerate(env.action_space.flags)}
         oz = [flags[f] for f in default_pipeline_actions()]
         starts = [oz, oz + oz]
+        if args.starts:
+            starts += [list(s) for s in SequenceLibrary.load(args.starts).actions(env)]
         climbed = improve_sequences(env, programs, starts, args.seed, args.rounds, args.batch)
         pool = starts + climbed
         print(f"{len(pool)} candidates after {time.time() - started:.0f} s", flush=True)
