@@ -55,8 +55,12 @@ bool EndsEpisode(StatusCode code) {
   }
 }
 
+int Env::NumActions(int action_space) const {
+  return static_cast<int>(Spec().action_spaces[action_space].action_names.size());
+}
+
 Status Env::CheckActions(std::span<const int> actions) const {
-  const int n = static_cast<int>(Spec().action_spaces[action_space_].action_names.size());
+  const int n = NumActions(action_space_);
   for (int a : actions) {
     if (a < 0 || a >= n) {
       return OutOfRange("action " + std::to_string(a) + " is out of range [0, " +

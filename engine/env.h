@@ -189,6 +189,10 @@ class Env {
 
   virtual StatusOr<Observation> Observe(int observation_index) = 0;
 
+  // How many actions the action space has for this env: its table's, or more where a family
+  // lets an env add actions of its own (LLVM's pipeline actions, set as a parameter).
+  virtual int NumActions(int action_space) const;
+
   // Computes the reward since it was last computed in this episode (since reset the first
   // time), and advances its bookkeeping.
   StatusOr<double> Reward(int reward_index);

@@ -129,3 +129,78 @@ def test_default_oz_as_an_action_is_the_oz_baseline(env):
     env.step(env.action_space["default<Oz>"])
     assert env.episode_reward == pytest.approx(1.0, abs=1e-12)
     assert env.observation["IrInstructionCount"] == env.observation["IrInstructionCountOz"]
+
+
+NESTED = "function(sroa,early-cse<memssa>)"
+
+
+def test_a_pipeline_action_of_several_passes_steps_forks_and_reproduces_with_opt(tmp_path):
+    with compiler_gym.make("llvm-ic-v0", benchmark=BENCHMARK, action_space=SPACE) as env:
+        env.reset()
+        space = env.action_space
+        start = tmp_path / "input.bc"
+        env.write_bitcode(start)
+        action = space[NESTED]
+        assert action == space.n and space.pipeline_actions == [NESTED]
+        assert space[NESTED] == action  # added once
+        predicted = env.try_actions([[action]])[0]
+        env.step(action)
+        assert env.episode_reward == pytest.approx(predicted, rel=1e-12)
+        assert env.commandline() == f"opt '-passes={NESTED}' input.bc -o output.bc"
+        out = tmp_path / "o.bc"
+        subprocess.run([opt_path(), f"-passes={NESTED}", start, "-o", out], check=True)
+        with compiler_gym.make("llvm-v0", benchmark=f"file://{tmp_path / 'o.bc'}") as other:
+            other.reset()
+            assert without_use_lists(other.observation["Ir"]) == without_use_lists(
+                env.observation["Ir"]
+            )
+        with env.fork() as fork:  # forks keep the env's pipeline actions
+            assert fork.action_space.pipeline_actions == [NESTED]
+            fork.step(fork.action_space["gvn<no-pre>"])
+            assert fork.commandline() == (
+                f"opt '-passes={NESTED},function(gvn<no-pre>)' input.bc -o output.bc"
+            )
+        # Actions taken keep their meaning: the list only grows.
+        with pytest.raises(ValueError, match="can only be added to"):
+            env.send_param("llvm.pipeline_actions", "cgscc(inline)")
+
+
+def test_a_nested_pipeline_action_round_trips_through_a_csv_into_a_fresh_env(tmp_path):
+    from compiler_gym.compiler_env_state import CompilerEnvStateReader, CompilerEnvStateWriter
+
+    with compiler_gym.make("llvm-ic-v0", benchmark=BENCHMARK, action_space=SPACE) as env:
+        env.reset()
+        env.multistep([env.action_space["default<Oz>"], env.action_space[NESTED]])
+        path = tmp_path / "states.csv"
+        with open(path, "w") as f:
+            CompilerEnvStateWriter(f).write_state(env.state, flush=True)
+    (state,) = CompilerEnvStateReader.read_paths([str(path)])
+    assert state.commandline == f"opt '-passes=default<Oz>,{NESTED}' input.bc -o output.bc"
+    with compiler_gym.make("llvm-ic-v0") as fresh:
+        result = fresh.validate(state)  # its replay adds the pipeline action as it reads
+        assert result.okay(), result
+        fresh.apply(state)
+        assert fresh.action_space.name == SPACE
+        assert fresh.action_space.pipeline_actions == [NESTED]
+        assert fresh.episode_reward == pytest.approx(state.reward, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "pipeline, message",
+    [
+        ("function(sroa,print<domtree>)", "at 14: 'print' is not a pass of the table"),
+        ("instcombine<verify-fixpoint>", "option 'verify-fixpoint' of 'instcombine'"),
+        ("gvn(sroa)", "'gvn' does not nest passes here"),
+        ("function(sroa", "expected '\\)'"),
+        ("function(ipsccp)", "unknown function pass 'ipsccp'"),
+    ],
+)
+def test_a_malformed_pipeline_action_is_a_value_error_naming_the_bad_part(env, pipeline, message):
+    env.reset(benchmark=BENCHMARK, action_space=SPACE)
+    with pytest.raises(ValueError, match=message):
+        env.action_space[pipeline]
+    # In a command line, the same (an unclosed bracket already ends the split).
+    in_csv = "Unclosed bracket" if pipeline.count("(") > pipeline.count(")") else message
+    with pytest.raises(ValueError, match=in_csv):
+        env.action_space.from_string(f"opt '-passes=default<Oz>,{pipeline}' in.bc")
+    assert pipeline not in env.action_space.pipeline_actions

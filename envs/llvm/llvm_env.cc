@@ -141,7 +141,14 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
   StepOutcome outcome;
   outcome.actions_applied = 0;
   const std::vector<PassRow>& table = ActionTable(action_space());
+  const int rows = static_cast<int>(table.size());
   for (int action : actions) {
+    if (action >= rows) {  // a pipeline action (CheckActions bounds it by NumActions)
+      ++outcome.actions_applied;
+      const std::string& pipeline = impl_->pipeline_actions[action - rows];
+      if (!impl_->RunPipelineStep(pipeline, pipeline, outcome)) break;
+      continue;
+    }
     const PassRow& row = table[action];
     ++outcome.actions_applied;
 #ifdef CG_TEST_HOOKS
@@ -197,6 +204,7 @@ StatusOr<std::unique_ptr<Env>> LlvmEnv::DoFork() {
   RETURN_IF_ERROR(c.InitPassInfrastructure());
   c.cache = s.cache;
   c.run_config = s.run_config;
+  c.pipeline_actions = s.pipeline_actions;
   return std::unique_ptr<Env>(std::move(copy));
 }
 
@@ -318,7 +326,45 @@ const ParameterRow* FindParameter(const std::string& name) {
 
 }  // namespace
 
+int LlvmEnv::NumActions(int action_space) const {
+  const int extra = action_space == 1 ? static_cast<int>(impl_->pipeline_actions.size()) : 0;
+  return Env::NumActions(action_space) + extra;
+}
+
+namespace {
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) out += (out.empty() ? "" : "\n") + line;
+  return out;
+}
+
+}  // namespace
+
 Status LlvmEnv::SetParameter(const std::string& name, const std::string& value) {
+  if (name == kPipelineActionsParameter) {
+    std::vector<std::string> pipelines = Lines(value);
+    const auto& current = impl_->pipeline_actions;
+    if (pipelines.size() < current.size() ||
+        !std::equal(current.begin(), current.end(), pipelines.begin())) {
+      return InvalidArgument(std::string(kPipelineActionsParameter) +
+                             ": pipeline actions can only be added to");
+    }
+    for (size_t i = current.size(); i < pipelines.size(); ++i) {
+      RETURN_IF_ERROR(CheckPipelineAction(pipelines[i]));
+    }
+    impl_->pipeline_actions = std::move(pipelines);
+    return Status::Ok();
+  }
 #ifdef CG_TEST_HOOKS
   if (name == kNextStepPipelineParameter) {
     impl_->next_step_pipeline = value;
@@ -341,6 +387,7 @@ Status LlvmEnv::SetParameter(const std::string& name, const std::string& value) 
 }
 
 StatusOr<std::string> LlvmEnv::GetParameter(const std::string& name) const {
+  if (name == kPipelineActionsParameter) return JoinLines(impl_->pipeline_actions);
 #ifdef CG_TEST_HOOKS
   if (name == kNextStepPipelineParameter) return impl_->next_step_pipeline;
 #endif

@@ -35,6 +35,7 @@ class LlvmEnv final : public Env {
 
   const EnvSpec& Spec() const override { return LlvmEnvSpec(); }
   StatusOr<Observation> Observe(int observation_index) override;
+  int NumActions(int action_space) const override;
 
 #ifdef CG_TEST_HOOKS
   // Test builds only (CG_BUILD_TESTS); a production build has neither this nor the parameter.
@@ -47,6 +48,10 @@ class LlvmEnv final : public Env {
   // "compiler-gym-test-alloc" (under a memory limit only) are for isolated envs.
   StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);
   static constexpr char kNextStepPipelineParameter[] = "testing.next_step_pipeline";
+  // PassesParameterized's pipeline actions, one per line: action table.size() + i runs line i
+  // (CheckPipelineAction refuses a line that is not a pipeline of the table's passes). A new
+  // value must start with the old one: actions already taken keep their meaning.
+  static constexpr char kPipelineActionsParameter[] = "llvm.pipeline_actions";
 #endif
 
   // Parameters: runtime_observation_count (measured runs, >= 1), runtime_warmup_runs_count

@@ -83,6 +83,9 @@ struct LlvmEnv::Impl {
   double object_seconds = 0;
   std::unique_ptr<Executable> executable;
   RunConfig run_config;
+  // PassesParameterized's actions after its table: pipelines set with the parameter
+  // kPipelineActionsParameter (checked by CheckPipelineAction), copied to forks.
+  std::vector<std::string> pipeline_actions;
 #ifdef CG_TEST_HOOKS
   // Test hook (kNextStepPipelineParameter): the pipeline the next action runs instead.
   std::string next_step_pipeline;

@@ -34,6 +34,12 @@ const std::vector<PassRow>& ParameterizedPassTable();
 // The table of an action space of the family: 0 PassesAll, 1 PassesParameterized.
 const std::vector<PassRow>& ActionTable(int action_space);
 
+// Whether a pipeline may be an action of PassesParameterized beyond its table (a pipeline
+// action, e.g. "function(sroa,early-cse<memssa>)"): it parses, nests only the adaptors module,
+// cgscc, function, loop and loop-mssa, and each pass in it is one of the table's with options
+// that rows of the table give that pass. InvalidArgument names the bad part.
+Status CheckPipelineAction(const std::string& pipeline);
+
 // Runs a textual module pipeline (e.g. "default<Oz>") with fresh analysis managers.
 Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::string& pipeline);
 

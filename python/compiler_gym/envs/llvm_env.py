@@ -192,10 +192,21 @@ class LlvmEnv(CompilerEnv):
     def _make_action_space(self, spec: dict) -> Commandline:
         if spec["name"] == "PassesParameterized":  # pipeline elements: opt -passes=...
             rows = pass_table(spec["name"])
-            return PassPipeline(spec["name"], [r[0] for r in rows], [r[1] for r in rows])
+            names, pipelines = [r[0] for r in rows], [r[1] for r in rows]
+            return PassPipeline(spec["name"], names, pipelines, self._pipeline_actions)
         return Commandline(
             spec["name"], spec["action_names"], prefix="opt", suffix="input.bc -o output.bc"
         )
+
+    def _pipeline_actions(self, add: Optional[str] = None) -> list[str]:
+        """PassesParameterized's pipeline actions, which the engine keeps per env (the
+        parameter ``llvm.pipeline_actions``, checked there); with ``add``, adds it first."""
+        key = "llvm.pipeline_actions"
+        current = [p for p in self._env.get_parameter(key).split("\n") if p]
+        if add is not None and add not in current:
+            current.append(add)
+            self._env.set_parameter(key, "\n".join(current))
+        return current
 
     make_benchmark = staticmethod(make_benchmark)
     make_benchmark_from_source = staticmethod(make_benchmark_from_source)
