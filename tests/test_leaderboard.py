@@ -134,6 +134,7 @@ ENTRIES = [
     "greedy",
     "nevergrad-10s",
     "pipeline_search-10s",
+    "pipeline_search-60s",
     "ppo",
     "ppo_gnn",
     "ppo_guided_search-10s",
