@@ -48,14 +48,16 @@ class LlvmEnv final : public Env {
   // "compiler-gym-test-alloc" (under a memory limit only) are for isolated envs.
   StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);
   static constexpr char kNextStepPipelineParameter[] = "testing.next_step_pipeline";
+#endif
+
   // PassesParameterized's pipeline actions, one per line: action table.size() + i runs line i
   // (CheckPipelineAction refuses a line that is not a pipeline of the table's passes). A new
   // value must start with the old one: actions already taken keep their meaning.
   static constexpr char kPipelineActionsParameter[] = "llvm.pipeline_actions";
-#endif
 
   // Parameters: runtime_observation_count (measured runs, >= 1), runtime_warmup_runs_count
-  // (>= 0), runtime_timeout_seconds (> 0), runtime_memory_bytes (>= 0; 0 = unlimited).
+  // (>= 0), runtime_timeout_seconds (> 0), runtime_memory_bytes (>= 0; 0 = unlimited), and
+  // kPipelineActionsParameter.
   Status SetParameter(const std::string& name, const std::string& value) override;
   StatusOr<std::string> GetParameter(const std::string& name) const override;
 
