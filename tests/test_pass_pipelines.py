@@ -11,7 +11,7 @@ import pytest
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.envs.llvm_env import pass_table
-from compiler_gym.spaces import PassPipeline, split_pipeline
+from compiler_gym.envs.llvm_pipeline import PassPipeline, split_pipeline
 from compiler_gym.third_party.llvm import opt_path
 
 SPACE = "PassesParameterized"

@@ -22,8 +22,9 @@ from compiler_gym.datasets.make_benchmark import (
 )
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
+from compiler_gym.envs.llvm_pipeline import PassPipeline
 from compiler_gym.envs.state_summary import StateSummary
-from compiler_gym.spaces import Commandline, Dict, PassPipeline, Scalar, Sequence
+from compiler_gym.spaces import Commandline, Dict, Scalar, Sequence
 
 # CompilerGym's send_param names for the runtime settings: whether each sets or reads, and the
 # setting it is.
