@@ -903,7 +903,7 @@ def test_diff_against_the_parent_state(client):
 
 
 def test_text_diff_refuses_texts_too_long():
-    from compiler_gym.bin.explorer_session import MAX_DIFF_LINES, ExplorerError, text_diff
+    from compiler_gym.bin.explorer_requests import MAX_DIFF_LINES, ExplorerError, text_diff
 
     assert text_diff("a\nb\nc", "a\nB\nc", "x", "y", 1) == {
         "diff": "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c",

@@ -83,7 +83,6 @@ import sqlite3
 import sys
 import threading
 import time
-import zlib
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from itertools import islice
@@ -92,6 +91,7 @@ from typing import Any, Optional
 from urllib.parse import unquote
 
 import compiler_gym
+from compiler_gym.bin.explorer_database import ExploredDatabase
 from compiler_gym.bin.explorer_http import (
     FD_RESERVE,
     LOOPBACK_NAMES,
@@ -101,21 +101,22 @@ from compiler_gym.bin.explorer_http import (
     connection_limits,
     raise_open_files_limit,
 )
-from compiler_gym.bin.explorer_session import (
+from compiler_gym.bin.explorer_requests import (
     BENCHMARK_SCHEMES,
-    CHECKPOINT_INTERVAL,
-    MAX_CHECKPOINTS,
     CommandlineParser,
     ExplorerError,
-    Node,
-    Session,
-    Sessions,
-    _finite,
     install_command,
     parse_actions,
     parse_benchmark_uri,
     require_installed,
     share_fragment,
+)
+from compiler_gym.bin.explorer_session import (
+    CHECKPOINT_INTERVAL,
+    MAX_CHECKPOINTS,
+    Node,
+    Session,
+    Sessions,
 )
 from compiler_gym.datasets import BenchmarkUri
 from compiler_gym.errors import BenchmarkInitError, EnvironmentNotSupported
@@ -155,157 +156,6 @@ __all__ = [
     "reward_format",
     "share_fragment",
 ]
-
-
-class ExploredDatabase:
-    """A database of :class:`~compiler_gym.wrappers.SqliteWriter`, read-only: its benchmarks,
-    a benchmark's states as a tree (a state's parent is the state of its actions but the last),
-    a state's features and IR. Its methods run on the server's worker threads; :meth:`close`
-    at shutdown."""
-
-    def __init__(self, path: Path, flags: list[str], feature_names: dict[str, list[str]]):
-        self.path = Path(path)
-        self.flags = flags
-        self.feature_names = feature_names
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
-        self._closed = False
-        try:  # fails early on a file that is no such database
-            self._connection().execute("SELECT COUNT(*) FROM States").fetchone()
-        except BaseException:
-            self.close()
-            raise
-
-    def _connection(self) -> sqlite3.Connection:
-        """This thread's connection, made by its first request. One per thread: sqlite3's
-        connections are not for sharing between threads, and the server's worker threads are
-        few and live as long as it does (a connection per request cost 0.36 ms a request,
-        the summary's query 0.01 ms). Read-only, so the writer may go on writing (WAL)."""
-        connection = getattr(self._local, "connection", None)
-        if connection is None:
-            with self._lock:
-                if self._closed:
-                    raise ExplorerError(503, "the database is closed: the server is stopping")
-                # Not checked against its thread: close() runs on another at shutdown.
-                connection = sqlite3.connect(
-                    f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
-                )
-                self._connections.append(connection)
-            self._local.connection = connection
-        elif self._closed:
-            raise ExplorerError(503, "the database is closed: the server is stopping")
-        return connection
-
-    def close(self) -> None:
-        """Closes every thread's connection (twice is fine); later requests answer 503."""
-        with self._lock:
-            self._closed = True
-            connections, self._connections = self._connections, []
-        for connection in connections:
-            connection.close()
-
-    def summary(self) -> dict:
-        """The database's benchmarks with their numbers of states."""
-        c = self._connection()
-        benchmarks = c.execute(
-            "SELECT benchmark_uri, COUNT(*) FROM States GROUP BY benchmark_uri "
-            "ORDER BY benchmark_uri"
-        ).fetchall()
-        (transitions,) = c.execute("SELECT COUNT(*) FROM StateTransitions").fetchone()
-        return {
-            "path": str(self.path),
-            "benchmarks": [{"uri": uri, "states": n} for uri, n in benchmarks],
-            "states": sum(n for _, n in benchmarks),
-            "transitions": transitions,
-        }
-
-    def tree(self, benchmark: str, limit: int) -> dict:
-        """A benchmark's states, shortest action sequences first, at most ``limit``, each with
-        its parent (the state of the longest prefix of its actions that is in the database) and
-        the reward of the transition from its parent, when logged."""
-        c = self._connection()
-        states = c.execute(
-            "SELECT actions, state_id, done, ir_instruction_count FROM States "
-            "WHERE benchmark_uri = ? ORDER BY length(actions), actions LIMIT ?",
-            (benchmark, limit + 1),
-        ).fetchall()
-        rewards = {
-            (a, int(action)): reward
-            for a, action, _, reward in c.execute(
-                "SELECT t.initial_state_id, t.action_value, t.end_state_id, t.reward "
-                "FROM StateTransitions t WHERE t.initial_state_id IN "
-                "(SELECT state_id FROM States WHERE benchmark_uri = ?)",
-                (benchmark,),
-            )
-        }
-        if not states:
-            raise ExplorerError(404, f"the database has no states of {benchmark!r}")
-        truncated = len(states) > limit
-        by_actions: dict[tuple[int, ...], int] = {}
-        nodes = []
-        for actions_text, state_id, done, count in states[:limit]:
-            actions = tuple(int(a) for a in actions_text.split())
-            parent = None
-            for k in range(len(actions) - 1, -1, -1):
-                if actions[:k] in by_actions:
-                    parent = by_actions[actions[:k]]
-                    break
-            if parent is None and actions:
-                continue  # its start state is not in the database: not part of this tree
-            action = actions[-1] if actions else None
-            reward = None
-            if parent is not None and len(nodes[parent]["actions"]) == len(actions) - 1:
-                reward = rewards.get((nodes[parent]["state_hash"], action))
-                reward = None if reward is None else _finite(reward)
-            # Known only along a path whose every transition was logged.
-            if parent is None:
-                cumulative = 0.0
-            elif reward is None or nodes[parent]["cumulative_reward"] is None:
-                cumulative = None
-            else:
-                cumulative = nodes[parent]["cumulative_reward"] + reward
-            node = {
-                "id": len(nodes),
-                "parent": parent,
-                "actions": list(actions),
-                "action": action,
-                "action_name": None if action is None else self._flag(action),
-                "reward": reward,
-                "cumulative_reward": cumulative,
-                "done": bool(done),
-                "state_hash": state_id,
-                "ir_instruction_count": count,
-            }
-            by_actions[actions] = node["id"]
-            nodes.append(node)
-        return {"benchmark": benchmark, "nodes": nodes, "truncated": truncated}
-
-    def _flag(self, action: int) -> str:
-        return self.flags[action] if 0 <= action < len(self.flags) else str(action)
-
-    def state(self, state_id: str) -> dict:
-        """A state's instruction count, features (name: value) and IR (None unless logged)."""
-        row = (
-            self._connection()
-            .execute(
-                "SELECT ir_instruction_count, compressed_llvm_ir, autophase, instcount "
-                "FROM Observations WHERE state_id = ?",
-                (state_id,),
-            )
-            .fetchone()
-        )
-        if row is None:
-            raise ExplorerError(404, f"the database has no state {state_id!r}")
-        count, ir, autophase, instcount = row
-        names = self.feature_names
-        return {
-            "state_hash": state_id,
-            "ir_instruction_count": count,
-            "autophase": dict(zip(names["autophase"], json.loads(autophase), strict=False)),
-            "instcount": dict(zip(names["instcount"], json.loads(instcount), strict=False)),
-            "ir": zlib.decompress(ir).decode() if ir is not None else None,
-        }
 
 
 def reward_format(env: Any, name: str) -> str:
