@@ -74,6 +74,28 @@ def test_a_library_file_round_trips_and_names_unknown_flags(tmp_path):
             SequenceLibrary((("-mem2reg", "-no-such-pass"),)).actions(env)
 
 
+def test_a_library_of_pipelines_names_its_action_space(tmp_path):
+    """A library of the PassesParameterized space keeps its space in its file, and the policy
+    resets an env in the default space into it: its state is an ``opt -passes=`` command line
+    that validates, at least as good as -Oz (``default<Oz>`` is a sequence)."""
+    path = tmp_path / "pipelines.txt"
+    pipelines = SequenceLibrary(
+        (("default<Oz>",), ("elim-avail-extern", "default<Oz>", "slp-vectorizer")),
+        action_space="PassesParameterized",
+    )
+    pipelines.save(path, header="two pipelines")
+    assert path.read_text().startswith("# two pipelines\n[PassesParameterized]\ndefault<Oz>\n")
+    assert SequenceLibrary.load(path) == pipelines
+    with compiler_gym.make("llvm-ic-v0", benchmark=BENCHMARK) as env:
+        env.reset()
+        state = library_policy(env, pipelines)
+        assert env.action_space.name == "PassesParameterized"
+        assert state.commandline.startswith("opt '-passes=") and state.reward >= 1.0
+        assert env.validate(state).okay()
+        with pytest.raises(KeyError, match="-mem2reg"):
+            library_policy(env, LIBRARY)  # classic flags are not pipeline elements
+
+
 def test_candidates_and_rewards_are_the_same_for_the_same_seed():
     with compiler_gym.make("llvm-ic-v0") as env:
         starts = LIBRARY.actions(env)

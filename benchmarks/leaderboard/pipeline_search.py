@@ -16,7 +16,9 @@ import argparse
 from compiler_gym.leaderboard.llvm_instcount import eval_llvm_instcount_policy
 from compiler_gym.search.sequence_library import SequenceLibrary, library_policy
 
-STARTS = SequenceLibrary((("default<Oz>",), ("default<Oz>", "default<Oz>")))
+STARTS = SequenceLibrary(
+    (("default<Oz>",), ("default<Oz>", "default<Oz>")), action_space="PassesParameterized"
+)
 
 
 def main() -> None:
@@ -26,7 +28,6 @@ def main() -> None:
     flags, harness_flags = parser.parse_known_args()
 
     def policy(env) -> None:
-        env.reset(benchmark=env.benchmark, action_space="PassesParameterized")
         library_policy(env, STARTS, refine_seconds=flags.search_time, seed=flags.seed)
 
     eval_llvm_instcount_policy(policy, harness_flags)

@@ -3,6 +3,8 @@
 
     python benchmarks/leaderboard/sequence_library/train.py \\
         --output=benchmarks/leaderboard/sequence_library/library.txt
+    python benchmarks/leaderboard/sequence_library/train.py --action-space=PassesParameterized \\
+        --output=benchmarks/leaderboard/sequence_library/pipelines.txt
 
 Programs: csmith-v0 seeds, gcc-torture-v0, pypi-c-v0 and llvm-stress-v0 benchmarks of
 --min-size to --max-size IR instructions (every k-th in URI order, so the set is fixed).
@@ -11,6 +13,8 @@ Candidates start from LLVM 19's ``default<Oz>`` pipeline flattened into the acti
 that runs it, without the passes -Oz runs in modes no action has), and each program's best start is
 climbed (:func:`improve_sequences`); every candidate is then scored on every program and the
 library chosen greedily (:func:`select_library`). The same arguments give the same library.
+In the PassesParameterized space (``--action-space``) the starts are ``default<Oz>`` itself
+and twice, and the mutants draw from its 195 pipeline elements.
 """
 
 from __future__ import annotations
@@ -107,13 +111,21 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--starts", type=Path, help="a library whose sequences are starts too (a previous run's)"
     )
+    parser.add_argument(
+        "--action-space", help="the llvm-v0 action space (default PassesAll's flags)"
+    )
     args = parser.parse_args(argv)
     started = time.time()
-    with compiler_gym.make("llvm-v0", reward_space="IrInstructionCountOz") as env:
+    with compiler_gym.make(
+        "llvm-v0", reward_space="IrInstructionCountOz", action_space=args.action_space
+    ) as env:
         programs = training_programs(env, args)
         print(f"{len(programs)} training programs", flush=True)
         flags = {f: i for i, f in enumerate(env.action_space.flags)}
-        oz = [flags[f] for f in default_pipeline_actions()]
+        if args.action_space == "PassesParameterized":
+            oz = [flags["default<Oz>"]]
+        else:
+            oz = [flags[f] for f in default_pipeline_actions()]
         starts = [oz, oz + oz]
         if args.starts:
             starts += [list(s) for s in SequenceLibrary.load(args.starts).actions(env)]
@@ -123,7 +135,9 @@ def main(argv=None) -> None:
         rewards = reward_matrix(env, pool, programs)
         chosen = select_library(rewards, args.size)
         names = env.action_space.flags
-        library = SequenceLibrary(tuple(tuple(names[a] for a in pool[i]) for i in chosen))
+        library = SequenceLibrary(
+            tuple(tuple(names[a] for a in pool[i]) for i in chosen), args.action_space
+        )
     floor = np.maximum(np.nan_to_num(rewards, nan=0.05), 0.05)
     geomean = float(np.exp(np.log(floor[chosen].max(axis=0)).mean()))
     figures = {

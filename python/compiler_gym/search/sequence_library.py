@@ -34,21 +34,30 @@ REWARD_FLOOR = 0.05
 
 @dataclass(frozen=True)
 class SequenceLibrary:
-    """Pass sequences as action flags (``("-sroa", "-gvn", ...)``), in the order tried."""
+    """Pass sequences as action flags (``("-sroa", "-gvn", ...)``), in the order tried, of
+    the action space ``action_space`` (None: the env's default, ``PassesAll`` for LLVM;
+    ``"PassesParameterized"``: pipeline elements such as ``default<Oz>``)."""
 
     sequences: tuple[tuple[str, ...], ...]
+    action_space: Optional[str] = None
 
     @classmethod
     def load(cls, path: Union[str, Path]) -> SequenceLibrary:
         """Reads a library file: one sequence per line, flags separated by spaces; ``#``
-        starts a comment."""
-        lines = (line.split("#", 1)[0].split() for line in Path(path).read_text().splitlines())
-        return cls(tuple(tuple(flags) for flags in lines if flags))
+        starts a comment; a first line ``[NAME]`` names the action space."""
+        lines = [line.split("#", 1)[0].split() for line in Path(path).read_text().splitlines()]
+        lines = [flags for flags in lines if flags]
+        action_space = None
+        if lines and len(lines[0]) == 1 and lines[0][0].startswith("["):
+            action_space = lines.pop(0)[0].strip("[]")
+        return cls(tuple(tuple(flags) for flags in lines), action_space)
 
     def save(self, path: Union[str, Path], header: str = "") -> None:
         """Writes the library in :meth:`load`'s format, ``header`` as leading comments."""
         comments = "".join(f"# {line}\n" for line in header.splitlines())
-        Path(path).write_text(comments + "".join(" ".join(s) + "\n" for s in self.sequences))
+        space = f"[{self.action_space}]\n" if self.action_space else ""
+        body = "".join(" ".join(s) + "\n" for s in self.sequences)
+        Path(path).write_text(comments + space + body)
 
     def actions(self, env: Any) -> list[list[int]]:
         """The sequences as ``env``'s action indices (KeyError names a flag it lacks)."""
@@ -167,7 +176,8 @@ def library_policy(
     validate: Optional[bool] = None,
 ) -> CompilerEnvState:
     """Applies ``library`` to ``env`` from the start of its benchmark (reset when not in an
-    episode; the env needs a reward space) and returns the state it leaves.
+    episode, or into the library's action space; the env needs a reward space) and returns
+    the state it leaves.
 
     Every sequence is tried in one ``try_actions`` call. With ``refine_seconds`` (or
     ``refine_rounds``, a deterministic budget), the best is then climbed (:func:`climb`,
@@ -176,6 +186,10 @@ def library_policy(
     runs like the unoptimized one; a candidate no better than doing nothing is never taken.
     """
     start = time.perf_counter()
+    if library.action_space is not None and (
+        not env.in_episode or env.action_space.name != library.action_space
+    ):
+        env.reset(benchmark=env.benchmark, action_space=library.action_space)
     if not env.in_episode:
         env.reset()
     if env.actions:
