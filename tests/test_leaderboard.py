@@ -208,3 +208,29 @@ def test_states_that_miscompile_are_rejected():
         for drop in range(3):
             result = run([p for i, p in enumerate(miscompile) if i != drop])
             assert not result.benchmark_semantics_validation_failed, drop
+
+
+def test_the_best_known_states_are_each_programs_best_entry():
+    """benchmarks/leaderboard_best_known.py: per program the highest reward of any committed
+    entry, so their geomean is at least every entry's."""
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent / "benchmarks"
+    sys.path.insert(0, str(root))
+    from leaderboard_best_known import best_known
+
+    found = best_known()
+    assert sorted(found["entries"]) == ENTRIES and len(found["programs"]) == 26
+    entries = {
+        e: list(
+            CompilerEnvStateReader.read_paths(
+                [str(root / "leaderboard" / f"{e}-llvm_instcount.csv")]
+            )
+        )
+        for e in ENTRIES
+    }
+    for uri, (reward, entry) in found["programs"].items():
+        assert reward == next(s.reward for s in entries[entry] if s.benchmark == uri)
+        assert all(s.reward <= reward for e in ENTRIES for s in entries[e] if s.benchmark == uri)
+    assert found["geomean"] >= max(found["entries"].values())
