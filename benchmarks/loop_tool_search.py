@@ -1,7 +1,7 @@
 """loop_tool-v0: how close a schedule search gets to the device's peak, and measurement throughput.
 
     python3 benchmarks/loop_tool_search.py [--device cpu|cuda|all] [--log2-size 26]
-        [--budget 1000] [--repetitions 20] [--vec-envs 4] [--out results.json]
+        [--budget 1000] [--repetitions 20] [--vec-envs 4] [--sequential] [--out results.json]
 
 1. Peak: the device's copy bandwidth on arrays of the program's size (a device-to-device copy
    on the GPU, memcpy on the CPU), measured in the same run.
@@ -9,11 +9,15 @@
    default) with at most ``--budget`` measured schedules: from the best schedule so far, each
    neighbour moves one loop's size by 1, 2, 4, ... steps up or down (the parent absorbs the
    rest), toggles its thread, or splits it; the best neighbour is taken while it improves, else
-   a random unmeasured one. On the GPU, schedules on fewer than ``--min-gpu-threads`` threads
-   are not measured (nor counted): they cannot fill the device. Reported: the best schedule's
+   a random unmeasured one. Each round's unmeasured neighbours are measured as one batch
+   (``try_actions``: compiled in parallel on the engine's threads, checked and timed one at a
+   time through the device's queue); ``--sequential`` measures them one fork at a time, as
+   before batching. On the GPU, schedules on fewer than ``--min-gpu-threads`` threads are not
+   measured (nor counted): they cannot fill the device. Reported: the best schedule's
    bandwidth, measured again after the search (the median of five fresh measurements,
-   alternating with the starting schedule's), as a share of the copy peak, and the search's
-   wall time.
+   alternating with the starting schedule's), as a share of the copy peak; the search's wall
+   time and schedules/s; and where the time went per schedule (compile, of which the GPU
+   driver's JIT, reference, check, timing).
 3. CPU only: the same best schedule against NumPy's ``np.add(a, b, out=c)`` on the same arrays.
 4. Measurements per second of one env against ``make_vec`` (compiles in parallel on the engine's
    threads, timings serialized through the device queue), on programs of 2^16 elements.
@@ -71,6 +75,29 @@ def parallel_threads(env) -> int:
     return threads
 
 
+def measure_batch(current, todo: list[tuple[str, list[int]]], sequential: bool) -> list[float]:
+    """The bandwidth of each candidate ``(loop tree, move from current)``, 0 where the device
+    refused it. Batched (the default): one ``try_actions`` call, whose candidates the engine
+    compiles in parallel on its threads while their checks and timings wait their turn in the
+    device's queue. Sequential (the path before batching): one fork measured after another."""
+    if not sequential:
+        _, values = current.try_actions(
+            [move for _, move in todo], reward_space="flops", observation_space="bandwidth"
+        )
+        return [0.0 if v is None else float(v) for v in values]
+    found = []
+    for _, move in todo:
+        fork = current.fork()
+        try:
+            fork.multistep(move)
+            found.append(fork.observation["bandwidth"])
+        except Exception:  # a schedule the device refuses: never the best
+            found.append(0.0)
+        finally:
+            fork.close()
+    return found
+
+
 def search(
     device: str,
     program: str,
@@ -79,10 +106,13 @@ def search(
     seed: int = 0,
     max_seconds: float | None = None,
     min_threads: int = 1,
+    sequential: bool = False,
 ) -> dict:
     """The hill climb; then the best and the initial schedule measured again, alternately, five
     times each: the maximum of many noisy measurements is biased upwards, so the figures
-    reported are these medians."""
+    reported are these medians. Each round measures the current state's unmeasured neighbours
+    as one batch (see ``measure_batch``); which neighbour is taken depends only on the
+    measurements and the seed, not on the order they finished in."""
     rng = random.Random(seed)
     stats_before = cache_stats()
     start = time.time()
@@ -97,7 +127,7 @@ def search(
     current = env  # the state whose neighbours are tried next, cursor at 0 in size mode
     best_tree, best = env.observation["loop_tree"], env.fork()
     measured[best_tree] = env.observation["bandwidth"]
-    reported = 0
+    reported, rounds = 0, 0
     while len(measured) < budget:
         elapsed = time.time() - start
         if max_seconds is not None and elapsed > max_seconds:
@@ -109,46 +139,40 @@ def search(
                 f"  {reported} schedules in {elapsed:.0f} s, best {measured[best_tree]:.1f} GB/s",
                 flush=True,
             )
-        candidates = []
+        candidates: list[tuple[str, list[int]]] = []  # (loop tree, move), first move per tree
         for move in neighbours(len(current.schedule["loops"])):
             fork = current.fork()
-            fork.multistep(move)
+            fork.multistep(move)  # no reward space: nothing is measured here
             tree = fork.observation["loop_tree"]
             if (
-                tree in measured
-                or any(tree == t for t, _ in candidates)
-                or parallel_threads(fork) < min_threads
+                tree not in measured
+                and all(tree != t for t, _ in candidates)
+                and parallel_threads(fork) >= min_threads
             ):
-                fork.close()
-            else:
-                candidates.append((tree, fork))
+                candidates.append((tree, move))
+            fork.close()
         if not candidates:
             break
-        chosen = None
-        for tree, fork in candidates:
-            if len(measured) >= budget:
-                break
-            try:
-                measured[tree] = fork.observation["bandwidth"]
-            except Exception:  # a schedule the device refuses: never the best
-                measured[tree] = 0.0
-            if chosen is None or measured[tree] > measured[chosen[0]]:
-                chosen = (tree, fork)
+        todo = candidates[: budget - len(measured)]
+        for (tree, _), value in zip(todo, measure_batch(current, todo, sequential), strict=True):
+            measured[tree] = value
+        rounds += 1
+        # The first of the best (as the sequential climb took it), else a random measured one.
+        chosen = max(todo, key=lambda c: measured[c[0]])
+        if measured[chosen[0]] <= measured[best_tree]:  # no neighbour improves: leave the optimum
+            chosen = rng.choice([c for c in candidates if c[0] in measured])
+        following = current.fork()
+        following.multistep(chosen[1])
         if measured[chosen[0]] > measured[best_tree]:
             best_tree = chosen[0]
             best.close()
-            best = chosen[1].fork()
-        else:  # no neighbour improves: a random step, to leave the local optimum
-            chosen = rng.choice([c for c in candidates if c[0] in measured])
-        for _, fork in candidates:
-            if fork is not chosen[1]:
-                fork.close()
-        loops = len(chosen[1].schedule["loops"])
-        cursor = chosen[1].schedule["cursor"]
-        chosen[1].multistep([TOGGLE_MODE] + [UP] * ((loops - cursor) % loops) + [TOGGLE_MODE])
+            best = following.fork()
+        loops = len(following.schedule["loops"])
+        cursor = following.schedule["cursor"]
+        following.multistep([TOGGLE_MODE] + [UP] * ((loops - cursor) % loops) + [TOGGLE_MODE])
         if current is not env:
             current.close()
-        current = chosen[1]
+        current = following
     searched = time.time() - start
     spent = spent_since(stats_before)
     if current is not env:
@@ -159,15 +183,20 @@ def search(
         final.append(remeasure(best, 3 * repetitions))
     best.close()
     env.close()
-    return {
+    found = {
+        "mode": "sequential" if sequential else "batched",
         "measured": len(measured),
+        "rounds": rounds,
         "seconds": searched,
+        "schedules_per_s": len(measured) / searched,
         "best_bandwidth_gbps": statistics.median(final),
         "best_during_search_gbps": measured[best_tree],
         "best_loop_tree": best_tree,
         "initial_bandwidth_gbps": statistics.median(initial),
         "search_time_spent": spent,
     }
+    found["split_ms_per_schedule"] = split_per_schedule(found)
+    return found
 
 
 def numpy_add_gbps(n: int, repetitions: int) -> float:
@@ -231,6 +260,33 @@ def spent_since(before: dict[str, float]) -> dict[str, float]:
     return {k: v - before[k] for k, v in cache_stats().items()}
 
 
+def split_per_schedule(found: dict) -> dict[str, float]:
+    """Where the search's time went, in ms per measured schedule: thread-seconds of each part
+    (compiles run in parallel in a batch, so the parts may add up to more than the wall time),
+    and the wall time itself."""
+    spent, n = found["search_time_spent"], max(found["measured"], 1)
+    parts = ("compile", "module_load", "reference", "check", "timing")
+    split = {k: 1e3 * spent[f"{k}_seconds"] / n for k in parts}
+    split["wall"] = 1e3 * found["seconds"] / n
+    return split
+
+
+def print_split(found: dict) -> None:
+    spent, split = found["search_time_spent"], found["split_ms_per_schedule"]
+    print(
+        f"  {found['mode']} search: {found['measured']} schedules in {found['seconds']:.1f} s, "
+        f"{found['schedules_per_s']:.2f} schedules/s ({found['rounds']} rounds)\n"
+        f"  time (thread-seconds): compiling {spent['compile_seconds']:.1f} s "
+        f"({spent['compiles']} kernels; of which loading them into the GPU driver "
+        f"{spent['module_load_seconds']:.1f} s), reference {spent['reference_seconds']:.1f} s, "
+        f"checking {spent['check_seconds']:.1f} s ({spent['checks']}), timing "
+        f"{spent['timing_seconds']:.1f} s ({spent['timings']})\n"
+        f"  per schedule: compile {split['compile']:.1f} ms (driver JIT "
+        f"{split['module_load']:.1f}), reference {split['reference']:.1f}, check "
+        f"{split['check']:.1f}, timing {split['timing']:.1f}; wall {split['wall']:.1f} ms"
+    )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=["cpu", "cuda", "all"], default="all")
@@ -238,7 +294,9 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--repetitions", type=int, default=20)
     parser.add_argument("--vec-envs", type=int, default=4)
-    parser.add_argument("--throughput-steps", type=int, default=200)
+    parser.add_argument(
+        "--throughput-steps", type=int, default=200, help="0 skips the measurements/s part"
+    )
     parser.add_argument(
         "--min-gpu-threads",
         type=int,
@@ -251,6 +309,12 @@ def main(argv=None) -> int:
         "--max-search-seconds",
         type=float,
         help="stop each search after this wall time (a lent machine's command has a limit)",
+    )
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="measure each round's neighbours one fork at a time (the search before batching, "
+        "for a comparison)",
     )
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
@@ -271,8 +335,10 @@ def main(argv=None) -> int:
             args.repetitions,
             max_seconds=args.max_search_seconds,
             min_threads=args.min_gpu_threads if device == "cuda" else 1,
+            sequential=args.sequential,
         )
         row = {
+            "log2_size": args.log2_size,
             "copy_peak_gbps": peak,
             **found,
             "share_of_peak": found["best_bandwidth_gbps"] / peak,
@@ -280,7 +346,8 @@ def main(argv=None) -> int:
         if device == "cpu":
             row["numpy_add_gbps"] = numpy_add_gbps(n, args.repetitions)
             row["share_of_numpy"] = found["best_bandwidth_gbps"] / row["numpy_add_gbps"]
-        row["throughput"] = throughput(device, args.vec_envs, args.throughput_steps)
+        if args.throughput_steps > 0:
+            row["throughput"] = throughput(device, args.vec_envs, args.throughput_steps)
         results[device] = row
         print(
             f"{device}: N=2^{args.log2_size} copy peak {peak:.1f} GB/s; best of "
@@ -292,22 +359,16 @@ def main(argv=None) -> int:
             print(
                 f"  NumPy add {row['numpy_add_gbps']:.1f} GB/s: {100 * row['share_of_numpy']:.1f}%"
             )
-        spent = found["search_time_spent"]
-        phases = ("compile_seconds", "reference_seconds", "check_seconds", "timing_seconds")
-        print(
-            f"  search time: compiling {spent['compile_seconds']:.1f} s "
-            f"({spent['compiles']} kernels; loading them into the GPU driver "
-            f"{spent['module_load_seconds']:.1f} s), reference {spent['reference_seconds']:.1f} s, "
-            f"checking {spent['check_seconds']:.1f} s ({spent['checks']}), timing "
-            f"{spent['timing_seconds']:.1f} s ({spent['timings']}), the rest "
-            f"{found['seconds'] - sum(spent[k] for k in phases):.1f} s"
-        )
-        t = row["throughput"]
-        print(
-            f"  measurements/s: one env {t['single_per_s']:.1f}, make_vec x{t['num_envs']} "
-            f"{t['vec_per_s']:.1f}"
-        )
-        for label, s in (("one env", t["single_spent"]), ("make_vec", t["vec_spent"])):
+        print_split(found)
+        t = row.get("throughput", {})
+        if t:
+            print(
+                f"  measurements/s: one env {t['single_per_s']:.1f}, make_vec x{t['num_envs']} "
+                f"{t['vec_per_s']:.1f}"
+            )
+        for label, s in (("one env", t.get("single_spent")), ("make_vec", t.get("vec_spent"))):
+            if s is None:
+                continue
             kernels = max(s["compiles"], 1)
             print(
                 f"    {label}, per kernel: compile {1e3 * s['compile_seconds'] / kernels:.1f} ms "

@@ -1,7 +1,8 @@
 """The markdown summary of scripts/gpu_check.sh's CPU-side measurements on a lent machine:
 the vector engine's scaling, the isolated executor against in-process, ProGraML and inst2vec
-batches on CUDA against the CPU, and PPO training's steps/s, from the JSON files the steps
-wrote into the output folder. A step that wrote nothing shows as not measured, with its
+batches on CUDA against the CPU, PPO training's steps/s, and the loop_tool search's
+schedules/s and share of the copy peak, from the JSON files the steps wrote into the output
+folder. A step that wrote nothing shows as not measured, with its
 status line from steps.txt (SKIP and its reason, or FAIL and its log).
 
     python3 scripts/gpu_check_summary.py OUT_DIR --card "NVIDIA H100 80GB HBM3"
@@ -23,6 +24,7 @@ FILES = {
     "bench_isolation": ("isolation.json", "Isolated executor against in-process"),
     "bench_representations": ("representations.json", "Batched observations on CUDA and CPU"),
     "bench_ppo": ("ppo.json", "PPO training"),
+    "bench_loop_tool": ("loop_tool_search.json", "loop_tool search"),
 }
 
 
@@ -124,6 +126,31 @@ def _ppo(data: dict) -> str:
     )
 
 
+def _loop_tool(data: dict) -> str:
+    lines = [
+        "loop_tool search (`benchmarks/loop_tool_search.py`, the add of N float32; targets on "
+        "the GPU at 2^26: 1,000 schedules in under 60 s, 50 schedules/s, 95% of the copy peak):",
+        "",
+        "| device | N | schedules | seconds | schedules/s | best GB/s | copy peak GB/s | share of "
+        "peak | ms per schedule: compile (driver JIT), check, timing |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for device, r in data.items():
+        split = r.get("split_ms_per_schedule", {})
+        parts = (
+            f"{split['compile']:.1f} ({split['module_load']:.1f}), {split['check']:.1f}, "
+            f"{split['timing']:.1f}"
+            if split
+            else "-"
+        )
+        lines.append(
+            f"| {device} | 2^{r.get('log2_size', '?')} | {r['measured']:,} | {r['seconds']:.1f} | "
+            f"{_ratio(r.get('schedules_per_s'))} | {r['best_bandwidth_gbps']:.1f} | "
+            f"{r['copy_peak_gbps']:.1f} | {100 * r['share_of_peak']:.1f}% | {parts} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def render(
     results: dict[str, Optional[dict[str, Any]]],
     statuses: dict[str, str],
@@ -139,6 +166,7 @@ def render(
         ("bench_isolation", _isolation),
         ("bench_representations", lambda d: _representations(d, statuses)),
         ("bench_ppo", _ppo),
+        ("bench_loop_tool", _loop_tool),
     ):
         data = results.get(step)
         parts.append(section(data) if data else _missing(step, statuses))

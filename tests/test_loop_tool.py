@@ -2,10 +2,13 @@
 checked by ptxas, the vector engine, validation, and the errors."""
 
 import fcntl
+import hashlib
+import json
 import os
 import random
 import shutil
 import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -213,6 +216,23 @@ def test_ptx_assembles(env, program, tmp_path):
         assert "atom." in ptx or "red." in ptx
 
 
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas (the CUDA toolkit) not found")
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_90"])
+def test_the_gpu_output_check_assembles(arch, tmp_path):
+    """The CUDA backend's output check (hand-written PTX under NVPTX's header for the arch)
+    assembles with ptxas, with the atomic min that marks the first wrong element."""
+    from compiler_gym.envs.loop_tool_env import family_call
+
+    ptx = family_call("output_check_ptx", arch)
+    assert f".target {arch}" in ptx and "atom.global.min.u64" in ptx
+    (tmp_path / "check.ptx").write_text(ptx)
+    command = ["ptxas", f"-arch={arch}", str(tmp_path / "check.ptx")]
+    result = subprocess.run(
+        command + ["-o", str(tmp_path / "check.cubin")], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr + ptx
+
+
 def test_ptx_vectorizes_a_threads_consecutive_elements(env):
     """A thread that adds 4 consecutive elements loads and stores them 128 bits at a time (the
     buffers come from cuMemAlloc, 256-byte aligned); one element per thread stays scalar."""
@@ -373,6 +393,57 @@ def test_cache_stats_account_for_each_new_kernel(env):
         after["timings"] + 1,
         after["hits"] + 1,
     )
+
+
+# Prints what a fresh process compiles for a loop tree: its kernel's code hash, a hash of its
+# output's bytes, and the process's compile count.
+FRESH_KERNEL = """
+import hashlib, json, sys
+import compiler_gym
+from compiler_gym.envs.loop_tool import cache_stats
+with compiler_gym.make("loop_tool-v0", benchmark=sys.argv[1], reward_space=None) as env:
+    env.reset(action_space="split")
+    env.multistep(json.loads(sys.argv[2]))
+    code = env.kernel_hash()
+    output = hashlib.sha256(env.run_kernel().tobytes()).hexdigest()
+    print(json.dumps({"code": code, "output": output, "compiles": cache_stats()["compiles"]}))
+"""
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_a_cached_kernel_is_the_kernel_a_fresh_process_compiles(device):
+    """A compile-cache hit gives the kernel a fresh compile gives: the same code (the object
+    file or PTX, by hash) and the same output, bit for bit."""
+    if device == "cuda" and not HAS_GPU:
+        pytest.skip(f"no CUDA GPU here: {devices()['cuda']}")
+    from compiler_gym.envs.loop_tool import cache_stats
+
+    benchmark = f"loop_tool-{device}-v0/matmul/21x9x13"  # a program no other test compiles
+    moves = [TOGGLE_MODE, UP, TOGGLE_MODE, UP, UP, SPLIT, UP, TOGGLE_THREAD]
+    with compiler_gym.make("loop_tool-v0", benchmark=benchmark, reward_space=None) as env:
+        env.reset(action_space="split")
+        env.multistep(moves)
+        before = cache_stats()
+        code = env.kernel_hash()  # compiled now
+        fork = env.fork()
+        assert fork.kernel_hash() == code  # a hit
+        output = fork.run_kernel()  # a hit
+        fork.close()
+        after = cache_stats()
+        env.reset()
+        assert env.kernel_hash() != code  # another tree, other code
+    assert (after["compiles"] - before["compiles"], after["hits"] - before["hits"]) == (1, 2)
+    fresh = subprocess.run(
+        [sys.executable, "-c", FRESH_KERNEL, benchmark, json.dumps(moves)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(fresh.stdout.splitlines()[-1]) == {
+        "code": code,
+        "output": hashlib.sha256(output.tobytes()).hexdigest(),
+        "compiles": 1,
+    }
 
 
 def test_make_vec_rows_equal_single_envs():

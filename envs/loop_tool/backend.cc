@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <shared_mutex>
 
 #ifdef CG_WITH_NVTX
 #include <nvtx3/nvToolsExt.h>
@@ -158,6 +159,14 @@ class DeviceQueueLock {
   const int fd_;
 };
 
+// On the CPU, compiles and measurements share the cores: a check or a timing beside a compile
+// would measure the compile too. Compiles hold the gate together, a CPU measurement alone, so a
+// batch's compiles still overlap each other and its host work, but never a timed run.
+std::shared_mutex& CpuGate() {
+  static std::shared_mutex* gate = new std::shared_mutex();
+  return *gate;
+}
+
 }  // namespace
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -173,6 +182,14 @@ TimingOptions WithinBudget(TimingOptions options, double run_seconds) {
   options.warmup = std::clamp(runs / 4, 0, options.warmup);  // the checked run warmed it
   options.repetitions = std::clamp(runs - options.warmup, 1, options.repetitions);
   return options;
+}
+
+size_t OutputTensor(const Program& program) {
+  size_t output = 0;
+  for (size_t t = 0; t < program.tensors.size(); ++t) {
+    if (!program.tensors[t].input) output = t;
+  }
+  return output;
 }
 
 StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path) {
@@ -224,10 +241,14 @@ StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& progra
   if (found) return found;
   InFlight::Guard done(*flights, flight);
   // Compiled outside the cache's lock: envs on other threads compile other trees meanwhile.
+  std::shared_lock gate(CpuGate(), std::defer_lock);
+  if (device == Device::kCpu) gate.lock();
+  // Counted once the gate is held: waiting for it is a measurement's time, not the compile's.
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel, device == Device::kCpu
                                                        ? CompileCpu(program, loops)
                                                        : CompileCuda(program, loops));
+  if (gate.owns_lock()) gate.unlock();
   std::lock_guard lock(cache.mu);
   ++cache.stats.compiles;
   cache.stats.compile_seconds += SecondsSince(start);
@@ -250,7 +271,7 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
     std::lock_guard lock(data.reference_mu);
     if (data.reference.output.empty()) {
       const auto start = std::chrono::steady_clock::now();
-      // Isolated, as is the check below: the parallel loops run while this thread holds a lock,
+      // Isolated, as is the check: the parallel loops run while this thread holds a lock,
       // and must not pick up another env's step, which may want the same lock.
       data.reference = oneapi::tbb::this_task_arena::isolate(
           [&] { return ReferenceOutput(data.program, data.inputs); });
@@ -258,15 +279,16 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
     }
   }
   DeviceQueueLock queue(device);
+  std::unique_lock gate(CpuGate(), std::defer_lock);
+  if (device == Device::kCpu) gate.lock();
+  TimingOptions timing = options;
   if (!kernel.checked) {
+    timing.warmup = std::max(timing.warmup - 1, 0);  // the checked run, just made, warmed it up
     std::vector<float>& output = data.check_output[device == Device::kCpu ? 0 : 1];
     const auto start = std::chrono::steady_clock::now();
-    kernel.check = kernel.RunOnce(data, output);
-    kernel.run_seconds = SecondsSince(start);
-    if (kernel.check.ok()) {
-      kernel.check = oneapi::tbb::this_task_arena::isolate(
-          [&] { return CheckOutput(data.reference, output.data()); });
-    }
+    StatusOr<double> run = kernel.RunChecked(data, data.reference, output);
+    kernel.check = run.status();
+    kernel.run_seconds = run.ok() ? *run : SecondsSince(start);
     kernel.checked = true;
     Account(&CacheStats::check_seconds, &CacheStats::checks, SecondsSince(start));
   }
@@ -274,9 +296,21 @@ StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
   NvtxRange range("loop_tool " + std::string(DeviceName(device)) + " " + data.program.key);
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(const double seconds,
-                   kernel.Time(data, WithinBudget(options, kernel.run_seconds)));
+                   kernel.Time(data, WithinBudget(timing, kernel.run_seconds)));
   Account(&CacheStats::timing_seconds, &CacheStats::timings, SecondsSince(start));
   kernel.run_seconds = seconds;
+  return seconds;
+}
+
+StatusOr<double> Kernel::RunChecked(ProgramData& data, const Reference& reference,
+                                    std::vector<float>& scratch) {
+  const auto start = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(RunOnce(data, scratch));
+  const double seconds = SecondsSince(start);
+  // Isolated: the parallel comparison runs under the device's queue, and must not pick up
+  // another env's step, which may want the queue.
+  RETURN_IF_ERROR(oneapi::tbb::this_task_arena::isolate(
+      [&] { return CheckOutput(reference, scratch.data()); }));
   return seconds;
 }
 
@@ -290,6 +324,8 @@ StatusOr<std::vector<float>> RunOutput(Device device, Kernel& kernel, ProgramDat
 StatusOr<double> CopyBandwidth(Device device, int64_t bytes, const TimingOptions& options) {
   if (bytes < 4) return InvalidArgument("copy_bandwidth needs at least 4 bytes");
   DeviceQueueLock queue(device);
+  std::unique_lock gate(CpuGate(), std::defer_lock);
+  if (device == Device::kCpu) gate.lock();
   double seconds = 0;
   if (device == Device::kCuda) {
     ASSIGN_OR_RETURN(seconds, CudaCopySeconds(bytes, options));

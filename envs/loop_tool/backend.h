@@ -62,6 +62,11 @@ class Kernel {
   virtual Status RunOnce(ProgramData& data, std::vector<float>& output) = 0;
   // The median seconds of one run, over `repetitions` timed runs after `warmup` untimed ones.
   virtual StatusOr<double> Time(ProgramData& data, const TimingOptions& options) = 0;
+  // The first run's check: runs the kernel once and compares the program's output with the
+  // reference; returns the run's wall seconds. By default RunOnce into `scratch`, compared on
+  // the host; the CPU compares its output buffer where it lies, without a copy.
+  virtual StatusOr<double> RunChecked(ProgramData& data, const Reference& reference,
+                                      std::vector<float>& scratch);
 
   // Set by Measure, under the device's queue, once the first run's output matched the
   // reference (or did not); read before the queue is taken to skip host work.
@@ -73,7 +78,13 @@ class Kernel {
   // Runs made so far (checks, warm-ups, calibrations, timed runs), under the device's queue:
   // what the timing budget bounds.
   int64_t runs = 0;
+  // A hash of the code the device runs (the object file the JIT linked, the PTX the driver
+  // loaded), set by the compile: a cached kernel and a fresh compile of its tree agree on it.
+  uint64_t code_hash = 0;
 };
+
+// The program's output: its one tensor that is not an input.
+size_t OutputTensor(const Program& program);
 
 // The compiled kernel of the loop tree, from the process's compile cache or compiled now.
 StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& program,
@@ -132,6 +143,11 @@ StatusOr<std::string> EmitPtx(const Program& program, const std::vector<Loop>& l
                               const std::string& arch);
 // "sm_XY" of the GPU in use (capped at what LLVM 19's NVPTX emits, sm_90).
 StatusOr<std::string> CudaArch();
+// The PTX of the CUDA backend's output check (a new kernel's first run is compared with the
+// reference on the GPU) for an sm_XY architecture, made without a GPU.
+StatusOr<std::string> CudaCheckPtx(const std::string& arch);
+// Ok where that check runs on this GPU; else why not (new kernels are then checked on the host).
+Status CudaOutputCheckLoaded();
 
 // Scoped NVTX range around a measurement (a no-op when built without the NVTX headers).
 class NvtxRange {

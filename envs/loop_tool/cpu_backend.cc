@@ -3,9 +3,12 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/xxhash.h>
 #include <llvm/Target/TargetMachine.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -64,22 +67,25 @@ class CpuKernel final : public Kernel {
       : jit_(std::move(jit)), phases_(std::move(phases)), plan_(std::move(plan)) {}
 
   Status RunOnce(ProgramData& data, std::vector<float>& output) override {
-    std::vector<float*> buffers = Buffers(data);
-    // The output buffer is shared by every kernel of the program: poisoned first, so that a
-    // kernel that skips elements cannot pass on what an earlier one wrote.
-    for (size_t t = 0; t < data.program.tensors.size(); ++t) {
-      if (!data.program.tensors[t].input) {
-        std::fill_n(buffers[t], plan_.buffers[t].elements, std::nanf(""));
-      }
-    }
+    std::vector<float*> buffers = PoisonedBuffers(data);
     Run(buffers);
     ++runs;
-    for (size_t t = 0; t < data.program.tensors.size(); ++t) {
-      if (!data.program.tensors[t].input) {
-        output.assign(buffers[t], buffers[t] + plan_.buffers[t].elements);
-      }
-    }
+    const size_t t = OutputTensor(data.program);
+    output.assign(buffers[t], buffers[t] + plan_.buffers[t].elements);
     return Status::Ok();
+  }
+
+  // The output is checked in its buffer: copying 2^26 floats out took about as long as the run.
+  StatusOr<double> RunChecked(ProgramData& data, const Reference& reference,
+                              std::vector<float>&) override {
+    std::vector<float*> buffers = PoisonedBuffers(data);
+    const auto start = std::chrono::steady_clock::now();
+    Run(buffers);
+    ++runs;
+    const double seconds = SecondsSince(start);
+    const float* output = buffers[OutputTensor(data.program)];
+    RETURN_IF_ERROR(tbb::this_task_arena::isolate([&] { return CheckOutput(reference, output); }));
+    return seconds;
   }
 
   StatusOr<double> Time(ProgramData& data, const TimingOptions& options) override {
@@ -122,6 +128,15 @@ class CpuKernel final : public Kernel {
                                      : data.host_buffers[own++].data());
     }
     return pointers;
+  }
+
+  // The buffers, with the output poisoned (a quiet NaN): it is shared by every kernel of the
+  // program, and a kernel that skips elements must not pass on what an earlier one wrote.
+  std::vector<float*> PoisonedBuffers(ProgramData& data) {
+    std::vector<float*> buffers = Buffers(data);
+    const size_t t = OutputTensor(data.program);
+    std::fill_n(buffers[t], plan_.buffers[t].elements, std::nanf(""));
+    return buffers;
   }
 
   void Run(std::vector<float*>& buffers) {
@@ -223,6 +238,15 @@ StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!libm) return Internal(ErrorText(libm.takeError()));
   (*jit)->getMainJITDylib().addGenerator(std::move(*libm));
+  // The object code is hashed on its way to the linker (the lookups below compile it, on this
+  // thread): what tells a cached kernel from a fresh compile of its tree, byte for byte.
+  auto code_hash = std::make_shared<uint64_t>(0);
+  (*jit)->getObjTransformLayer().setTransform(
+      [code_hash](std::unique_ptr<llvm::MemoryBuffer> object)
+          -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+        *code_hash = *code_hash * 0x9e3779b97f4a7c15ull + llvm::xxh3_64bits(object->getBuffer());
+        return object;
+      });
   if (llvm::Error e =
           (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
     return Internal("the JIT refused the kernel: " + ErrorText(std::move(e)));
@@ -233,8 +257,9 @@ StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
     if (!address) return Internal("JIT compile failed: " + ErrorText(address.takeError()));
     phases.push_back(address->toPtr<PhaseFn>());
   }
-  return std::shared_ptr<Kernel>(
-      std::make_shared<CpuKernel>(std::move(*jit), std::move(phases), std::move(plan)));
+  auto kernel = std::make_shared<CpuKernel>(std::move(*jit), std::move(phases), std::move(plan));
+  kernel->code_hash = *code_hash;
+  return std::shared_ptr<Kernel>(std::move(kernel));
 }
 
 }  // namespace compiler_gym::loop_tool_env

@@ -9,11 +9,13 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/xxhash.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -174,11 +176,123 @@ StatusOr<double> MedianEventSeconds(int warmup, int repetitions,
 
 struct DeviceBuffers {
   std::vector<CUdeviceptr> pointers;
+  // For the first run's check on the device, made on the program's first check: the
+  // reference's output and errors, and where the check leaves the first wrong element's index.
+  CUdeviceptr reference = 0, error = 0, first_wrong = 0;
   ~DeviceBuffers() {
     if (!MakeCurrent().ok()) return;
     for (CUdeviceptr p : pointers) Api().cuMemFree(p);
+    for (CUdeviceptr p : {reference, error, first_wrong}) {
+      if (p != 0) Api().cuMemFree(p);
+    }
   }
 };
+
+// The first run's check on the GPU, so that a new kernel's 2^26-element output is not copied
+// to the host (tens of milliseconds over PCIe, more than a timed measurement): each thread
+// walks the elements grid-stride and, where !(|got - want| <= tol * error) in double precision
+// (CheckOutput's test on the host, NaN included), takes the smallest such index with an atomic
+// min. Hand-written PTX after the .version and .target lines LLVM emits for the device's
+// kernels (what this driver already loads); the explicit .rn roundings keep the arithmetic
+// from being contracted into an fma.
+constexpr const char* kCheckPtx = R"(.address_size 64
+
+.visible .entry cg_check_output(.param .u64 got_p, .param .u64 want_p, .param .u64 error_p,
+                                .param .f64 tol_p, .param .u64 n_p, .param .u64 first_p)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<14>;
+  .reg .f32 %f<4>;
+  .reg .f64 %fd<7>;
+
+  ld.param.u64 %rd1, [got_p];
+  ld.param.u64 %rd2, [want_p];
+  ld.param.u64 %rd3, [error_p];
+  ld.param.f64 %fd1, [tol_p];
+  ld.param.u64 %rd4, [n_p];
+  ld.param.u64 %rd5, [first_p];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  cvta.to.global.u64 %rd3, %rd3;
+  cvta.to.global.u64 %rd5, %rd5;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r4, %nctaid.x;
+  mul.wide.u32 %rd6, %r1, %r2;
+  cvt.u64.u32 %rd7, %r3;
+  add.u64 %rd6, %rd6, %rd7;
+  mul.wide.u32 %rd8, %r4, %r2;
+$L_loop:
+  setp.ge.u64 %p1, %rd6, %rd4;
+  @%p1 bra $L_done;
+  shl.b64 %rd9, %rd6, 2;
+  add.u64 %rd10, %rd1, %rd9;
+  ld.global.f32 %f1, [%rd10];
+  add.u64 %rd11, %rd2, %rd9;
+  ld.global.nc.f32 %f2, [%rd11];
+  add.u64 %rd12, %rd3, %rd9;
+  ld.global.nc.f32 %f3, [%rd12];
+  cvt.f64.f32 %fd2, %f1;
+  cvt.f64.f32 %fd3, %f2;
+  sub.rn.f64 %fd4, %fd2, %fd3;
+  abs.f64 %fd5, %fd4;
+  cvt.f64.f32 %fd6, %f3;
+  mul.rn.f64 %fd6, %fd6, %fd1;
+  setp.le.f64 %p2, %fd5, %fd6;
+  @%p2 bra $L_next;
+  atom.global.min.u64 %rd13, [%rd5], %rd6;
+$L_next:
+  add.u64 %rd6, %rd6, %rd8;
+  bra.uni $L_loop;
+$L_done:
+  ret;
+}
+)";
+
+}  // namespace
+
+StatusOr<std::string> CudaCheckPtx(const std::string& arch) {
+  ASSIGN_OR_RETURN(const Program program, MakeProgram("add/1"));
+  ASSIGN_OR_RETURN(const std::string kernel,
+                   EmitPtx(program, InitialSchedule(program).loops, arch));
+  std::string header;
+  for (const char* directive : {".version ", ".target "}) {
+    const size_t at = kernel.find(std::string("\n") + directive);
+    if (at == std::string::npos) return Internal("NVPTX emitted no " + std::string(directive));
+    header += kernel.substr(at + 1, kernel.find('\n', at + 1) - at);
+  }
+  return header + kCheckPtx;
+}
+
+namespace {
+
+// The check's function, loaded into the context on first use (an error stays one).
+StatusOr<CUfunction> CheckFunction() {
+  static std::mutex mu;
+  static CUfunction function = nullptr;
+  static Status status;
+  std::lock_guard lock(mu);
+  if (function == nullptr && status.ok()) {
+    CUmodule module = nullptr;
+    StatusOr<std::string> ptx = CudaCheckPtx(Api().arch);
+    status = ptx.status();
+    if (status.ok()) {
+      status = Check(Api().cuModuleLoadData(&module, ptx->c_str()), "loading the output check");
+    }
+    if (status.ok()) {
+      status = Check(Api().cuModuleGetFunction(&function, module, "cg_check_output"),
+                     "the output check's lookup");
+    }
+    if (!status.ok()) {
+      std::fprintf(stderr, "loop_tool: new kernels are checked on the host: %s\n",
+                   status.ToString().c_str());
+    }
+  }
+  RETURN_IF_ERROR(status);
+  return function;
+}
 
 class CudaKernel final : public Kernel {
  public:
@@ -211,6 +325,47 @@ class CudaKernel final : public Kernel {
     return Status::Ok();
   }
 
+  // Compared on the device: only the first wrong element's index (and then its value) comes
+  // back. Where the check kernel does not load, on the host as before (a warning says so).
+  StatusOr<double> RunChecked(ProgramData& data, const Reference& reference,
+                              std::vector<float>& scratch) override {
+    RETURN_IF_ERROR(MakeCurrent());
+    const StatusOr<CUfunction> check = CheckFunction();
+    if (!check.ok()) return Kernel::RunChecked(data, reference, scratch);
+    ASSIGN_OR_RETURN(DeviceBuffers * buffers, Buffers(data));
+    const size_t t = OutputTensor(data.program);
+    const uint64_t n = static_cast<uint64_t>(plan_.buffers[t].elements);
+    if (reference.output.size() != n || reference.error.size() != n) {
+      return Internal("the reference does not match the kernel's output");
+    }
+    RETURN_IF_ERROR(UploadReference(*buffers, reference));
+    CUdeviceptr output = buffers->pointers[t];
+    RETURN_IF_ERROR(Check(Api().cuMemsetD32(output, 0x7fc00000u, n), "cuMemsetD32"));
+    const auto start = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(Launch(*buffers));
+    ++runs;
+    RETURN_IF_ERROR(Check(Api().cuCtxSynchronize(), "kernel"));
+    const double seconds = SecondsSince(start);
+
+    RETURN_IF_ERROR(Check(Api().cuMemcpyHtoD(buffers->first_wrong, &n, sizeof(n)), "cuMemcpyHtoD"));
+    double tol = kErrorsAllowed;
+    uint64_t size = n;
+    std::vector<void*> params = {&output, &buffers->reference,  &buffers->error, &tol,
+                                 &size,   &buffers->first_wrong};
+    const uint64_t blocks = std::clamp<uint64_t>((n + 255) / 256, 1, 1 << 16);
+    RETURN_IF_ERROR(Check(Api().cuLaunchKernel(*check, static_cast<unsigned>(blocks), 1, 1, 256, 1,
+                                               1, 0, nullptr, params.data(), nullptr),
+                          "the output check"));
+    uint64_t first = n;
+    RETURN_IF_ERROR(Check(Api().cuMemcpyDtoH(&first, buffers->first_wrong, sizeof(first)),
+                          "the output check's result"));
+    if (first >= n) return seconds;
+    float got = 0;
+    RETURN_IF_ERROR(Check(Api().cuMemcpyDtoH(&got, output + first * sizeof(float), sizeof(got)),
+                          "cuMemcpyDtoH"));
+    return WrongOutputAt(reference, first, got);
+  }
+
   StatusOr<double> Time(ProgramData& data, const TimingOptions& options) override {
     RETURN_IF_ERROR(MakeCurrent());
     ASSIGN_OR_RETURN(DeviceBuffers * buffers, Buffers(data));
@@ -238,6 +393,34 @@ class CudaKernel final : public Kernel {
       data.device_buffers = buffers;
     }
     return static_cast<DeviceBuffers*>(data.device_buffers.get());
+  }
+
+  // The reference on the device, once per program (its data's buffers hold it).
+  static Status UploadReference(DeviceBuffers& buffers, const Reference& reference) {
+    if (buffers.first_wrong != 0) return Status::Ok();
+    const size_t bytes = reference.output.size() * sizeof(float);
+    CUdeviceptr values = 0, errors = 0, first = 0;
+    Status status = Check(Api().cuMemAlloc(&values, std::max<size_t>(bytes, 4)), "cuMemAlloc");
+    if (status.ok()) {
+      status = Check(Api().cuMemAlloc(&errors, std::max<size_t>(bytes, 4)), "cuMemAlloc");
+    }
+    if (status.ok()) status = Check(Api().cuMemAlloc(&first, sizeof(uint64_t)), "cuMemAlloc");
+    if (status.ok()) {
+      status = Check(Api().cuMemcpyHtoD(values, reference.output.data(), bytes), "cuMemcpyHtoD");
+    }
+    if (status.ok()) {
+      status = Check(Api().cuMemcpyHtoD(errors, reference.error.data(), bytes), "cuMemcpyHtoD");
+    }
+    if (!status.ok()) {
+      for (CUdeviceptr p : {values, errors, first}) {
+        if (p != 0) Api().cuMemFree(p);
+      }
+      return status;
+    }
+    buffers.reference = values;
+    buffers.error = errors;
+    buffers.first_wrong = first;
+    return Status::Ok();
   }
 
   Status Launch(DeviceBuffers& buffers) {
@@ -317,6 +500,11 @@ StatusOr<double> CudaCopySeconds(int64_t bytes, const TimingOptions& options) {
   });
 }
 
+Status CudaOutputCheckLoaded() {
+  RETURN_IF_ERROR(MakeCurrent());
+  return CheckFunction().status();
+}
+
 StatusOr<std::string> CudaArch() {
   RETURN_IF_ERROR(Api().status);
   return Api().arch;
@@ -353,8 +541,9 @@ StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
     }
     functions.push_back(f);
   }
-  return std::shared_ptr<Kernel>(
-      std::make_shared<CudaKernel>(module, std::move(functions), std::move(plan)));
+  auto kernel = std::make_shared<CudaKernel>(module, std::move(functions), std::move(plan));
+  kernel->code_hash = llvm::xxh3_64bits(ptx);  // the driver's JIT is deterministic in its PTX
+  return std::shared_ptr<Kernel>(std::move(kernel));
 }
 
 }  // namespace compiler_gym::loop_tool_env

@@ -603,10 +603,14 @@ Status CheckOutput(const Reference& reference, const float* output) {
       },
       [](size_t a, size_t b) { return std::min(a, b); });
   if (first_wrong == size) return Status::Ok();
-  return Internal("the kernel computed a wrong result: element " + std::to_string(first_wrong) +
-                  " is " + std::to_string(output[first_wrong]) + ", expected " +
-                  std::to_string(reference.output[first_wrong]) + " within " +
-                  std::to_string(kErrorsAllowed * reference.error[first_wrong]));
+  return WrongOutputAt(reference, first_wrong, output[first_wrong]);
+}
+
+Status WrongOutputAt(const Reference& reference, size_t element, float got) {
+  return Internal("the kernel computed a wrong result: element " + std::to_string(element) +
+                  " is " + std::to_string(got) + ", expected " +
+                  std::to_string(reference.output[element]) + " within " +
+                  std::to_string(kErrorsAllowed * reference.error[element]));
 }
 
 }  // namespace compiler_gym::loop_tool_env

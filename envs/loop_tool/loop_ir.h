@@ -144,5 +144,8 @@ constexpr double kErrorsAllowed = 8;
 // Whether a kernel's output matches the reference within kErrorsAllowed errors at every
 // element. kInternal names the first element that does not.
 Status CheckOutput(const Reference& reference, const float* output);
+// CheckOutput's error for `element`, where the kernel computed `got`: also what a check made on
+// the GPU reports.
+Status WrongOutputAt(const Reference& reference, size_t element, float got);
 
 }  // namespace compiler_gym::loop_tool_env

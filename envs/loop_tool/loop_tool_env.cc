@@ -5,6 +5,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include <charconv>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "envs/loop_tool/backend.h"
@@ -200,7 +201,7 @@ StatusOr<std::string> LoopToolEnv::GetParameter(const std::string& name) const {
 
 StatusOr<std::string> LoopToolEnv::Call(const std::string& method, const std::string& argument) {
   if (method == "ptx" || method == "llvm_ir" || method == "schedule" || method == "inputs" ||
-      method == "run") {
+      method == "run" || method == "kernel_hash") {
     if (!in_episode()) return NoEpisode(method + " before reset()");
   }
   if (method == "ptx") {
@@ -213,6 +214,13 @@ StatusOr<std::string> LoopToolEnv::Call(const std::string& method, const std::st
                      GetKernel(device_, data_->program, schedule_.loops));
     ASSIGN_OR_RETURN(std::vector<float> output, RunOutput(device_, *kernel, *data_));
     return nlohmann::json(output).dump();
+  }
+  if (method == "kernel_hash") {  // the code of the tree's kernel, cached or compiled now
+    ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel,
+                     GetKernel(device_, data_->program, schedule_.loops));
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(kernel->code_hash));
+    return std::string(hex);
   }
   if (method == "schedule") {
     nlohmann::json loops = nlohmann::json::array();
@@ -252,6 +260,7 @@ StatusOr<std::string> FamilyCall(const std::string& method, const std::string& a
     return out.dump();
   }
   if (method == "cuda_arch") return CudaArch();
+  if (method == "output_check_ptx") return CudaCheckPtx(argument.empty() ? "sm_80" : argument);
   if (method == "copy_bandwidth") {  // {"device": "cpu"|"cuda", "bytes": N}: GB/s of a copy
     const nlohmann::json args = nlohmann::json::parse(argument, nullptr, false);
     if (!args.is_object() || !args.contains("device") || !args.contains("bytes") ||

@@ -6,6 +6,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -317,6 +318,83 @@ TEST_P(Backend, MeasuresCheckedKernelsAndTheCopyPeak) {
   StatusOr<double> peak = CopyBandwidth(GetParam(), 1 << 20, options);
   ASSERT_TRUE(peak.ok()) << peak.status().ToString();
   EXPECT_GT(*peak, 0);
+}
+
+// A cache hit is the kernel that a fresh compile of its tree makes: the same code, byte for
+// byte (its hash), and the same output, bit for bit; another tree's code differs.
+TEST_P(Backend, ACacheHitIsTheKernelAFreshCompileMakes) {
+  const Device device = GetParam();
+  for (const char* path : {"add/4099", "matmul/19x9x13", "softmax/7x33"}) {
+    std::shared_ptr<ProgramData> data = GetProgramData(path).value();
+    const Reference reference = ReferenceOutput(data->program, data->inputs);
+    Schedule s = InitialSchedule(data->program);
+    s.cursor = 1;
+    ASSERT_TRUE(Resize(data->program, s, 3)) << path;  // programs no other test compiles
+    const CacheStats before = GetCacheStats();
+    std::shared_ptr<Kernel> cached = GetKernel(device, data->program, s.loops).value();
+    std::shared_ptr<Kernel> hit = GetKernel(device, data->program, s.loops).value();
+    const CacheStats after = GetCacheStats();
+    EXPECT_EQ(after.compiles - before.compiles, 1) << path;
+    EXPECT_EQ(after.hits - before.hits, 1) << path;
+    EXPECT_EQ(hit.get(), cached.get()) << path;
+    StatusOr<std::shared_ptr<Kernel>> fresh = device == Device::kCpu
+                                                  ? CompileCpu(data->program, s.loops)
+                                                  : CompileCuda(data->program, s.loops);
+    ASSERT_TRUE(fresh.ok()) << path << ": " << fresh.status().ToString();
+    EXPECT_NE(fresh->get(), hit.get()) << path;
+    EXPECT_NE(hit->code_hash, 0u) << path;
+    EXPECT_EQ((*fresh)->code_hash, hit->code_hash) << path;
+    std::vector<float> from_hit, from_fresh;
+    ASSERT_TRUE(hit->RunOnce(*data, from_hit).ok()) << path;
+    ASSERT_TRUE((*fresh)->RunOnce(*data, from_fresh).ok()) << path;
+    ASSERT_EQ(from_hit.size(), reference.output.size()) << path;
+    ASSERT_EQ(from_fresh.size(), from_hit.size()) << path;
+    EXPECT_EQ(std::memcmp(from_fresh.data(), from_hit.data(), from_hit.size() * sizeof(float)), 0)
+        << path;
+    EXPECT_TRUE(CheckOutput(reference, from_hit.data()).ok()) << path;
+    // Both pass the first run's check, which the CPU makes in the output buffer itself.
+    std::vector<float> scratch;
+    EXPECT_TRUE(hit->RunChecked(*data, reference, scratch).ok()) << path;
+    EXPECT_TRUE((*fresh)->RunChecked(*data, reference, scratch).ok()) << path;
+    const Schedule initial = InitialSchedule(data->program);
+    EXPECT_NE(GetKernel(device, data->program, initial.loops).value()->code_hash, hit->code_hash)
+        << path;
+  }
+}
+
+// The first run's check, made where the output lies (in place on the CPU, on the GPU by a
+// kernel of its own), passes a right output and names the first wrong element as the host's
+// CheckOutput does. The wrong reference goes to a program data of its own: a device keeps the
+// reference it was first given.
+TEST_P(Backend, TheFirstRunsCheckNamesTheFirstWrongElement) {
+  if (GetParam() == Device::kCuda) {
+    const Status loaded = CudaOutputCheckLoaded();
+    EXPECT_TRUE(loaded.ok()) << loaded.ToString();  // else the host checks, and this proves less
+  }
+  const Program program = MakeProgram("add/300001").value();
+  const Schedule s = InitialSchedule(program);
+  std::shared_ptr<Kernel> kernel = GetKernel(GetParam(), program, s.loops).value();
+  ProgramData right, wrong;
+  for (ProgramData* data : {&right, &wrong}) {
+    data->program = program;
+    data->inputs = MakeInputs(program);
+  }
+  const Reference reference = ReferenceOutput(program, right.inputs);
+  std::vector<float> scratch;
+  const StatusOr<double> passed = kernel->RunChecked(right, reference, scratch);
+  ASSERT_TRUE(passed.ok()) << passed.status().ToString();
+  EXPECT_GT(*passed, 0);
+  Reference shifted = reference;
+  shifted.output[250000] += 1;  // in a later part of the output than
+  shifted.output[70000] += 1;   // this one, the first
+  std::vector<float> output;
+  ASSERT_TRUE(kernel->RunOnce(wrong, output).ok());
+  const Status expected = CheckOutput(shifted, output.data());
+  EXPECT_EQ(expected.code(), StatusCode::kInternal);
+  EXPECT_NE(expected.message().find("element 70000 is"), std::string::npos) << expected.message();
+  const StatusOr<double> failed = kernel->RunChecked(wrong, shifted, scratch);
+  EXPECT_EQ(failed.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(failed.status().message(), expected.message());
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, Backend, ::testing::Values(Device::kCpu, Device::kCuda),

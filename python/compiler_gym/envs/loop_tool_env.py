@@ -141,6 +141,12 @@ class LoopToolEnv(CompilerEnv):
         it for this host."""
         return self._env.call("llvm_ir")
 
+    def kernel_hash(self) -> str:
+        """A hash (16 hex digits) of the code the current loop tree's kernel runs: the object
+        file the CPU's JIT linked, or the PTX loaded into the GPU driver. The kernel comes from
+        the process's compile cache, or is compiled now; either way the hash is the same."""
+        return self._env.call("kernel_hash")
+
     def program_inputs(self) -> list[np.ndarray]:
         """The program's input tensors (float32, row-major over their variables), as every
         kernel of this benchmark reads them."""
