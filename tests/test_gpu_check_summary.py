@@ -60,3 +60,34 @@ def test_tables_and_the_steps_without_results():
     assert "Isolated executor against in-process: not measured, the step did not run." in text
     assert "PPO training: not measured, SKIP no torch." in text
     assert "Skipped or failed: bench_ppo: SKIP no torch." in text
+
+
+def test_the_loop_tool_table_has_the_split_and_the_share_of_the_peak():
+    row = {
+        "log2_size": 26,
+        "measured": 1000,
+        "seconds": 41.5,
+        "schedules_per_s": 24.1,
+        "best_bandwidth_gbps": 3100.0,
+        "copy_peak_gbps": 3200.0,
+        "share_of_peak": 0.96875,
+        "split_ms_per_schedule": {
+            "compile": 30.0,
+            "module_load": 12.5,
+            "check": 1.0,
+            "timing": 2.5,
+        },
+    }
+    without_split = {k: v for k, v in row.items() if k != "split_ms_per_schedule"}
+    text = summary.render(
+        {"bench_loop_tool": {"cuda": row, "cpu": without_split}},
+        {"bench_loop_tool": "PASS (60 s)"},
+        "NVIDIA H200",
+        16,
+        "2026-11-28",
+    )
+    assert (
+        "| cuda | 2^26 | 1,000 | 41.5 | 24.10 | 3100.0 | 3200.0 | 96.9% | 30.0 (12.5), 1.0, 2.5 |"
+        in text
+    )
+    assert "| cpu | 2^26 | 1,000 | 41.5 | 24.10 | 3100.0 | 3200.0 | 96.9% | - |" in text
