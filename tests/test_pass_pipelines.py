@@ -204,3 +204,19 @@ def test_a_malformed_pipeline_action_is_a_value_error_naming_the_bad_part(env, p
     with pytest.raises(ValueError, match=in_csv):
         env.action_space.from_string(f"opt '-passes=default<Oz>,{pipeline}' in.bc")
     assert pipeline not in env.action_space.pipeline_actions
+
+
+def test_the_space_pickles_without_its_env():
+    """A pickled PassesParameterized space (a saved policy's settings hold one) is its table:
+    it loads after its env has closed, with the same actions and no pipeline actions."""
+    import pickle
+
+    with compiler_gym.make("llvm-v0", action_space="PassesParameterized") as env:
+        env.reset(benchmark="benchmark://builtin-v0/crc32")
+        extra = env.action_space["function(sroa,early-cse<memssa>)"]
+        oz = env.action_space["default<Oz>"]
+        data = pickle.dumps(env.action_space)
+    space = pickle.loads(data)
+    assert extra == space.n and space.pipeline_actions == []
+    assert space["default<Oz>"] == oz
+    assert space.to_string([space["sroa"]]) == "opt '-passes=function(sroa)' input.bc -o output.bc"

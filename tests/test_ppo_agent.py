@@ -115,3 +115,46 @@ def test_the_guided_search_validates_in_the_loop():
         unchecked = SearchProgress()
         run_agent(env, search_time=0.5, agent=agent, validate=False, progress=unchecked)
         assert not unchecked.validated and unchecked.refused == 0
+
+
+PARAMS = HERE / "ppo_params"
+
+
+def test_the_pipeline_space_agent_reproduces_its_zero_shot_results():
+    """The agent trained in the PassesParameterized space (``ppo_params``) reads its space and
+    its start actions from the config beside its weights: it runs ``default<Oz>`` first, as
+    its training programs had been, and its best prefix keeps it, so no state is below -Oz;
+    its episodes replay the committed entry's states, on an env made in the default space."""
+    agent = PpoAgent(PARAMS / "ppo-llvm_instcount.zip")
+    assert agent.action_space == "PassesParameterized" and agent.features.size == 56 + 1 + 195
+    assert agent.config["start_actions"] == ["default<Oz>"]
+    states = {
+        s.benchmark: s
+        for s in CompilerEnvStateReader.read_paths([str(HERE / "ppo_params-llvm_instcount.csv")])
+    }
+    assert min(s.reward for s in states.values()) >= 1.0
+    with compiler_gym.make("llvm-ic-v0") as env:
+        for benchmark in sorted(states)[:3]:
+            state = run_agent(env, benchmark, agent=agent)
+            assert env.action_space.name == "PassesParameterized"
+            assert state.commandline == states[benchmark].commandline, benchmark
+            assert state.reward == pytest.approx(states[benchmark].reward)
+            assert state.commandline.startswith("opt '-passes=default<Oz>")
+
+
+def test_training_starts_from_the_programs_after_the_start_actions(tmp_path):
+    """train.py with ``start_actions``: each training program is written after them (the
+    policy's start state), and without them the programs are used as they are."""
+    from train import started_programs
+
+    config = {"env": "llvm-v0", "action_space": "PassesParameterized"}
+    programs = ["benchmark://builtin-v0/crc32"]
+    assert started_programs(config, programs, tmp_path) == programs
+    config["start_actions"] = ["default<Oz>"]
+    (uri,) = started_programs(config, programs, tmp_path)
+    assert uri == (tmp_path / "00000.bc").resolve().as_uri()
+    with compiler_gym.make("llvm-v0", benchmark=programs[0]) as env:
+        env.reset()
+        oz = env.observation["IrInstructionCountOz"]
+        env.reset(benchmark=uri)
+        assert env.observation["IrInstructionCount"] == oz

@@ -91,8 +91,11 @@ class TableAgent:
 
     observation_space = "Autophase"
 
-    def map_actions(self, weights: Path, num_outputs: int, env_id: str) -> None:
-        """Reads the trained table beside ``weights`` and maps it to ``env_id``'s."""
+    def map_actions(
+        self, weights: Path, num_outputs: int, env_id: str, action_space: Optional[str] = None
+    ) -> None:
+        """Reads the trained table beside ``weights`` and maps it to the table of ``env_id``'s
+        ``action_space`` (None: its default)."""
         import compiler_gym
 
         trained = (Path(weights).parent / ACTIONS).read_text().split()
@@ -100,7 +103,8 @@ class TableAgent:
             raise ValueError(
                 f"{ACTIONS} lists {len(trained)} actions, the policy has {num_outputs}"
             )
-        with compiler_gym.make(env_id) as env:
+        self.action_space = action_space
+        with compiler_gym.make(env_id, action_space=action_space) as env:
             current = list(env.action_space.flags)
         position = {flag: i for i, flag in enumerate(current)}
         # policy output -> current action (-1: gone), current action -> policy input (-1: new)
@@ -132,13 +136,24 @@ class TableAgent:
         return out / out.sum(axis=1, keepdims=True)
 
     def episode(self, env) -> list[int]:
-        """Steps ``env`` (reset to a benchmark, with a reward space) with the most probable
-        action for ``episode_length`` steps, then rewinds it to the best prefix of that
-        episode (the empty one included). Returns the actions of the prefix."""
+        """Steps ``env`` (reset to a benchmark, with a reward space) with the config's
+        ``start_actions`` (by name; none by default), then the most probable action for
+        ``episode_length`` steps (with the config's ``no_repeats``, the most probable action
+        not taken yet: a deterministic policy whose best action did nothing would otherwise
+        take it again and again), then rewinds it to the best prefix of that episode that
+        holds the start actions (the empty one too when there are none). Returns the actions
+        of the prefix."""
+        start = [env.action_space[name] for name in self.config.get("start_actions", [])]
+        if start:
+            # The policy saw the programs as they are after these (training started from
+            # them), so its features count only the actions after them.
+            env.multistep(start)
         actions: list[int] = []
-        rewards = [0.0]
+        rewards = [env.episode_reward]
         for _ in range(self.config["episode_length"]):
             p = self.probabilities(self.observe(env), [actions])[0]
+            if self.config.get("no_repeats"):
+                p[actions] = 0
             action = int(np.argmax(p))
             _, _, done, _ = env.step(action)
             if done:  # the compiler failed: the episode ends before that action
@@ -148,22 +163,30 @@ class TableAgent:
         best = int(np.argmax(rewards))
         if best < len(actions):
             env.reset()
-            env.multistep(actions[:best])
-        return actions[:best]
+            env.multistep(start + actions[:best])
+        return start + actions[:best]
 
 
 class PpoAgent(TableAgent):
     """The trained policy: action probabilities for feature rows, and its zero-shot episode.
     Probabilities and episodes index the current action table (see the module's note)."""
 
-    def __init__(self, weights: Path = WEIGHTS, config: Path = CONFIG):
+    def __init__(self, weights: Path = WEIGHTS, config: Optional[Path] = None):
         import torch
         from stable_baselines3.common.policies import ActorCriticPolicy
 
-        self.config = load_config(config)
+        # The settings it was trained with lie beside the weights (``config.json``), else
+        # this agent's.
+        beside = Path(weights).parent / CONFIG.name
+        self.config = load_config(config or (beside if beside.exists() else CONFIG))
         self.policy = ActorCriticPolicy.load(str(weights), device="cpu")
         self.policy.set_training_mode(False)
-        self.map_actions(weights, self.policy.action_space.n, self.config["env"])
+        self.map_actions(
+            weights,
+            self.policy.action_space.n,
+            self.config["env"],
+            self.config.get("action_space"),
+        )
         self.features = Features(self.num_trained, self.config["episode_length"])
         self._torch = torch
 
@@ -230,10 +253,8 @@ def run_agent(
     if env.reward_space is None:
         raise ValueError("run_agent() needs an env with a reward space")
     agent = agent or PpoAgent()
-    if benchmark is not None:
-        env.reset(benchmark=benchmark)
-    else:
-        env.reset()
+    # The action space the agent was trained in (None: the env's own).
+    env.reset(benchmark=benchmark, action_space=agent.action_space)
     episode = agent.episode(env)
     if search_time <= 0:
         return env.state

@@ -24,9 +24,11 @@ import csv
 import itertools
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
@@ -64,6 +66,23 @@ def training_programs(config: dict, quiet: bool = False) -> list[str]:
                         break
             progress.close()
     return chosen
+
+
+def started_programs(config: dict, programs: list[str], folder: Path) -> list[str]:
+    """With the config's ``start_actions`` (by name), each program after them, written as
+    bitcode into ``folder``: the programs the policy starts from (``file://`` URIs, in order);
+    the programs themselves without."""
+    if not config.get("start_actions"):
+        return programs
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    with compiler_gym.make(config["env"], action_space=config.get("action_space")) as env:
+        start = [env.action_space[name] for name in config["start_actions"]]
+        for i, uri in enumerate(progress_bar(programs, desc="start actions", unit="program")):
+            env.reset(benchmark=uri)
+            env.multistep(start)
+            out.append(env.write_bitcode(str(folder / f"{i:05d}.bc")).resolve().as_uri())
+    return out
 
 
 class Curve(BaseCallback):
@@ -127,15 +146,19 @@ def main() -> None:
     (flags.out / "training_programs.txt").write_text("\n".join(programs) + "\n")
     print(f"{len(programs)} training programs chosen in {time.perf_counter() - start:.0f} s")
 
+    # Removed when training ends (at exit, or when collected): the files are only its inputs.
+    scratch = tempfile.TemporaryDirectory(prefix="ppo-started-")
+    started = started_programs(config, programs, Path(scratch.name))
     venv = make_sb3_vec_env(
         config["env"],
         num_envs=config["num_envs"],
         max_episode_steps=config["episode_length"],
         num_threads=config["num_threads"],
-        benchmarks=programs,
+        benchmarks=started,
         random_benchmarks=True,
         observation_space="Autophase",
         reward_space=config["reward"],
+        action_space=config.get("action_space"),  # None: the env's default
         seed=config["seed"],
         # A batch steps as slowly as its slowest env, and some passes run for seconds on some
         # states (-iroutliner took 15 s on a pypi-c program of 6k instructions): such a step
@@ -157,6 +180,9 @@ def main() -> None:
     model.learn(config["total_timesteps"], callback=curve, progress_bar=False)
     curve.bar.close()
     seconds = time.perf_counter() - curve.start
+    # The saved settings hold the action space: a plain Discrete of the table's size, not the
+    # env's space object (the names are actions.txt, beside it).
+    model.policy.action_space = gymnasium.spaces.Discrete(int(venv.action_space.n))
     model.policy.save(str(flags.out / "ppo-llvm_instcount.zip"))
     (flags.out / ACTIONS).write_text("\n".join(venv.action_space.flags) + "\n")
     env.close()

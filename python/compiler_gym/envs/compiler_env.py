@@ -76,6 +76,8 @@ class _Closed:
         return False
 
     def __getattr__(self, attribute: str):
+        if attribute.startswith("__"):  # copy and pickle probe for hooks: there are none
+            raise AttributeError(attribute)
         raise ServiceIsClosed(f"the {self._name} is closed")
 
 

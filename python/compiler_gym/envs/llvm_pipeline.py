@@ -38,6 +38,10 @@ class PassPipeline(Commandline):
         # The env's pipeline actions; with an argument, adds it first (None: no env).
         self._pipeline_actions = pipeline_actions
 
+    def __getstate__(self) -> dict:
+        # A pickled space (in saved policies' settings, say) is the table alone: not its env.
+        return {**self.__dict__, "_pipeline_actions": None}
+
     @property
     def pipeline_actions(self) -> list[str]:
         """The pipeline actions of this space's env, in order (action ``n + i`` is the i-th)."""
