@@ -138,9 +138,11 @@ ENTRIES = [
     "ppo",
     "ppo_gnn",
     "ppo_guided_search-10s",
+    "ppo_params",
     "random_search-10s",
     "random_search-60s",
     "sequence_library",
+    "sequence_library_pipelines",
 ]
 
 
