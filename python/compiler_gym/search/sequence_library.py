@@ -186,14 +186,9 @@ def library_policy(
     runs like the unoptimized one; a candidate no better than doing nothing is never taken.
     """
     start = time.perf_counter()
-    if library.action_space is not None and (
-        not env.in_episode or env.action_space.name != library.action_space
-    ):
+    other_space = library.action_space not in (None, env.action_space.name)
+    if not env.in_episode or env.actions or other_space:
         env.reset(benchmark=env.benchmark, action_space=library.action_space)
-    if not env.in_episode:
-        env.reset()
-    if env.actions:
-        env.reset(benchmark=env.benchmark)
     sequences = library.actions(env)
     rewards = np.nan_to_num(env.try_actions(sequences), nan=-np.inf)
     candidates = [(float(r), i, s) for i, (r, s) in enumerate(zip(rewards, sequences, strict=True))]
