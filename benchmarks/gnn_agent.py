@@ -2,13 +2,14 @@
 steps/s and observations/s through each policy network, measured the same way in one run.
 
     python benchmarks/gnn_agent.py [--seconds 60] [--device cpu|cuda] [--num-envs 16]
-        [--torch-threads 1] [--json OUT]
+        [--torch-threads 1] [--programs URI ...] [--json OUT]
 
 Both agents train on the MLP agent's training programs (``leaderboard/ppo/training_programs.txt``)
 with their committed settings (``leaderboard/ppo/config.json``: Stable-Baselines3 PPO on
 Autophase features; ``leaderboard/ppo_gnn/config.json``: the GNN agent's PPO on
 ``make_vec(..., observation_space="Programl", device=...)`` batches), except that both use
-``--num-envs`` envs and ``--torch-threads`` PyTorch threads. Each agent runs in a process of its
+``--num-envs`` envs and ``--torch-threads`` PyTorch threads. ``--programs`` trains on those URIs
+instead (``file:///path/prog.bc`` too: a machine without csmith and clang-19, a lent GPU one). Each agent runs in a process of its
 own (the two agents' modules share names), one after the other:
 
 * env steps/s: the engine alone with uniformly random actions, for ``--seconds`` / 4, with the
@@ -84,7 +85,7 @@ def measure_mlp(flags: dict) -> dict:
 
     torch.set_num_threads(flags["torch_threads"])
     config = load_config()
-    programs = PROGRAMS.read_text().split()
+    programs = flags["programs"] or PROGRAMS.read_text().split()
     common = dict(
         num_envs=flags["num_envs"],
         num_threads=config["num_threads"],
@@ -164,7 +165,7 @@ def measure_gnn(flags: dict) -> dict:
     config["torch_threads"] = flags["torch_threads"]
     torch.set_num_threads(flags["torch_threads"])
     torch.manual_seed(config["seed"])
-    programs = PROGRAMS.read_text().split()
+    programs = flags["programs"] or PROGRAMS.read_text().split()
     out = {}
     with compiler_gym.make_vec(
         config["env"],
@@ -215,6 +216,7 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--num-envs", type=int, default=16)
     parser.add_argument("--torch-threads", type=int, default=1)
+    parser.add_argument("--programs", nargs="+", help="train on these URIs (default: the MLP's)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     flags = {
@@ -222,6 +224,7 @@ def main() -> None:
         "device": args.device,
         "num_envs": args.num_envs,
         "torch_threads": args.torch_threads,
+        "programs": args.programs,
     }
     context = multiprocessing.get_context("spawn")
     results = {}

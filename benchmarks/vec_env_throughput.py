@@ -215,9 +215,9 @@ def scaling(args) -> int:
             rows.append(row)
             cells.append(cell)
         print(f"{n:>6} envs, {steps} steps/env: " + ", ".join(cells), flush=True)
-    if args.json:
-        header = {"env": args.env, "cores": cores, "benchmarks": args.benchmarks}
-        _write_json(args.json, {**header, "repeats": args.repeats}, rows)
+        if args.json:  # after each size: a run stopped at its time limit keeps what it measured
+            header = {"env": args.env, "cores": cores, "benchmarks": args.benchmarks}
+            _write_json(args.json, {**header, "repeats": args.repeats}, rows)
     return 0
 
 

@@ -15,6 +15,9 @@
 #                          CPU (benchmarks/representations.py)
 #   bench_ppo              PPO training's steps/s, 16 envs x 16 threads, 40 s
 #                          (benchmarks/leaderboard/ppo/train.py)
+#   bench_gnn              the GNN (ProGraML, PyTorch Geometric) agent beside the Autophase MLP
+#                          agent: env steps/s, policy obs/s (graphs/s) and PPO training steps/s,
+#                          16 envs, on CUDA where torch sees a GPU (benchmarks/gnn_agent.py)
 #   bench_loop_tool        the loop_tool search on the GPU (benchmarks/loop_tool_search.py): a
 #                          budget of 1,000 schedules of the 2^26 add, bounded by
 #                          GPU_CHECK_SEARCH_SECONDS; its JSON has schedules/s, the time split
@@ -37,8 +40,8 @@
 #       these are the defaults, and 0 search seconds skips the search; the benchmark steps
 #       have their own bounds: GPU_CHECK_{SCALING,ISOLATION,REPRESENTATIONS}_TIMEOUT)
 #   GPU_CHECK_THREADS="1 2 4 8 16" GPU_CHECK_ENVS="64 1024 4096" GPU_CHECK_ISO_ENVS="64 1024"
-#   GPU_CHECK_BATCH_ENVS=1024 GPU_CHECK_PPO_SECONDS=40   (the sizes; the largest thread count
-#       is the isolation's and PPO's)
+#   GPU_CHECK_BATCH_ENVS=1024 GPU_CHECK_PPO_SECONDS=40 GPU_CHECK_GNN_SECONDS=20   (the sizes;
+#       the largest thread count is the isolation's and PPO's)
 #   GPU_CHECK_ARCHIVE=DIR   (at the end, copy summary.md and a .tar.gz of the output folder
 #       into DIR: the device tool brings back at most 8 files, so run it there as
 #       `GPU_CHECK_ARCHIVE=$OUT scripts/gpu_check.sh /tmp/gpu_check`)
@@ -61,7 +64,7 @@ STEP_TIMEOUT=${GPU_CHECK_STEP_TIMEOUT:-300}
 summary=()
 : >"$OUT_DIR/steps.txt"
 # A measurement left by an earlier run in this folder must not pass for this run's.
-rm -f "$OUT_DIR"/{scaling,isolation,representations,ppo,loop_tool_search}.json "$OUT_DIR/summary.md"
+rm -f "$OUT_DIR"/{scaling,isolation,representations,ppo,gnn,loop_tool_search}.json "$OUT_DIR/summary.md"
 
 record() { # record LINE: a status line for the summary and for steps.txt
   summary+=("$1")
@@ -103,6 +106,7 @@ if [ "$DRY_RUN" = 1 ]; then
   ISO_ENVS=${GPU_CHECK_ISO_ENVS:-8 16}
   BATCH_ENVS=${GPU_CHECK_BATCH_ENVS:-16}
   PPO_SECONDS=${GPU_CHECK_PPO_SECONDS:-10}
+  GNN_SECONDS=${GPU_CHECK_GNN_SECONDS:-4}
   POINT_SECONDS=(--seconds 1 --min-seconds 0.3)
   TRIALS=2
   CARD="no GPU (dry run)"
@@ -115,6 +119,7 @@ else
   ISO_ENVS=${GPU_CHECK_ISO_ENVS:-64 1024}
   BATCH_ENVS=${GPU_CHECK_BATCH_ENVS:-1024}
   PPO_SECONDS=${GPU_CHECK_PPO_SECONDS:-40}
+  GNN_SECONDS=${GPU_CHECK_GNN_SECONDS:-20}
   POINT_SECONDS=(--seconds 3 --min-seconds 1)
   TRIALS=5
   CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
@@ -166,7 +171,7 @@ if ! has torch; then
   array_type=(--array-type numpy) # make_vec's outputs as NumPy arrays need no torch
 fi
 if [ "${#all[@]}" -lt 4 ]; then
-  for name in bench_scaling bench_isolation bench_representations bench_ppo; do
+  for name in bench_scaling bench_isolation bench_representations bench_ppo bench_gnn; do
     skip $name "no programs' bitcode in $PROGRAMS (a bundle older than its programs/: rerun scripts/gpu_bundle.sh)"
   done
 else
@@ -202,6 +207,16 @@ else
     step -t $((PPO_SECONDS + 120)) bench_ppo "$PY" -u benchmarks/leaderboard/ppo/train.py \
       --programs "${all[@]}" --num-envs 16 --num-threads "$MAX_THREADS" \
       --max-seconds "$PPO_SECONDS" --out "$OUT_DIR/ppo" --json "$OUT_DIR/ppo.json"
+  fi
+  if ! has torch_geometric || ! has stable_baselines3; then
+    skip bench_gnn "no torch_geometric or stable_baselines3 for $PY"
+  else
+    gnn_device=cpu
+    if [ "${devices[*]:-}" = "cpu cuda" ]; then gnn_device=cuda; fi
+    # Each agent: env steps for a quarter of the seconds, forwards, then training.
+    step -t $((GNN_SECONDS * 3 + 120)) bench_gnn "$PY" -u benchmarks/gnn_agent.py \
+      --seconds "$GNN_SECONDS" --device "$gnn_device" --programs "${all[@]}" \
+      --json "$OUT_DIR/gnn.json"
   fi
 fi
 

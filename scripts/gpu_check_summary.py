@@ -1,6 +1,7 @@
 """The markdown summary of scripts/gpu_check.sh's CPU-side measurements on a lent machine:
 the vector engine's scaling, the isolated executor against in-process, ProGraML and inst2vec
-batches on CUDA against the CPU, PPO training's steps/s, and the loop_tool search's
+batches on CUDA against the CPU, PPO training's steps/s, the GNN agent beside the MLP one, and
+the loop_tool search's
 schedules/s and share of the copy peak, from the JSON files the steps wrote into the output
 folder. A step that wrote nothing shows as not measured, with its
 status line from steps.txt (SKIP and its reason, or FAIL and its log).
@@ -24,6 +25,7 @@ FILES = {
     "bench_isolation": ("isolation.json", "Isolated executor against in-process"),
     "bench_representations": ("representations.json", "Batched observations on CUDA and CPU"),
     "bench_ppo": ("ppo.json", "PPO training"),
+    "bench_gnn": ("gnn.json", "GNN and MLP agents"),
     "bench_loop_tool": ("loop_tool_search.json", "loop_tool search"),
 }
 
@@ -126,6 +128,24 @@ def _ppo(data: dict) -> str:
     )
 
 
+def _gnn(data: dict) -> str:
+    flags, mlp, gnn = data["flags"], data["mlp"], data["gnn"]
+    lines = [
+        f"GNN (ProGraML, PyTorch Geometric) and MLP (Autophase) agents "
+        f"(`benchmarks/gnn_agent.py`), {flags['num_envs']} envs, device {flags['device']}, "
+        f"{flags['seconds']:.0f} s of PPO training each:",
+        "",
+        "| agent | env steps/s | policy obs/s | PPO training steps/s |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, r in (("Autophase MLP", mlp), ("ProGraML GNN", gnn)):
+        lines.append(
+            f"| {name} | {_int(r['env_steps_per_s'])} | {_int(r['policy_obs_per_s'])} | "
+            f"{r['train_steps_per_s']:,.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def _loop_tool(data: dict) -> str:
     lines = [
         "loop_tool search (`benchmarks/loop_tool_search.py`, the add of N float32; targets on "
@@ -166,6 +186,7 @@ def render(
         ("bench_isolation", _isolation),
         ("bench_representations", lambda d: _representations(d, statuses)),
         ("bench_ppo", _ppo),
+        ("bench_gnn", _gnn),
         ("bench_loop_tool", _loop_tool),
     ):
         data = results.get(step)
