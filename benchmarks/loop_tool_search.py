@@ -1,7 +1,8 @@
 """loop_tool-v0: how close a schedule search gets to the device's peak, and measurement throughput.
 
     python3 benchmarks/loop_tool_search.py [--device cpu|cuda|all] [--log2-size 26]
-        [--budget 1000] [--repetitions 20] [--vec-envs 4] [--sequential] [--out results.json]
+        [--budget 1000] [--repetitions 20] [--vec-envs 4] [--sequential]
+        [--timing-budget SECONDS] [--ptxas auto|PATH] [--out results.json]
 
 1. Peak: the device's copy bandwidth on arrays of the program's size (a device-to-device copy
    on the GPU, memcpy on the CPU), measured in the same run.
@@ -18,6 +19,10 @@
    alternating with the starting schedule's), as a share of the copy peak; the search's wall
    time and schedules/s; and where the time went per schedule (compile, of which the GPU
    driver's JIT, reference, check, timing).
+   ``--timing-budget`` cuts each schedule's timed runs to that many seconds (the env's
+   ``timing_budget_seconds``; one run always stays, and a schedule far slower than the best
+   needs no twenty); ``--ptxas`` assembles CUDA kernels with the toolkit's ptxas in the
+   compiling threads (``cuda_ptxas``) instead of the driver's JIT in the load.
 3. CPU only: the same best schedule against NumPy's ``np.add(a, b, out=c)`` on the same arrays.
 4. Measurements per second of one env against ``make_vec`` (compiles in parallel on the engine's
    threads, timings serialized through the device queue), on programs of 2^16 elements.
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import statistics
 import time
 
@@ -61,6 +67,7 @@ def remeasure(env, repetitions: int) -> float:
     fork = env.fork()
     try:
         fork.send_param("timing_repetitions", str(repetitions))
+        fork.send_param("timing_budget_seconds", "1")  # every repetition, whatever the search's
         return fork.observation["bandwidth"]
     finally:
         fork.close()
@@ -107,6 +114,8 @@ def search(
     max_seconds: float | None = None,
     min_threads: int = 1,
     sequential: bool = False,
+    timing_budget: float | None = None,
+    ptxas: str = "",
 ) -> dict:
     """The hill climb; then the best and the initial schedule measured again, alternately, five
     times each: the maximum of many noisy measurements is biased upwards, so the figures
@@ -123,6 +132,9 @@ def search(
         "loop_tool-v0", benchmark=f"loop_tool-{device}-v0/{program}", reward_space=None
     )
     env.send_param("timing_repetitions", str(repetitions))
+    if timing_budget is not None:
+        env.send_param("timing_budget_seconds", str(timing_budget))
+    env.send_param("cuda_ptxas", ptxas)
     env.reset(action_space="split")
     current = env  # the state whose neighbours are tried next, cursor at 0 in size mode
     best_tree, best = env.observation["loop_tree"], env.fork()
@@ -316,8 +328,23 @@ def main(argv=None) -> int:
         help="measure each round's neighbours one fork at a time (the search before batching, "
         "for a comparison)",
     )
+    parser.add_argument(
+        "--timing-budget",
+        type=float,
+        help="seconds of timed runs per schedule during the search (default: the env's, 1 s)",
+    )
+    parser.add_argument(
+        "--ptxas",
+        default="",
+        help="assemble CUDA kernels with this ptxas ('auto': the one on PATH or in "
+        "/usr/local/cuda/bin) before the driver loads them; default: the driver's JIT",
+    )
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
+    if args.ptxas == "auto":
+        args.ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+        if not args.ptxas:
+            parser.error("--ptxas auto: no ptxas on PATH or in /usr/local/cuda/bin")
     available = devices()
     wanted = ["cpu", "cuda"] if args.device == "all" else [args.device]
     n = 1 << args.log2_size
@@ -336,9 +363,13 @@ def main(argv=None) -> int:
             max_seconds=args.max_search_seconds,
             min_threads=args.min_gpu_threads if device == "cuda" else 1,
             sequential=args.sequential,
+            timing_budget=args.timing_budget,
+            ptxas=args.ptxas if device == "cuda" else "",
         )
         row = {
             "log2_size": args.log2_size,
+            "timing_budget_s": args.timing_budget,
+            "ptxas": bool(args.ptxas) and device == "cuda",
             "copy_peak_gbps": peak,
             **found,
             "share_of_peak": found["best_bandwidth_gbps"] / peak,

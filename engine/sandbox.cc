@@ -20,7 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 namespace compiler_gym {
@@ -196,6 +198,22 @@ StatusOr<std::string> MakeTempDir(const std::string& prefix) {
 void RemoveTree(const std::string& path) {
   std::error_code ec;
   std::filesystem::remove_all(path, ec);
+}
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("no file " + path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+Status WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.close();
+  if (!out) return ResourceExhausted("cannot write " + path);
+  return Status::Ok();
 }
 
 namespace {

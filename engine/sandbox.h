@@ -70,4 +70,10 @@ StatusOr<std::string> MakeTempDir(const std::string& prefix);
 // Removes a file or directory tree; errors are ignored (best effort cleanup).
 void RemoveTree(const std::string& path);
 
+// A child's input and output files: the whole file as bytes (kNotFound when it is missing, as
+// when a compiler wrote none), and `data` written over `path` (kResourceExhausted on failure:
+// a full disk).
+StatusOr<std::string> ReadFile(const std::string& path);
+Status WriteFile(const std::string& path, const std::string& data);
+
 }  // namespace compiler_gym

@@ -168,14 +168,6 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Internal("gcc wrote no " + path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -225,7 +217,8 @@ struct GccEnv::Impl {
       // An error, an internal compiler error, a crash: GCC's own words say which.
       return Aborted(command + ": " + r.Describe(limits) + ": " + r.stderr_text.substr(0, 2000));
     }
-    ASSIGN_OR_RETURN(std::string bytes, ReadFile(out_path));
+    StatusOr<std::string> bytes = ReadFile(out_path);
+    if (!bytes.ok()) return Internal("gcc wrote no " + out_path);
     ::unlink(out_path.c_str());
     return bytes;
   }

@@ -19,14 +19,6 @@ namespace {
 
 constexpr double kBuildTimeoutSeconds = 300;
 
-Status WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  if (!out) return ResourceExhausted("cannot write " + path);
-  return Status::Ok();
-}
-
 // Runs clang-19 in `dir` with `args`; the error carries clang's diagnostics.
 Status RunClang(const std::string& dir, std::vector<std::string> args, const std::string& what) {
   ASSIGN_OR_RETURN(const std::string clang, ClangPath());

@@ -222,7 +222,8 @@ StatusOr<std::shared_ptr<ProgramData>> GetProgramData(const std::string& path) {
 }
 
 StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& program,
-                                            const std::vector<Loop>& loops) {
+                                            const std::vector<Loop>& loops,
+                                            const std::string& ptxas) {
   const uint64_t key = LoopTreeHash(program, loops) * 2 + (device == Device::kCuda);
   KernelCache& cache = Kernels();
   static InFlight* flights = new InFlight();
@@ -247,7 +248,7 @@ StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& progra
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel, device == Device::kCpu
                                                        ? CompileCpu(program, loops)
-                                                       : CompileCuda(program, loops));
+                                                       : CompileCuda(program, loops, ptxas));
   if (gate.owns_lock()) gate.unlock();
   std::lock_guard lock(cache.mu);
   ++cache.stats.compiles;

@@ -87,8 +87,12 @@ class Kernel {
 size_t OutputTensor(const Program& program);
 
 // The compiled kernel of the loop tree, from the process's compile cache or compiled now.
+// `ptxas`: on CUDA, the path of the toolkit's ptxas to assemble the PTX with, in this thread,
+// before the driver loads the machine code; empty: the driver's JIT assembles it in the load,
+// which the driver serializes across threads.
 StatusOr<std::shared_ptr<Kernel>> GetKernel(Device device, const Program& program,
-                                            const std::vector<Loop>& loops);
+                                            const std::vector<Loop>& loops,
+                                            const std::string& ptxas = "");
 
 // Times a kernel through the device's queue, checking its output first if it never was.
 StatusOr<double> Measure(Device device, Kernel& kernel, ProgramData& data,
@@ -132,7 +136,12 @@ double SecondsSince(std::chrono::steady_clock::time_point start);
 StatusOr<std::shared_ptr<Kernel>> CompileCpu(const Program& program,
                                              const std::vector<Loop>& loops);
 StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
-                                              const std::vector<Loop>& loops);
+                                              const std::vector<Loop>& loops,
+                                              const std::string& ptxas = "");
+// The PTX assembled by the program `ptxas` for `arch` (sm_90, ...): a CUDA binary (cubin) that
+// the driver loads without its JIT. Needs no GPU.
+StatusOr<std::string> AssemblePtx(const std::string& ptx, const std::string& arch,
+                                  const std::string& ptxas);
 Status CudaAvailable();
 StatusOr<double> CudaCopySeconds(int64_t bytes, const TimingOptions& options);
 StatusOr<double> CpuCopySeconds(int64_t bytes, const TimingOptions& options);

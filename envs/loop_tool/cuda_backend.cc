@@ -20,6 +20,7 @@
 #include <functional>
 #include <mutex>
 
+#include "engine/sandbox.h"
 #include "engine/space.h"
 #include "envs/loop_tool/backend.h"
 #include "envs/loop_tool/lowering.h"
@@ -515,8 +516,26 @@ StatusOr<std::string> EmitPtx(const Program& program, const std::vector<Loop>& l
   return EmitPtxForPlan(program, loops, PlanKernels(program, loops, Target::kNvptx), arch);
 }
 
+StatusOr<std::string> AssemblePtx(const std::string& ptx, const std::string& arch,
+                                  const std::string& ptxas) {
+  ASSIGN_OR_RETURN(const std::string dir, MakeTempDir("loop_tool-ptxas"));
+  const std::string source = dir + "/kernel.ptx", binary = dir + "/kernel.cubin";
+  StatusOr<std::string> cubin = [&]() -> StatusOr<std::string> {
+    RETURN_IF_ERROR(WriteFile(source, ptx));
+    const SandboxLimits limits{.timeout_seconds = 60};
+    ASSIGN_OR_RETURN(
+        ProcessResult r,
+        RunSandboxed({ptxas, "-arch=" + arch, "-O3", source, "-o", binary}, limits, dir));
+    if (!r.ok()) return Internal("ptxas " + r.Describe(limits) + ": " + r.stderr_text);
+    return ReadFile(binary);
+  }();
+  RemoveTree(dir);
+  return cubin;
+}
+
 StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
-                                              const std::vector<Loop>& loops) {
+                                              const std::vector<Loop>& loops,
+                                              const std::string& ptxas) {
   ASSIGN_OR_RETURN(std::string arch, CudaArch());
   KernelPlan plan = PlanKernels(program, loops, Target::kNvptx);
   for (const Phase& phase : plan.phases) {
@@ -525,10 +544,15 @@ StatusOr<std::shared_ptr<Kernel>> CompileCuda(const Program& program,
     }
   }
   ASSIGN_OR_RETURN(std::string ptx, EmitPtxForPlan(program, loops, plan, arch));
+  std::string cubin;  // empty: the driver assembles the PTX
+  if (!ptxas.empty()) {
+    ASSIGN_OR_RETURN(cubin, AssemblePtx(ptx, arch, ptxas));
+  }
   RETURN_IF_ERROR(MakeCurrent());
   CUmodule module = nullptr;
   const auto load_start = std::chrono::steady_clock::now();
-  RETURN_IF_ERROR(Check(Api().cuModuleLoadData(&module, ptx.c_str()), "loading the PTX"));
+  RETURN_IF_ERROR(Check(Api().cuModuleLoadData(&module, cubin.empty() ? ptx.c_str() : cubin.data()),
+                        "loading the PTX"));
   AccountModuleLoad(SecondsSince(load_start));
   std::vector<CUfunction> functions;
   for (size_t i = 0; i < plan.phases.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -147,9 +148,10 @@ StatusOr<StepOutcome> LoopToolEnv::DoStep(std::span<const int> actions) {
 StatusOr<double> LoopToolEnv::Seconds() {
   if (seconds_) return *seconds_;
   ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel,
-                   GetKernel(device_, data_->program, schedule_.loops));
-  ASSIGN_OR_RETURN(const double seconds,
-                   Measure(device_, *kernel, *data_, TimingOptions{warmup_, repetitions_}));
+                   GetKernel(device_, data_->program, schedule_.loops, ptxas_));
+  ASSIGN_OR_RETURN(
+      const double seconds,
+      Measure(device_, *kernel, *data_, TimingOptions{warmup_, repetitions_, budget_seconds_}));
   seconds_ = std::max(seconds, 1e-12);
   return *seconds_;
 }
@@ -190,12 +192,32 @@ Status LoopToolEnv::SetParameter(const std::string& name, const std::string& val
     seconds_.reset();
     return Status::Ok();
   }
+  if (name == "timing_budget_seconds") {
+    double seconds = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+    if (value.empty() || error != std::errc() || end != value.data() + value.size() ||
+        !(seconds > 0) || !std::isfinite(seconds)) {
+      return InvalidArgument(name + " must be a number of seconds > 0, got \"" + value + "\"");
+    }
+    budget_seconds_ = seconds;
+    seconds_.reset();
+    return Status::Ok();
+  }
+  if (name == "cuda_ptxas") {  // checked where it runs: a path that fails fails the compile
+    ptxas_ = value;
+    return Status::Ok();
+  }
   return Env::SetParameter(name, value);
 }
 
 StatusOr<std::string> LoopToolEnv::GetParameter(const std::string& name) const {
   if (name == "warmup_runs") return std::to_string(warmup_);
   if (name == "timing_repetitions") return std::to_string(repetitions_);
+  if (name == "timing_budget_seconds") {
+    char text[32];
+    return std::string(text, std::to_chars(text, text + sizeof(text), budget_seconds_).ptr);
+  }
+  if (name == "cuda_ptxas") return ptxas_;
   return Env::GetParameter(name);
 }
 
@@ -211,13 +233,13 @@ StatusOr<std::string> LoopToolEnv::Call(const std::string& method, const std::st
   if (method == "inputs") return nlohmann::json(data_->inputs).dump();
   if (method == "run") {
     ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel,
-                     GetKernel(device_, data_->program, schedule_.loops));
+                     GetKernel(device_, data_->program, schedule_.loops, ptxas_));
     ASSIGN_OR_RETURN(std::vector<float> output, RunOutput(device_, *kernel, *data_));
     return nlohmann::json(output).dump();
   }
   if (method == "kernel_hash") {  // the code of the tree's kernel, cached or compiled now
     ASSIGN_OR_RETURN(std::shared_ptr<Kernel> kernel,
-                     GetKernel(device_, data_->program, schedule_.loops));
+                     GetKernel(device_, data_->program, schedule_.loops, ptxas_));
     char hex[17];
     std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(kernel->code_hash));
     return std::string(hex);

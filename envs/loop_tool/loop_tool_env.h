@@ -31,7 +31,10 @@ class LoopToolEnv final : public Env {
   const EnvSpec& Spec() const override;
   StatusOr<Observation> Observe(int observation_index) override;
 
-  // Parameters: warmup_runs (>= 0, default 3), timing_repetitions (>= 1, default 20).
+  // Parameters: warmup_runs (>= 0, default 3), timing_repetitions (>= 1, default 20),
+  // timing_budget_seconds (> 0, default 1: runs past it are dropped, one always stays),
+  // cuda_ptxas (the path of ptxas to assemble CUDA kernels with in the compiling thread;
+  // default "": the driver's JIT, which serializes loads across threads).
   Status SetParameter(const std::string& name, const std::string& value) override;
   StatusOr<std::string> GetParameter(const std::string& name) const override;
 
@@ -55,6 +58,8 @@ class LoopToolEnv final : public Env {
   std::optional<double> seconds_;  // the current loop tree's measured run time
   int warmup_ = 3;
   int repetitions_ = 20;
+  double budget_seconds_ = 1.0;
+  std::string ptxas_;
 };
 
 // Adds the loop_tool family and loop_tool-v0 to the registry.

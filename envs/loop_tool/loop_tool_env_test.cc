@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <oneapi/tbb/task_arena.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -397,6 +398,38 @@ TEST_P(Backend, TheFirstRunsCheckNamesTheFirstWrongElement) {
   EXPECT_EQ(failed.status().message(), expected.message());
 }
 
+// The CUDA toolkit's ptxas, where this machine has one ("" where not).
+std::string FindPtxas() {
+  std::string dirs = std::getenv("PATH") ? std::getenv("PATH") : "";
+  dirs += ":/usr/local/cuda/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string path = dirs.substr(start, end - start) + "/ptxas";
+    if (end > start && ::access(path.c_str(), X_OK) == 0) return path;
+    start = end + 1;
+  }
+  return "";
+}
+
+// With ptxas, a kernel assembled before its load is the driver-JIT kernel's twin: the same
+// code hash (of the PTX) and the same output, bit for bit.
+TEST_P(Backend, KernelsAssembledByPtxasMatchTheDriversJit) {
+  if (GetParam() != Device::kCuda) GTEST_SKIP() << "CUDA only";
+  const std::string ptxas = FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "no ptxas";
+  std::shared_ptr<ProgramData> data = GetProgramData("matmul/19x9x13").value();
+  Schedule s = InitialSchedule(data->program);
+  ToggleThread(s);
+  std::shared_ptr<Kernel> jit = CompileCuda(data->program, s.loops).value();
+  std::shared_ptr<Kernel> assembled = CompileCuda(data->program, s.loops, ptxas).value();
+  EXPECT_EQ(jit->code_hash, assembled->code_hash);
+  std::vector<float> a, b;
+  ASSERT_TRUE(jit->RunOnce(*data, a).ok());
+  ASSERT_TRUE(assembled->RunOnce(*data, b).ok());
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, Backend, ::testing::Values(Device::kCpu, Device::kCuda),
                          [](const auto& info) { return std::string(DeviceName(info.param)); });
 
@@ -475,6 +508,40 @@ TEST(CpuBackend, ConcurrentMissesOfOneTreeCompileOnce) {
   EXPECT_EQ(after.hits - before.hits, 7);
   EXPECT_EQ(after.checks - before.checks, 1);
   for (const auto& k : kernels) EXPECT_EQ(k.get(), kernels[0].get());
+}
+
+// No GPU needed: ptxas makes a CUDA binary (ELF) of a kernel's PTX, and its failures are
+// errors that say so.
+TEST(CudaBackend, AssemblePtxMakesACubinOrSaysWhyNot) {
+  const std::string ptxas = FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "no ptxas";
+  std::shared_ptr<ProgramData> data = GetProgramData("add/65536").value();
+  const Schedule s = InitialSchedule(data->program);
+  const std::string ptx = EmitPtx(data->program, s.loops, "sm_90").value();
+  StatusOr<std::string> cubin = AssemblePtx(ptx, "sm_90", ptxas);
+  ASSERT_TRUE(cubin.ok()) << cubin.status().ToString();
+  EXPECT_EQ(cubin->substr(0, 4),
+            "\x7f"
+            "ELF");
+  EXPECT_EQ(AssemblePtx(ptx, "sm_90", "/nonexistent/ptxas").status().code(), StatusCode::kNotFound);
+  const Status broken = AssemblePtx(ptx + "\nnot ptx;\n", "sm_90", ptxas).status();
+  EXPECT_EQ(broken.code(), StatusCode::kInternal);
+  EXPECT_NE(broken.message().find("ptxas exit code"), std::string::npos) << broken.message();
+}
+
+TEST(LoopToolEnv, TimingBudgetAndPtxasParameters) {
+  LoopToolEnv env;
+  EXPECT_EQ(env.GetParameter("timing_budget_seconds").value(), "1");
+  ASSERT_TRUE(env.SetParameter("timing_budget_seconds", "0.02").ok());
+  EXPECT_EQ(env.GetParameter("timing_budget_seconds").value(), "0.02");
+  for (const char* bad : {"0", "-1", "x", "", "1s", "inf", "nan"}) {
+    EXPECT_EQ(env.SetParameter("timing_budget_seconds", bad).code(), StatusCode::kInvalidArgument)
+        << bad;
+  }
+  EXPECT_EQ(env.GetParameter("timing_budget_seconds").value(), "0.02");
+  EXPECT_EQ(env.GetParameter("cuda_ptxas").value(), "");
+  ASSERT_TRUE(env.SetParameter("cuda_ptxas", "/opt/cuda/bin/ptxas").ok());
+  EXPECT_EQ(env.GetParameter("cuda_ptxas").value(), "/opt/cuda/bin/ptxas");
 }
 
 TEST(LoopToolEnv, NewTimingOptionsMeasureAfresh) {

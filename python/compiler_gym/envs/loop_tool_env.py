@@ -107,8 +107,10 @@ class LoopToolEnv(CompilerEnv):
     Observations ``action_state`` (``[cursor, size, tail]``), ``loop_tree`` (text), ``flops``
     (GFLOP/s), ``bandwidth`` (GB/s), ``runtime`` (seconds); reward ``flops``. A CUDA benchmark
     on a machine without an NVIDIA GPU raises ``EnvironmentNotSupported`` at reset. Settings
-    (``send_param``): ``warmup_runs`` (3), ``timing_repetitions`` (20); runs past one second
-    per measurement are dropped, and changing either setting measures the loop tree afresh.
+    (``send_param``): ``warmup_runs`` (3), ``timing_repetitions`` (20),
+    ``timing_budget_seconds`` (1: runs past it are dropped, one always stays; changing any of
+    the three measures the loop tree afresh), ``cuda_ptxas`` (a ptxas to assemble CUDA kernels
+    with before the driver loads them; ``""``: the driver's JIT).
     """
 
     family = "loop_tool"  # the engine's family: what make() finds this class by
