@@ -163,8 +163,13 @@ def _loop_tool(data: dict) -> str:
             if split
             else "-"
         )
+        settings = (
+            [f"{r['timing_budget_s'] * 1000:g} ms timing"] if r.get("timing_budget_s") else []
+        )
+        settings += ["ptxas"] if r.get("ptxas") else []
+        label = f"{device} ({', '.join(settings)})" if settings else device
         lines.append(
-            f"| {device} | 2^{r.get('log2_size', '?')} | {r['measured']:,} | {r['seconds']:.1f} | "
+            f"| {label} | 2^{r.get('log2_size', '?')} | {r['measured']:,} | {r['seconds']:.1f} | "
             f"{_ratio(r.get('schedules_per_s'))} | {r['best_bandwidth_gbps']:.1f} | "
             f"{r['copy_peak_gbps']:.1f} | {100 * r['share_of_peak']:.1f}% | {parts} |"
         )

@@ -91,3 +91,18 @@ def test_the_loop_tool_table_has_the_split_and_the_share_of_the_peak():
         in text
     )
     assert "| cpu | 2^26 | 1,000 | 41.5 | 24.10 | 3100.0 | 3200.0 | 96.9% | - |" in text
+    fast = {**row, "timing_budget_s": 0.02, "ptxas": True}
+    text = summary.render({"bench_loop_tool": {"cuda": fast}}, {}, "NVIDIA H100", 16, "2026-11-28")
+    assert "| cuda (20 ms timing, ptxas) | 2^26 | 1,000 |" in text
+
+
+def test_the_gnn_table_sets_the_two_agents_side_by_side():
+    agent = {"env_steps_per_s": 959.86, "policy_obs_per_s": 2066.96, "train_steps_per_s": 428.6}
+    mlp = {"env_steps_per_s": 1790.7, "policy_obs_per_s": 30491.5, "train_steps_per_s": 1317.51}
+    flags = {"num_envs": 16, "device": "cuda", "seconds": 20.0}
+    text = summary.render(
+        {"bench_gnn": {"flags": flags, "mlp": mlp, "gnn": agent}}, {}, "NVIDIA H100", 16, "d"
+    )
+    assert "16 envs, device cuda, 20 s of PPO training each" in text
+    assert "| Autophase MLP | 1,791 | 30,492 | 1,317.5 |" in text
+    assert "| ProGraML GNN | 960 | 2,067 | 428.6 |" in text
