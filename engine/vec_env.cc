@@ -9,6 +9,8 @@
 #include <oneapi/tbb/task_group.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -81,6 +83,37 @@ void EnsureWorkerThreads(int num_threads) {
 
 }  // namespace
 
+StepCosts::StepCosts() = default;
+
+double StepCosts::Expected(int key) const {
+  const size_t i = static_cast<size_t>(key) + 1;  // the reset's key, -1, first
+  if (i < known_.size() && known_[i]) return seconds_[i];
+  return observed_ > 0 ? total_ / static_cast<double>(observed_) : 0;
+}
+
+void StepCosts::Add(int key, double seconds) {
+  const size_t i = static_cast<size_t>(key) + 1;
+  if (i >= seconds_.size()) {
+    seconds_.resize(i + 1, 0);
+    known_.resize(i + 1, false);
+  }
+  // A moving average: a program's module, and so an action's cost, changes along episodes.
+  seconds_[i] = known_[i] ? 0.8 * seconds_[i] + 0.2 * seconds : seconds;
+  known_[i] = true;
+  total_ += seconds;
+  ++observed_;
+}
+
+std::vector<int> StepCosts::LongestFirst(std::span<const int> keys) const {
+  std::vector<double> expected(keys.size());
+  for (size_t j = 0; j < keys.size(); ++j) expected[j] = Expected(keys[j]);
+  std::vector<int> order(keys.size());
+  for (size_t j = 0; j < order.size(); ++j) order[j] = static_cast<int>(j);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return expected[a] > expected[b]; });
+  return order;
+}
+
 struct VecEnv::Impl {
   VecEnvConfig config;
   BenchmarkSampler sampler;
@@ -104,6 +137,9 @@ struct VecEnv::Impl {
 
   // Slab sets handed out in batches; reused once no batch holds them.
   std::vector<std::shared_ptr<SlabSet>> slab_pool;
+
+  // What sync steps took, by action, to start the longest first (see StepCosts).
+  StepCosts step_costs;
 
   // --- per-env work (runs on the arena's workers) ---------------------------------------
 
@@ -441,9 +477,32 @@ StatusOr<BatchPtr> VecEnv::Step(std::span<const int> actions) {
     }
   }
   for (int i = 0; i < n; ++i) s.StartSlot(i, actions.subspan(i * k, k));
+  // Longest expected first, from one queue: the step ends with its slowest thread, and a long
+  // step taken last would leave the others idle (benchmarks/vec_step_tail.py).
+  std::vector<int> keys(n);
+  for (int i = 0; i < n; ++i) {
+    // Out of range (an error the env reports): all under one key, so the table stays small.
+    keys[i] = s.slots[i].needs_reset ? -1 : std::clamp(actions[i * k], 0, StepCosts::kMaxKey);
+  }
+  const std::vector<int> order = s.step_costs.LongestFirst(keys);
+  std::vector<double> seconds(n);
+  std::atomic<int> next{0};
+  const int tasks = std::min(n, s.arena->max_concurrency());
   s.arena->execute([&] {
-    oneapi::tbb::parallel_for(0, n, [&](int i) { s.StepSlot(i, actions.subspan(i * k, k)); });
+    oneapi::tbb::parallel_for(
+        0, tasks,
+        [&](int) {
+          for (int j = next++; j < n; j = next++) {
+            const int i = order[j];
+            const auto start = std::chrono::steady_clock::now();
+            s.StepSlot(i, actions.subspan(i * k, k));
+            seconds[i] =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          }
+        },
+        oneapi::tbb::simple_partitioner{});
   });
+  for (int i = 0; i < n; ++i) s.step_costs.Add(keys[i], seconds[i]);
   std::vector<int> ids(n);
   for (int i = 0; i < n; ++i) ids[i] = i;
   return s.MakeBatch(ids);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <set>
 
 #include "engine/test_envs.h"
@@ -325,6 +326,43 @@ TEST(VecEnv, BadConfigIsRejected) {
   config.batch_size = 3;
   EXPECT_EQ(VecEnv::Create(CounterFactory(), Sampler(), config).status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// The sync step's order: longest expected first, by each key's moving average; a key not seen
+// yet expects the mean of all steps seen; ties keep their positions' order.
+TEST(StepCosts, LongestExpectedFirst) {
+  StepCosts costs;
+  const std::vector<int> keys = {0, 1, 2, -1, 1};
+  EXPECT_EQ(costs.LongestFirst(keys), (std::vector<int>{0, 1, 2, 3, 4}));  // nothing known
+  costs.Add(0, 1.0);
+  costs.Add(1, 4.0);
+  costs.Add(-1, 2.0);
+  EXPECT_DOUBLE_EQ(costs.Expected(1), 4.0);
+  EXPECT_DOUBLE_EQ(costs.Expected(2), 7.0 / 3);  // unseen: the mean of the three
+  EXPECT_DOUBLE_EQ(costs.Expected(StepCosts::kMaxKey), 7.0 / 3);
+  EXPECT_EQ(costs.LongestFirst(keys), (std::vector<int>{1, 4, 2, 3, 0}));
+  costs.Add(1, 0.0);  // a moving average: 0.8 * 4 + 0.2 * 0
+  EXPECT_DOUBLE_EQ(costs.Expected(1), 3.2);
+  costs.Add(StepCosts::kMaxKey, 100.0);  // the largest key has a place of its own
+  EXPECT_DOUBLE_EQ(costs.Expected(StepCosts::kMaxKey), 100.0);
+}
+
+// Extreme actions share the cost table's last key (its size stays bounded) and stay errors
+// of their own rows: each ends its episode, the next step resets the env, the one after errs
+// again.
+TEST(VecEnv, ExtremeActionsAreErrorRowsStepAfterStep) {
+  auto vec = VecEnv::Create(CounterFactory(), Sampler(), Config(3, 2));
+  ASSERT_TRUE(vec.ok());
+  ASSERT_TRUE((*vec)->Reset().ok());
+  for (int round = 0; round < 4; ++round) {
+    auto batch = (*vec)->Step(std::vector<int>{std::numeric_limits<int>::max(), 0, -5});
+    ASSERT_TRUE(batch.ok());
+    for (int i : {0, 2}) {
+      EXPECT_EQ((*batch)->errors[i].code(), round % 2 ? StatusCode::kOk : StatusCode::kOutOfRange);
+      EXPECT_EQ((*batch)->is_reset[i], round % 2 == 1);
+    }
+    EXPECT_TRUE((*batch)->errors[1].ok()) << (*batch)->errors[1].ToString();
+  }
 }
 
 }  // namespace
