@@ -9,8 +9,9 @@ with their committed settings (``leaderboard/ppo/config.json``: Stable-Baselines
 Autophase features; ``leaderboard/ppo_gnn/config.json``: the GNN agent's PPO on
 ``make_vec(..., observation_space="Programl", device=...)`` batches), except that both use
 ``--num-envs`` envs and ``--torch-threads`` PyTorch threads. ``--programs`` trains on those URIs
-instead (``file:///path/prog.bc`` too: a machine without csmith and clang-19, a lent GPU one). Each agent runs in a process of its
-own (the two agents' modules share names), one after the other:
+instead (``file:///path/prog.bc`` too: a machine without csmith and clang-19, a lent GPU one).
+Each agent runs in a process of its own (the two agents' modules share names), one after the
+other:
 
 * env steps/s: the engine alone with uniformly random actions, for ``--seconds`` / 4, with the
   agent's observation (Autophase rows, or ProGraML graph batches on the device);
