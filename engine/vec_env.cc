@@ -87,19 +87,15 @@ StepCosts::StepCosts() = default;
 
 double StepCosts::Expected(int key) const {
   const size_t i = static_cast<size_t>(key) + 1;  // the reset's key, -1, first
-  if (i < known_.size() && known_[i]) return seconds_[i];
+  if (i < seconds_.size() && seconds_[i] >= 0) return seconds_[i];
   return observed_ > 0 ? total_ / static_cast<double>(observed_) : 0;
 }
 
 void StepCosts::Add(int key, double seconds) {
   const size_t i = static_cast<size_t>(key) + 1;
-  if (i >= seconds_.size()) {
-    seconds_.resize(i + 1, 0);
-    known_.resize(i + 1, false);
-  }
+  if (i >= seconds_.size()) seconds_.resize(i + 1, -1);
   // A moving average: a program's module, and so an action's cost, changes along episodes.
-  seconds_[i] = known_[i] ? 0.8 * seconds_[i] + 0.2 * seconds : seconds;
-  known_[i] = true;
+  seconds_[i] = seconds_[i] >= 0 ? 0.8 * seconds_[i] + 0.2 * seconds : seconds;
   total_ += seconds;
   ++observed_;
 }

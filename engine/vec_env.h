@@ -74,8 +74,8 @@ using BatchPtr = std::shared_ptr<const Batch>;
 // everything seen for a key not seen yet. VecEnv::Step starts its envs longest expected first,
 // which ends a step sooner: a step waits for its slowest thread, and with envs taken in index
 // order one long pass begun last leaves the other threads idle (on 16 threads with 1,024 LLVM
-// envs, a bound of 0.90 parallel efficiency in index order, 0.97 by action; the benchmark
-// vec_step_tail.py). The order changes no env's results.
+// envs x 12 steps, a bound of 0.857 parallel efficiency in index order, 0.953 in this order:
+// benchmarks/vec_step_tail.py). The order changes no env's results.
 class StepCosts {
  public:
   static constexpr int kMaxKey = 1 << 16;  // keys are -1 to kMaxKey
@@ -87,8 +87,7 @@ class StepCosts {
   std::vector<int> LongestFirst(std::span<const int> keys) const;
 
  private:
-  std::vector<double> seconds_;  // by key + 1
-  std::vector<bool> known_;
+  std::vector<double> seconds_;  // by key + 1; negative: not seen yet
   double total_ = 0;
   int64_t observed_ = 0;
 };
