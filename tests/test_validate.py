@@ -278,3 +278,21 @@ def test_the_miscompile_hunt_minimizes_an_error_of_the_compiler():
     assert crash["outcome"] == "crash" and crash["actions"][-1] == planted
     assert crash["minimized"] == [planted] and crash["verdict"] == "ours"
     assert report.per_pass[flags[planted]]["crashes"] >= 1
+
+
+def test_a_miscompile_hunt_past_its_time_budget_reports_only_the_cases_that_ran():
+    """``--max-seconds``: no case starts after the budget, and the report counts none that did
+    not run (a budget already spent on checking the programs leaves none)."""
+    import compiler_gym
+    from compiler_gym.bin import miscompile
+
+    args = miscompile.make_parser().parse_args(
+        ["--programs", "generator://csmith-v0", "--csmith-programs", "1", "--cases", "6"]
+        + ["--length", "4", "--seed", "3", "--jobs", "1", "--max-seconds", "1e-9"]
+    )
+    report = miscompile.campaign(lambda: compiler_gym.make("llvm-v0"), args, say=lambda _: None)
+    assert report.programs == 1 and report.cases == 0 and report.runs == 0
+    assert report.outcomes == {} and report.findings == []
+    args.max_seconds = 0  # no budget: every case runs
+    report = miscompile.campaign(lambda: compiler_gym.make("llvm-v0"), args, say=lambda _: None)
+    assert report.cases == 6 and report.runs == 6 and report.outcomes == {"ok": 6}

@@ -251,17 +251,28 @@ def campaign(
             raise ValueError("no program to run: every candidate was left out")
         flags = probe.action_space.flags
         cases = plan(args.seed, args.cases, programs, args.length, len(flags))
-        done = 0
+        deadline = start + args.max_seconds if args.max_seconds else None
+
+        def run(case: Case) -> Optional[Case]:
+            # Past the time budget a case is not started; the report counts those that ran.
+            if deadline is not None and time.time() > deadline:
+                return None
+            return run_case(env(), case)
+
+        ran = []
         with ThreadPoolExecutor(args.jobs) as pool:
-            for case in pool.map(lambda c: run_case(env(), c), cases):
-                done += 1
+            for case in pool.map(run, cases):
+                if case is None:
+                    continue
+                ran.append(case)
                 if case.outcome != "ok":
                     say(
                         f"case {case.index} {case.benchmark}: {case.outcome}: "
                         f"{case.problems[0][:120]}"
                     )
-                if done % 100 == 0:
-                    say(f"{done}/{len(cases)} cases, {time.time() - start:.0f} s")
+                if len(ran) % 100 == 0:
+                    say(f"{len(ran)}/{len(cases)} cases, {time.time() - start:.0f} s")
+        cases = ran
         findings = [c for c in cases if c.outcome in ("mismatch", "timeout", "crash")]
         for case in findings[: args.minimize]:
             case.minimized = minimize(probe, case)
@@ -302,6 +313,13 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--minimize", type=int, default=20, help="findings minimized and replayed with opt-19"
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=0,
+        help="start no case after this many seconds (0: run them all); the report counts "
+        "the cases that ran",
     )
     parser.add_argument("--out", help="write the report here as JSON")
     parser.add_argument("--reproducers", help="write each minimized finding's .ll file here")
