@@ -647,3 +647,33 @@ def test_llvm_bugs_found_by_the_miscompile_hunt_end_the_episode(reproducer, flag
         assert message in info["error_details"]
         env.reset()
         assert not env.step(env.action_space["-mem2reg"])[2]
+
+
+@pytest.mark.parametrize(
+    "reproducer,flags,problems",
+    [
+        (
+            "iroutliner_miscompile_2.ll",
+            ["-loop-rotate", "-early-cse-memssa", "-break-crit-edges"],
+            ["killed by signal 11", 'expected "checksum = 0", got ""'],
+        ),
+    ],
+)
+def test_iroutliner_miscompiles_found_by_the_miscompile_hunt(reproducer, flags, problems):
+    """LLVM 19's -iroutliner miscompiles these reduced csmith programs, which run clean under
+    ASan, UBSan and MSan at -O0 (envs/llvm/PASSES.md, "Miscompile hunts"): the sequence before
+    it keeps the program's behaviour, and after it validate() reports how the program broke."""
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "envs" / "llvm" / "reproducers" / reproducer
+    benchmark = compiler_gym.make_benchmark(str(path))
+    benchmark.buildable = benchmark.runnable = True
+    with compiler_gym.make("llvm-v0", benchmark=benchmark) as env:
+        env.reset()
+        env.multistep(flags)
+        assert env.validate().okay()
+        env.step(env.action_space["-iroutliner"])
+        result = env.validate()
+        assert not result.okay()
+        for problem in problems:
+            assert problem in result.error_details
