@@ -61,6 +61,9 @@ struct ActionSpaceSpec {
   std::string name;
   std::vector<std::string> action_names;
   std::string doc;
+  // Taken only when asked for by name: a recorded state's replay does not fall back to it
+  // (LLVM's passes with confirmed miscompiles).
+  bool opt_in = false;
 };
 
 // How a cost-based reward turns costs into a reward. With C the current cost, prev the cost

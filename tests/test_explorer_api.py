@@ -195,9 +195,9 @@ def test_describe_lists_the_env(client, logged_db, server):
     body = client.get("/api/v4/describe").json()
     assert body["env"] == "llvm-v0" and body["database"] == str(logged_db)
     actions = body["actions"]
-    assert len(actions) == 122
+    assert len(actions) == 121
     assert list(actions)[:3] == ["-add-discriminators", "-adce", "-aggressive-instcombine"]
-    assert list(actions.values()) == list(range(122))
+    assert list(actions.values()) == list(range(121))
     assert {f: actions[f] for f in FLAGS + ["-sroa"]} == {
         "-mem2reg": 96,
         "-gvn": 35,

@@ -500,7 +500,7 @@ def test_diff_against_the_parent_and_every_action_ranked(server, browser):
     better = int((rewards > 0).sum())
     worse = int((rewards < 0).sum())
     assert shown(browser, "ranking-summary") == (
-        f"122 actions: {better} better, {len(flags) - better - worse} the same, "
+        f"121 actions: {better} better, {len(flags) - better - worse} the same, "
         f"{worse} worse, 0 failed"
     )
     assert browser.find_element(By.ID, "rank").get_property("disabled") is True

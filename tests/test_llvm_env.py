@@ -637,7 +637,9 @@ def test_llvm_bugs_found_by_the_miscompile_hunt_end_the_episode(reproducer, flag
     from pathlib import Path
 
     path = Path(__file__).parent.parent / "envs" / "llvm" / "reproducers" / reproducer
-    with compiler_gym.make("llvm-v0", benchmark=compiler_gym.make_benchmark(str(path))) as env:
+    benchmark = compiler_gym.make_benchmark(str(path))
+    # -iroutliner miscompiles too (below): only the opt-in space has it.
+    with compiler_gym.make("llvm-v0", benchmark=benchmark, action_space="PassesAllUnsound") as env:
         env.reset()
         _, _, done, info = env.multistep(flags[:-1])
         assert not done
@@ -649,6 +651,28 @@ def test_llvm_bugs_found_by_the_miscompile_hunt_end_the_episode(reproducer, flag
         assert not env.step(env.action_space["-mem2reg"])[2]
 
 
+def test_a_state_with_a_miscompiling_pass_replays_only_in_the_opt_in_space():
+    """A state recorded under PassesAllUnsound that uses -iroutliner: an env of the default
+    space does not fall back to the opt-in one (it names it instead); one made with it
+    replays the state."""
+    state = compiler_gym.CompilerEnvState(
+        benchmark="benchmark://builtin-v0/crc32",
+        commandline="opt -mem2reg -iroutliner input.bc -o output.bc",
+        walltime=0,
+    )
+    with compiler_gym.make("llvm-v0") as env:
+        with pytest.raises(ValueError) as error:
+            env.apply(state)
+        assert "Unknown flag in command line: '-iroutliner'" in str(error.value)
+        assert "only the opt-in action space 'PassesAllUnsound' reads it" in str(error.value)
+        result = env.validate(state)
+        assert result.actions_replay_failed and "PassesAllUnsound" in result.error_details
+    with compiler_gym.make("llvm-v0", action_space="PassesAllUnsound") as env:
+        env.apply(state)
+        assert env.actions == [env.action_space["-mem2reg"], 121]
+        assert env.commandline() == state.commandline
+
+
 @pytest.mark.parametrize(
     "reproducer,flags,problems",
     [
@@ -657,18 +681,44 @@ def test_llvm_bugs_found_by_the_miscompile_hunt_end_the_episode(reproducer, flag
             ["-loop-rotate", "-early-cse-memssa", "-break-crit-edges"],
             ["killed by signal 11", 'expected "checksum = 0", got ""'],
         ),
+        (  # not reduced yet: the whole csmith program, as the hunt found it
+            "generator://csmith-v0/9000097",
+            ["-loop-rotate", "-dse", "-reg2mem", "-early-cse-memssa"],
+            ['expected "checksum = CDFD8A73", got "checksum = EFD5E485"'],
+        ),
     ],
 )
 def test_iroutliner_miscompiles_found_by_the_miscompile_hunt(reproducer, flags, problems):
-    """LLVM 19's -iroutliner miscompiles these reduced csmith programs, which run clean under
-    ASan, UBSan and MSan at -O0 (envs/llvm/PASSES.md, "Miscompile hunts"): the sequence before
-    it keeps the program's behaviour, and after it validate() reports how the program broke."""
+    """LLVM 19's -iroutliner miscompiles these csmith programs, UB-free by construction (the
+    reduced one runs clean under ASan, UBSan and MSan at -O0; envs/llvm/PASSES.md, "Miscompile
+    hunts"): the sequence before it keeps the program's behaviour, and after it validate()
+    reports how the program broke. The default spaces refuse it; the opt-in PassesAllUnsound
+    has it, as its last action."""
     from pathlib import Path
 
-    path = Path(__file__).parent.parent / "envs" / "llvm" / "reproducers" / reproducer
-    benchmark = compiler_gym.make_benchmark(str(path))
-    benchmark.buildable = benchmark.runnable = True
+    from compiler_gym.envs.llvm_env import pass_table
+
+    if reproducer.startswith("generator://"):
+        benchmark = reproducer
+    else:
+        path = Path(__file__).parent.parent / "envs" / "llvm" / "reproducers" / reproducer
+        benchmark = compiler_gym.make_benchmark(str(path))
+        benchmark.buildable = benchmark.runnable = True
     with compiler_gym.make("llvm-v0", benchmark=benchmark) as env:
+        env.reset()
+        env.multistep(flags)
+        with pytest.raises(LookupError, match="Unknown action '-iroutliner' in PassesAll"):
+            env.step("-iroutliner")
+        assert env.actions == [env.action_space[f] for f in flags]
+        assert env.validate().okay()
+        with pytest.raises(ValueError, match="out of range"):
+            env.step(env.action_space.n)  # the opt-in space's index of -iroutliner
+    sound = [row[0] for row in pass_table("PassesAll")]
+    assert "-iroutliner" not in sound and "iroutliner" not in [
+        row[0] for row in pass_table("PassesParameterized")
+    ]
+    assert [row[0] for row in pass_table("PassesAllUnsound")] == [*sound, "-iroutliner"]
+    with compiler_gym.make("llvm-v0", benchmark=benchmark, action_space="PassesAllUnsound") as env:
         env.reset()
         env.multistep(flags)
         assert env.validate().okay()

@@ -358,7 +358,7 @@ def test_a_search_reads_its_outputs_without_torch():
         "from compiler_gym.search import random_search\n"
         "def guide(observations, episodes):\n"
         "    assert type(observations) is np.ndarray and observations.shape == (2, 56)\n"
-        "    return np.full((2, 122), 1 / 122)\n"
+        "    return np.full((2, 121), 1 / 121)\n"
         "random_search('llvm-ic-v0', 'builtin-v0/crc32', episodes=2, num_envs=2,\n"
         "              observation_space='Autophase', guide=guide)\n"
         "assert 'torch' not in sys.modules, 'torch was imported'\n"

@@ -96,6 +96,7 @@ py::dict SpecToDict(const EnvSpec& spec) {
     ad["name"] = a.name;
     ad["action_names"] = a.action_names;
     ad["doc"] = a.doc;
+    ad["opt_in"] = a.opt_in;
     actions.append(ad);
   }
   py::list defaults;  // what each observation reads when an error ended the episode

@@ -12,19 +12,11 @@ const EnvSpec& LlvmEnvSpec() {
     EnvSpec s;
     s.family = "llvm";
     s.compiler_version = LLVM_VERSION_STRING;
-    ActionSpaceSpec passes{"PassesAll", {}, "One LLVM 19 pass per action (see PASSES.md)."};
-    for (const PassRow& row : PassTable()) passes.action_names.push_back(row.flag);
-    s.action_spaces.push_back(std::move(passes));
-    // Action space 1 (ActionTable): its command lines are opt -passes=..., not flags.
-    ActionSpaceSpec parameterized{
-        "PassesParameterized",
-        {},
-        "LLVM 19 passes with the options each accepts, and default<O1..Oz>; one pipeline "
-        "element per action (see PASSES.md)."};
-    for (const PassRow& row : ParameterizedPassTable()) {
-      parameterized.action_names.push_back(row.flag);
+    for (const ActionSpaceRow& space : ActionSpaceTable()) {
+      ActionSpaceSpec spec{space.name, {}, space.description, space.opt_in};
+      for (const PassRow& row : space.table()) spec.action_names.push_back(row.flag);
+      s.action_spaces.push_back(std::move(spec));
     }
-    s.action_spaces.push_back(std::move(parameterized));
     for (const ObservationRow& row : ObservationTable()) s.observation_spaces.push_back(row.spec);
     s.reward_spaces = RewardTable();
     return s;

@@ -1,5 +1,6 @@
-// PassTable() and ParameterizedPassTable(), expanded from passes.def and pass_params.def, and
-// RunPipeline, which runs a pipeline under crash recovery with analysis managers of its own.
+// PassTable(), UnsoundPassTable() and ParameterizedPassTable(), expanded from passes.def and
+// pass_params.def; the action spaces; RunPipeline, which runs a pipeline under crash recovery
+// with analysis managers of its own.
 #include "envs/llvm/passes.h"
 
 #include <algorithm>
@@ -33,8 +34,34 @@ const std::vector<PassRow>& ParameterizedPassTable() {
   return table;
 }
 
+const std::vector<PassRow>& UnsoundPassTable() {
+  static const std::vector<PassRow> table = {
+#define COMPILER_GYM_LLVM_PASS(flag, pipeline, llvm_name, level) \
+  {flag, pipeline, llvm_name, PassLevel::level},
+#define COMPILER_GYM_LLVM_MISCOMPILING_PASS(flag, pipeline, llvm_name, level) \
+  {flag, pipeline, llvm_name, PassLevel::level},
+#include "envs/llvm/passes.def"
+  };
+  return table;
+}
+
+const std::vector<ActionSpaceRow>& ActionSpaceTable() {
+  static const std::vector<ActionSpaceRow> spaces = {
+      {"PassesAll", "One LLVM 19 pass per action (see PASSES.md).", PassTable},
+      {"PassesParameterized",
+       "LLVM 19 passes with the options each accepts, and default<O1..Oz>; one pipeline "
+       "element per action (see PASSES.md).",
+       ParameterizedPassTable},
+      {"PassesAllUnsound",
+       "PassesAll, then the passes with a confirmed miscompile, which the other spaces leave "
+       "out (an opt-in; see PASSES.md).",
+       UnsoundPassTable, /*opt_in=*/true},
+  };
+  return spaces;
+}
+
 const std::vector<PassRow>& ActionTable(int action_space) {
-  return action_space == 1 ? ParameterizedPassTable() : PassTable();
+  return ActionSpaceTable().at(action_space).table();
 }
 
 namespace {

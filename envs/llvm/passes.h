@@ -31,7 +31,20 @@ const std::vector<PassRow>& PassTable();
 // by tools/gen_param_table.py.
 const std::vector<PassRow>& ParameterizedPassTable();
 
-// The table of an action space of the family: 0 PassesAll, 1 PassesParameterized.
+// PassesAll followed by the passes with a confirmed miscompile (PASSES.md, "Miscompile
+// hunts"), which the default spaces leave out: the opt-in space PassesAllUnsound.
+const std::vector<PassRow>& UnsoundPassTable();
+
+// The family's action spaces, in index order; 1 is the one with pipeline actions.
+struct ActionSpaceRow {
+  const char* name;
+  const char* description;
+  const std::vector<PassRow>& (*table)();
+  bool opt_in = false;  // ActionSpaceSpec::opt_in
+};
+const std::vector<ActionSpaceRow>& ActionSpaceTable();
+
+// The table of an action space of the family (an index of ActionSpaceTable()).
 const std::vector<PassRow>& ActionTable(int action_space);
 
 // Whether a pipeline may be an action of PassesParameterized beyond its table (a pipeline

@@ -2,7 +2,7 @@
 
     vec = compiler_gym.make_vec("llvm-autophase-ic-v0", num_envs=8, num_threads=2)
     obs, info = vec.reset()                       # torch.int64 [8, 56], zero-copy
-    obs, rewards, terminated, truncated, info = vec.step(torch.randint(0, 122, (8,)))
+    obs, rewards, terminated, truncated, info = vec.step(torch.randint(0, 121, (8,)))
 
 Async (EnvPool semantics): ``vec.send(actions, env_ids)`` then ``vec.recv()`` returns the first
 ``batch_size`` envs to finish, with ``info["env_id"]``.

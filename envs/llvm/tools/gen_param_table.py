@@ -39,6 +39,7 @@ from gen_pass_table import (
     opt_version,
     parse_print_passes,
     render_def,
+    sound_rows,
     split_element,
     validate,
     wrap,
@@ -141,7 +142,7 @@ def main() -> int:
     if " 19." not in version:
         raise SystemExit(f"error: expected LLVM 19, `{OPT} --version` says: {version}")
     passes = parse_print_passes()
-    rows = param_rows(passes, build_rows(passes))
+    rows = param_rows(passes, sound_rows(build_rows(passes)))
     workdir = Path(tempfile.mkdtemp(prefix="gen_param_table."))
     try:
         inputs = build_inputs(workdir, ["raw", "mem2reg"])

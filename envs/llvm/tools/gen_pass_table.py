@@ -162,6 +162,19 @@ EXCLUDED: dict[str, str] = {
     ),
 }
 
+# Passes with a confirmed miscompile of a program that has no undefined behaviour (PASSES.md,
+# "Miscompile hunts"). They leave the default spaces but stay reachable: their rows come last
+# in passes.def, written with COMPILER_GYM_LLVM_MISCOMPILING_PASS, which only the opt-in space
+# PassesAllUnsound expands, so PassesAll's indices are those of PassesAllUnsound's first rows.
+MISCOMPILING: dict[str, str] = {
+    "-iroutliner": (
+        "miscompiles csmith programs (UB-free by construction) in LLVM 19: after "
+        "loop-rotate, early-cse<memssa> and break-crit-edges or dse and reg2mem, the outlined "
+        "program prints a different checksum or crashes, with opt-19 too (found by "
+        "compiler_gym.bin.miscompile --seed 9; reproducers/iroutliner_miscompile_*.ll)"
+    ),
+}
+
 # Passes seen to leave a run-dependent use-list order while printing identical
 # IR; kept because no following pass was seen to turn this into different IR
 # (the --check-determinism leak check re-tests them every time).
@@ -390,7 +403,7 @@ def make_row(flag: str, element: str, origin: str, passes: dict[str, PassInfo]) 
 def build_rows(passes: dict[str, PassInfo], include_excluded: bool = False) -> list[Row]:
     if len(COMPILER_GYM_FLAGS) != 124 or len(set(COMPILER_GYM_FLAGS)) != 124:
         raise SystemExit("error: COMPILER_GYM_FLAGS must hold 124 distinct flags")
-    for table in (RENAMED, OPTIONS, LEVEL_OVERRIDE, DROPPED, EXCLUDED):
+    for table in (RENAMED, OPTIONS, LEVEL_OVERRIDE, DROPPED, EXCLUDED, MISCOMPILING):
         for flag in table:
             if flag not in COMPILER_GYM_FLAGS and flag not in {a[0] for a in APPENDED}:
                 raise SystemExit(f"error: {flag} is not an action flag")
@@ -418,7 +431,15 @@ def build_rows(passes: dict[str, PassInfo], include_excluded: bool = False) -> l
     pipelines = [r.pipeline for r in rows]
     if len(set(pipelines)) != len(pipelines):
         raise SystemExit("error: two actions share a pipeline")
-    return rows
+    # The miscompiling passes last, in table order: the default space is then a prefix.
+    return [r for r in rows if r.flag not in MISCOMPILING] + [
+        r for r in rows if r.flag in MISCOMPILING
+    ]
+
+
+def sound_rows(rows: list[Row]) -> list[Row]:
+    """``rows`` without the passes of confirmed miscompiles: the default spaces' passes."""
+    return [r for r in rows if r.flag not in MISCOMPILING]
 
 
 # ---------------------------------------------------------------------------
@@ -1083,14 +1104,26 @@ def render_def(rows: list[Row], version: str, header: Optional[list[str]] = None
         "// module level with PassBuilder::parsePassPipeline(ModulePassManager&, text).",
         "// Level is one of Module, Cgscc, Function, Loop.",
         "//",
+        "// COMPILER_GYM_LLVM_MISCOMPILING_PASS rows (last) are passes with a confirmed",
+        "// miscompile (PASSES.md): actions of the opt-in space PassesAllUnsound only. An",
+        "// includer that does not define the macro leaves them out.",
+        "//",
         "// name (action flag), pipeline text at module level, LLVM 19 pass name, level",
     ]
+    miscompiling = any(r.flag in MISCOMPILING for r in rows)
+    if miscompiling:
+        lines += [
+            "#ifndef COMPILER_GYM_LLVM_MISCOMPILING_PASS",
+            "#define COMPILER_GYM_LLVM_MISCOMPILING_PASS(flag, pipeline, llvm_name, level)",
+            "#endif",
+        ]
     for r in rows:
-        lines.append(
-            f'COMPILER_GYM_LLVM_PASS("{r.flag}", "{r.pipeline}", "{r.llvm_name}", {r.level})'
-        )
+        macro = "COMPILER_GYM_LLVM_" + ("MISCOMPILING_PASS" if r.flag in MISCOMPILING else "PASS")
+        lines.append(f'{macro}("{r.flag}", "{r.pipeline}", "{r.llvm_name}", {r.level})')
     lines.append("")
     lines.append("#undef COMPILER_GYM_LLVM_PASS")
+    if miscompiling:
+        lines.append("#undef COMPILER_GYM_LLVM_MISCOMPILING_PASS")
     return "\n".join(lines) + "\n"
 
 
@@ -1101,6 +1134,8 @@ def render_markdown(rows: list[Row]) -> str:
     ]
     for i, r in enumerate(rows):
         mark = " (appended)" if r.origin == "appended" else ""
+        if r.flag in MISCOMPILING:
+            mark += " (miscompiles: `PassesAllUnsound` only)"
         out.append(f"| {i} | `{r.flag}`{mark} | `{r.pipeline}` | `{r.llvm_name}` | {r.level} |")
     return "\n".join(out) + "\n"
 

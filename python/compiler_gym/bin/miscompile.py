@@ -143,7 +143,7 @@ def opt_verdict(env: Any, case: Case, opt: str, clang: str, timeout: float) -> s
     ``"unknown"`` when opt-19 or the build fails otherwise."""
     env.reset(benchmark=case.benchmark)
     benchmark = env.benchmark
-    table = pass_table()
+    table = pass_table(env.action_space.name)
     pipeline = ",".join(table[a][1] for a in case.minimized or [])
     with tempfile.TemporaryDirectory(prefix="compiler_gym-miscompile-") as scratch:
         source, optimized = Path(scratch, "in.bc"), Path(scratch, "out.bc")
@@ -178,7 +178,7 @@ def write_reproducer(env: Any, case: Case, directory: Path) -> Path:
     stem = f"case{case.index}"
     ir = directory / f"{stem}.ll"
     ir.write_text(env.observation["Ir"])
-    table = pass_table()
+    table = pass_table(env.action_space.name)
     pipeline = ",".join(table[a][1] for a in case.minimized or case.actions)
     (directory / f"{stem}.txt").write_text(
         f"benchmark: {case.benchmark}\nactions: {' '.join(table[a][0] for a in case.minimized)}\n"
@@ -321,6 +321,12 @@ def make_parser() -> argparse.ArgumentParser:
         help="start no case after this many seconds (0: run them all); the report counts "
         "the cases that ran",
     )
+    parser.add_argument(
+        "--action-space",
+        default="PassesAll",
+        help="the actions the sequences draw from (PassesAllUnsound: with the passes of "
+        "confirmed miscompiles)",
+    )
     parser.add_argument("--out", help="write the report here as JSON")
     parser.add_argument("--reproducers", help="write each minimized finding's .ll file here")
     parser.add_argument("--opt", default="opt-19", help="the opt that replays findings")
@@ -334,7 +340,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(make_parser(), argv)
     import compiler_gym
 
-    report = campaign(lambda: compiler_gym.make("llvm-v0"), args)
+    report = campaign(lambda: compiler_gym.make("llvm-v0", action_space=args.action_space), args)
     print(
         f"{report.cases} cases on {report.programs} programs, {report.runs} program runs in "
         f"{report.seconds} s: {report.outcomes}"

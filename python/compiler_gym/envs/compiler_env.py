@@ -139,6 +139,8 @@ class CompilerEnv:
         self.action_spaces: list[Commandline] = [
             self._make_action_space(a) for a in spec["action_spaces"]
         ]
+        # Spaces taken only by name (LLVM's PassesAllUnsound): replays do not fall back to them.
+        self._opt_in_spaces = {a["name"] for a in spec["action_spaces"] if a["opt_in"]}
         self.observation = ObservationView(
             self,
             {
@@ -654,19 +656,30 @@ class CompilerEnv:
     def apply(self, state: CompilerEnvState) -> None:
         """Resets to the state's benchmark and replays its command line, in the first of the
         family's action spaces that reads it when the current one does not (a state recorded
-        in loop_tool's ``split`` space names a split, which ``simple`` lacks)."""
+        in loop_tool's ``split`` space names a split, which ``simple`` lacks). An opt-in space
+        (LLVM's ``PassesAllUnsound``) is never that fallback: such a state replays in an env
+        made with that space, and elsewhere is a ``ValueError`` that says so."""
         self.reset(benchmark=state.benchmark)
         try:
             actions = self.commandline_to_actions(state.commandline)
-        except ValueError:
+        except ValueError as error:
+            opt_in = None  # an opt-in space that reads it, for the error
             for space in self.action_spaces:
                 try:
                     actions = space.from_string(state.commandline)
                 except ValueError:
                     continue
+                if space.name in self._opt_in_spaces:
+                    opt_in = opt_in or space.name
+                    continue
                 self.reset(benchmark=state.benchmark, action_space=space.name)
                 break
             else:
+                if opt_in:
+                    raise ValueError(
+                        f"{error}; only the opt-in action space {opt_in!r} reads it: make "
+                        f"the env with action_space={opt_in!r} to replay it"
+                    ) from error
                 raise
         if actions:
             _, _, done, info = self.multistep(actions)
