@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <cmath>
 #include <mutex>
 
 #include "engine/cpu_timer.h"
@@ -203,6 +205,16 @@ void DisallowBackgroundThreads() { background_threads_allowed.store(false); }
 
 StatusOr<std::string> Env::Call(const std::string& method, const std::string&) {
   return Unimplemented("no method " + method + " in family " + Spec().family);
+}
+
+StatusOr<double> ParseNumberParameter(const std::string& name, const std::string& value) {
+  double number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (value.empty() || error != std::errc() || end != value.data() + value.size() ||
+      !std::isfinite(number)) {
+    return InvalidArgument(name + " must be a number, got \"" + value + "\"");
+  }
+  return number;
 }
 
 Status Env::SetParameter(const std::string& name, const std::string&) {

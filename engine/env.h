@@ -143,6 +143,11 @@ class EnvSnapshot {
 // the caller's (an unknown space, no episode).
 bool EndsEpisode(StatusCode code);
 
+// A parameter's value as a number: the whole of `value`, finite, in std::from_chars' format
+// ("0.5", "1e-3"); InvalidArgument "<name> must be a number, got <value>" otherwise. Callers
+// check the range their parameter allows.
+StatusOr<double> ParseNumberParameter(const std::string& name, const std::string& value);
+
 class Env {
  public:
   virtual ~Env() = default;

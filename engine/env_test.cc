@@ -15,6 +15,18 @@ using testing::CounterEnv;
 
 Benchmark B(const std::string& uri) { return Benchmark{.uri = uri}; }
 
+TEST(Env, ParseNumberParameterTakesWholeFiniteNumbersOnly) {
+  EXPECT_EQ(ParseNumberParameter("t", "0.5").value(), 0.5);
+  EXPECT_EQ(ParseNumberParameter("t", "1e-3").value(), 1e-3);
+  EXPECT_EQ(ParseNumberParameter("t", "-2").value(), -2);
+  for (const char* bad : {"", "x", "1s", " 1", "1 ", "inf", "nan", "0x10", "1e999"}) {
+    const StatusOr<double> parsed = ParseNumberParameter("t", bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(parsed.status().message(), std::string("t must be a number, got \"") + bad + "\"");
+  }
+}
+
 TEST(Env, StepBeforeResetIsAnError) {
   CounterEnv env;
   const int a[] = {0};

@@ -123,12 +123,8 @@ class RemoteEnv final : public Env {
 
   Status SetParameter(const std::string& name, const std::string& value) override {
     if (name == kStepTimeoutParameter || name == kMemoryLimitParameter) {
-      char* end = nullptr;
-      const double number = std::strtod(value.c_str(), &end);
-      if (value.empty() || end != value.c_str() + value.size() || !(number >= 0) ||
-          !std::isfinite(number)) {
-        return InvalidArgument(name + " must be a number >= 0, got " + value);
-      }
+      ASSIGN_OR_RETURN(const double number, ParseNumberParameter(name, value));
+      if (number < 0) return InvalidArgument(name + " must be a number >= 0, got " + value);
       if (name == kStepTimeoutParameter) {
         if (number <= 0) return InvalidArgument(name + " must be > 0, got " + value);
         options_.step_timeout_seconds = number;

@@ -540,11 +540,8 @@ Status GccEnv::SetParameter(const std::string& name, const std::string& value) {
     return Status::Ok();
   }
   if (name == "compile_timeout_seconds") {
-    char* end = nullptr;
-    const double seconds = std::strtod(value.c_str(), &end);
-    if (value.empty() || end != value.c_str() + value.size() || !(seconds > 0)) {
-      return InvalidArgument("compile_timeout_seconds must be a number > 0, got " + value);
-    }
+    ASSIGN_OR_RETURN(const double seconds, ParseNumberParameter(name, value));
+    if (seconds <= 0) return InvalidArgument(name + " must be a number > 0, got " + value);
     s.timeout_seconds = seconds;
     return Status::Ok();
   }

@@ -365,11 +365,7 @@ Status LlvmEnv::SetParameter(const std::string& name, const std::string& value) 
 #endif
   const ParameterRow* row = FindParameter(name);
   if (row == nullptr) return InvalidArgument("unknown parameter " + name);
-  char* end = nullptr;
-  const double number = std::strtod(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size()) {
-    return InvalidArgument(name + ": not a number: " + value);
-  }
+  ASSIGN_OR_RETURN(const double number, ParseNumberParameter(name, value));
   Status set = row->set(impl_->run_config, number);
   if (!set.ok()) return InvalidArgument(name + " " + set.message() + ", got " + value);
   // Runtime measurements depend on the run settings.

@@ -193,10 +193,8 @@ Status LoopToolEnv::SetParameter(const std::string& name, const std::string& val
     return Status::Ok();
   }
   if (name == "timing_budget_seconds") {
-    double seconds = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-    if (value.empty() || error != std::errc() || end != value.data() + value.size() ||
-        !(seconds > 0) || !std::isfinite(seconds)) {
+    ASSIGN_OR_RETURN(const double seconds, ParseNumberParameter(name, value));
+    if (seconds <= 0) {
       return InvalidArgument(name + " must be a number of seconds > 0, got \"" + value + "\"");
     }
     budget_seconds_ = seconds;
