@@ -236,9 +236,10 @@ def test_distributed_random_search_equals_local_after_losing_a_node(cluster):
 
 
 def test_a_runtime_budget_counts_the_episodes_under_way_and_surplus_workers_never_start(cluster):
-    # Time runs out in the first step: the best of the unfinished episodes is the result.
+    # Time runs out in the first step: the best of the unfinished episodes is the result (seed
+    # 1's first actions on the 121-action table: one of them, -loop-instsimplify, gains 19).
     kwargs = dict(
-        reward_space="IrInstructionCount", episodes=None, runtime=1e-9, patience=0, seed=0
+        reward_space="IrInstructionCount", episodes=None, runtime=1e-9, patience=0, seed=1
     )
     local, _ = random_search(ENV, "builtin-v0/crc32", num_envs=2, **kwargs)
     # Ten workers asked for two slots: two start, which the cluster's three CPUs hold.

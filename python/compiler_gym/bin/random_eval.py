@@ -92,7 +92,7 @@ def summarize(output_dirs: list[Path]) -> str:
     bests = [s["best"] for s in searches if s["best"] is not None]
     rows.append(("Geomean", "", f"{geometric_mean(bests):.4f}", "", "", ""))
     rows.append(("Average", "", f"{arithmetic_mean(bests):.4f}", "", "", ""))
-    return tabulate(rows, headers=_HEADERS)
+    return tabulate(rows, headers=_HEADERS, disable_numparse=True)  # the cells are formatted
 
 
 @user_errors

@@ -22,18 +22,20 @@ def tabulate(
     rows: Iterable[Iterable[Any]],
     headers: Iterable[str],
     tablefmt: Optional[str] = "grid",
+    disable_numparse: bool = False,
 ) -> str:
     """``rows`` under ``headers`` as a table in the format ``tablefmt``: ``"csv"`` and
     ``"tsv"`` write one line per row (quoted as the ``csv`` module does, each line ending in
     ``\\n``), any other name is a format of the ``tabulate`` library (``"grid"``, ``"plain"``,
-    ``"github"``, ...)."""
+    ``"github"``, ...). The library reads cells that look like numbers as numbers and prints
+    them its way (``"0.9530"`` as ``0.953``); ``disable_numparse`` keeps text as written."""
     if tablefmt in _SEPARATORS:
         buffer = io.StringIO()
         writer = csv.writer(buffer, delimiter=_SEPARATORS[tablefmt], lineterminator="\n")
         writer.writerow([str(h) for h in headers])
         writer.writerows([str(value) for value in row] for row in rows)
         return buffer.getvalue()
-    return _tabulate(rows, headers=headers, tablefmt=tablefmt)
+    return _tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=disable_numparse)
 
 
 __all__ = ["tabulate"]
