@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import tarfile
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,7 @@ from compiler_gym.datasets import (
     dataset_from_path,
     make_benchmark_from_command_line,
 )
-from compiler_gym.errors import DatasetInitError, DownloadFailed
+from compiler_gym.errors import BenchmarkInitError, DatasetInitError, DownloadFailed
 
 PROGRAM = '#include <stdio.h>\nint main(void) { printf("%d\\n", 6 * 7); return 0; }\n'
 IR = "define i32 @main() {\n  ret i32 0\n}\n"
@@ -160,6 +161,40 @@ def test_a_source_is_compiled_once_per_uri_while_it_is_unchanged(programs, monke
         env.reset(benchmark="benchmark://memo-v0/answer")
         assert env.observation["IsRunnable"] is True
     assert made == ["answer.c", "tiny.ll", "answer.c"]
+
+
+def test_a_header_that_changes_makes_the_sources_that_include_it_again(tmp_path):
+    """A source is out of date when a header it includes changes (or goes), not only when it
+    does; a header that no source includes changes nothing."""
+    root = tmp_path / "programs"
+    (root / "inc").mkdir(parents=True)
+    (root / "inc" / "value.h").write_text("#define VALUE 6 * 7\n")
+    (root / "unused.h").write_text("#define UNUSED 1\n")
+    (root / "answer.c").write_text(
+        '#include <stdio.h>\n#include "inc/value.h"\n'
+        'int main(void) { printf("%d\\n", VALUE); return 0; }\n'
+    )
+    (root / "plain.c").write_text(PROGRAM)
+    dataset = FilesDataset("benchmark://headers-v0", root, runnable=True)
+    first = dataset.benchmark("benchmark://headers-v0/answer")
+    plain = dataset.benchmark("benchmark://headers-v0/plain")
+    assert dataset.benchmark("benchmark://headers-v0/answer").data == first.data
+    made = dataset._made[("benchmark://headers-v0/answer", (), (), True)]
+    assert [Path(stamp[0]).name for stamp in made[1]] == ["answer.c", "value.h"]
+
+    def touch(path, text):
+        path.write_text(text)
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+
+    touch(root / "unused.h", "#define UNUSED 2\n")
+    assert dataset.benchmark("benchmark://headers-v0/answer").data == first.data
+    touch(root / "inc" / "value.h", "#define VALUE 6 * 9\n")
+    changed = dataset.benchmark("benchmark://headers-v0/answer")
+    assert changed.data != first.data
+    assert dataset.benchmark("benchmark://headers-v0/plain").data == plain.data
+    (root / "inc" / "value.h").unlink()
+    with pytest.raises(BenchmarkInitError, match="value.h"):
+        dataset.benchmark("benchmark://headers-v0/answer")
 
 
 def test_tarball_over_http(programs, http_dir, site_data):

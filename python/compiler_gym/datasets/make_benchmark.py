@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shlex
 import tempfile
 from collections.abc import Sequence
@@ -147,10 +148,10 @@ def make_benchmark(
     link_args = list(link_args or [])
     with tempfile.TemporaryDirectory(prefix="compiler_gym-make_benchmark-") as scratch:
         scratch = Path(scratch)
-        program = _build_module(uri, paths, contents, copt, timeout, scratch)
+        program, headers = _build_module(uri, paths, contents, copt, timeout, scratch)
         if runnable is None:
             runnable = has_sources and _links(program, link_args, timeout, scratch)
-    return Benchmark(
+    benchmark = Benchmark(
         uri,
         data=program,
         compile_args=copt,
@@ -159,6 +160,9 @@ def make_benchmark(
         runnable=bool(runnable) and has_sources,
         build_timeout_seconds=timeout,
     )
+    # The files the program was made from, for FilesDataset to tell when it is out of date.
+    benchmark._inputs = tuple(dict.fromkeys([*(str(p.absolute()) for p in paths), *headers]))
+    return benchmark
 
 
 def _build_module(
@@ -168,30 +172,33 @@ def _build_module(
     copt: list[str],
     timeout: float,
     scratch: Path,
-) -> bytes:
+) -> tuple[bytes, list[str]]:
     """The program of ``paths`` as one module: the sources compiled to bitcode (in parallel,
     in the current directory), IR and bitcode as read, and several modules linked with
-    llvm-link. BenchmarkInitError with the tool's message when a compile or the link fails."""
+    llvm-link; and the headers outside the system's that the sources included (absolute
+    paths). BenchmarkInitError with the tool's message when a compile or the link fails."""
     sources = [i for i, p in enumerate(paths) if p.suffix in _SOURCE_SUFFIXES]
     cwd = os.getcwd()
 
-    def compile_source(i: int) -> bytes:
-        output = scratch / f"{i}.bc"
-        command = ClangInvocation([*copt, str(paths[i])], timeout=timeout).command(output)
+    def compile_source(i: int) -> tuple[bytes, list[str]]:
+        output, depfile = scratch / f"{i}.bc", scratch / f"{i}.d"
+        args = [*copt, "-MMD", "-MF", str(depfile), str(paths[i])]
+        command = ClangInvocation(args, timeout=timeout).command(output)
         result = _C.run_sandboxed(command, timeout_seconds=timeout, workdir=cwd)
         if not result["ok"]:
             stderr = result["stderr"].decode(errors="replace")[:4000]
             raise BenchmarkInitError(
                 f"cannot compile {paths[i]}: clang-19 {result['description']}\n{stderr}"
             )
-        return output.read_bytes()
+        return output.read_bytes(), _dependencies(depfile, cwd)[1:]  # [0]: the source
 
-    modules = list(contents)
+    modules, headers = list(contents), []
     with ThreadPoolExecutor(max_workers=min(len(sources), os.cpu_count() or 1) or 1) as pool:
-        for i, bitcode in zip(sources, pool.map(compile_source, sources), strict=True):
+        for i, (bitcode, used) in zip(sources, pool.map(compile_source, sources), strict=True):
             modules[i] = bitcode
+            headers += used
     if len(modules) == 1:
-        return modules[0]
+        return modules[0], headers
     from compiler_gym.third_party.llvm import llvm_link_path  # it imports the LLVM env
 
     names = []
@@ -205,7 +212,18 @@ def _build_module(
         raise BenchmarkInitError(
             f"cannot link the files of {uri}: llvm-link {result['description']}\n{stderr}"
         )
-    return (scratch / "linked.bc").read_bytes()
+    return (scratch / "linked.bc").read_bytes(), headers
+
+
+def _dependencies(depfile: Path, cwd: str) -> list[str]:
+    """The prerequisites of the make rule clang's ``-MMD -MF depfile`` wrote, as absolute
+    paths (relative ones are the compile's directory's), the source first."""
+    text = depfile.read_text().replace("\\\n", " ")
+    _, _, prerequisites = text.partition(": ")
+    # Make's escapes: a space in a name is "\ ", a "$" is "$$".
+    names = re.split(r"(?<!\\)\s+", prerequisites.strip())
+    names = [n.replace("\\ ", " ").replace("$$", "$") for n in names if n]
+    return [os.path.normpath(os.path.join(cwd, n)) for n in names]
 
 
 def _links(program: bytes, link_args: list[str], timeout: float, scratch: Path) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 import shutil
 import tarfile
 import urllib.error
@@ -68,7 +69,7 @@ class FilesDataset(Dataset):
     benchmark ``<name>/<relative path without suffix>`` is that file. Sources are compiled
     with ``copt`` and linked with ``link_args``; ``runnable`` says whether the programs run
     without arguments and check themselves (exit code 0). A benchmark is made (its source
-    compiled) once per URI while its file is unchanged; the last
+    compiled) once per URI while its file and the headers it includes are unchanged; the last
     :data:`MEMOIZED_BENCHMARKS` made are kept.
 
     CompilerGym's keywords work too: ``dataset_root`` for ``root``, ``file_glob`` to take
@@ -115,8 +116,9 @@ class FilesDataset(Dataset):
         self.copt = list(copt or [])
         self.link_args = list(link_args or [])
         self.runnable = runnable
-        # The benchmarks made so far, least recently used first (see benchmark_from_parsed_uri).
-        self._made: OrderedDict[tuple, Benchmark] = OrderedDict()
+        # The benchmarks made so far with their files' stamps, least recently used first (see
+        # benchmark_from_parsed_uri).
+        self._made: OrderedDict[tuple, tuple[Benchmark, tuple]] = OrderedDict()
 
     @property
     def root(self) -> Path:
@@ -159,22 +161,17 @@ class FilesDataset(Dataset):
         if path is None:
             hint = did_you_mean(uri.name, self._files())
             raise LookupError(f"Benchmark not found: {uri}{hint}")
-        # make_benchmark compiles a source each time: the result is kept per URI, for as long
-        # as the file (its modification time and size) and the build options are the same.
-        try:
-            stat = path.stat()
-        except OSError as e:
-            raise LookupError(f"Benchmark not found: {uri} ({e})") from e
-        key = (
-            str(uri),
-            stat.st_mtime_ns,
-            stat.st_size,
-            tuple(self.copt),
-            tuple(self.link_args),
-            self.runnable,
-        )
-        benchmark = self._made.get(key)
-        if benchmark is None:
+        # make_benchmark compiles a source each time: the result is kept per URI and build
+        # options, for as long as the files it was made from (the source and the headers it
+        # included: modification time and size) are the same.
+        if not path.is_file():
+            raise LookupError(f"Benchmark not found: {uri} (the file {path} is gone)")
+        key = (str(uri), tuple(self.copt), tuple(self.link_args), self.runnable)
+        made = self._made.get(key)
+        if made is not None and made[1] == _stamps(made[1]):
+            benchmark = made[0]
+            self._made.move_to_end(key)
+        else:
             benchmark = make_benchmark(
                 path,
                 copt=self.copt,
@@ -182,12 +179,26 @@ class FilesDataset(Dataset):
                 runnable=self.runnable,
                 uri=str(uri),
             )
+            self._made.pop(key, None)
             while len(self._made) >= MEMOIZED_BENCHMARKS:
                 self._made.popitem(last=False)
-        else:
-            self._made.move_to_end(key)
-        self._made[key] = benchmark
+            # Stamped after the build: a file changed during it is seen as changed next time.
+            self._made[key] = (benchmark, _stamps(benchmark._inputs))
         return _copy(benchmark)
+
+
+def _stamps(files) -> tuple:
+    """Each file (a path, or a stamp of one) with its modification time and size; None for
+    one that is gone."""
+    out = []
+    for file in files:
+        path = file[0] if isinstance(file, tuple) else file
+        try:
+            stat = os.stat(path)
+            out.append((path, stat.st_mtime_ns, stat.st_size))
+        except OSError:
+            out.append((path, None, None))
+    return tuple(out)
 
 
 def _copy(benchmark: Benchmark) -> Benchmark:
