@@ -42,9 +42,10 @@ def _call(method: str, argument: str | bytes = "") -> str:
 
 
 def pass_table(action_space: str = "PassesAll") -> list[tuple[str, str, str]]:
-    """Each action of an action space (``PassesAll``, the default, or
-    ``PassesParameterized``), in order, as (its name, the pass pipeline it runs, LLVM's pass
-    name), e.g. ``("-mem2reg", "function(mem2reg)", "mem2reg")``."""
+    """Each action of an action space (``PassesAll``, the default, ``PassesParameterized``,
+    or the opt-in ``PassesAllUnsound``: PassesAll and the passes of confirmed miscompiles), in
+    order, as (its name, the pass pipeline it runs, LLVM's pass name), e.g. ``("-mem2reg",
+    "function(mem2reg)", "mem2reg")``."""
     return [tuple(row) for row in json.loads(_call("pass_table", action_space))]
 
 
