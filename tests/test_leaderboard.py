@@ -61,6 +61,23 @@ def test_resume_runs_what_is_missing_and_a_tampered_result_fails_validation(tmp_
     assert [s.benchmark for s in rows] == sorted(EXPECTED)[:2]  # only aes was run again
 
 
+def test_a_resumed_run_leaves_its_results_in_the_suites_order(tmp_path):
+    # The middle program's row goes, as when a state is searched again: the resumed run
+    # appends it, then writes the file back in benchmark order.
+    evaluate_llvm_instcount_policy(fixed_policy, flags(tmp_path, "--n=1", "--max_benchmarks=3"))
+    csv = tmp_path / "results.csv"
+    lines = csv.read_text().splitlines(keepends=True)
+    assert len(lines) == 4 and "/aes," in lines[2]
+    csv.write_text("".join(lines[:2] + lines[3:]))
+    result = evaluate_llvm_instcount_policy(
+        fixed_policy, flags(tmp_path, "--n=1", "--max_benchmarks=3", "--resume")
+    )
+    rows = list(CompilerEnvStateReader.read_paths([str(csv)]))
+    assert [s.benchmark for s in rows] == sorted(EXPECTED) == [s.benchmark for s in result.states]
+    assert {s.benchmark: s.reward for s in rows} == EXPECTED
+    assert csv.read_text().splitlines(keepends=True)[1::2] == lines[1::2]  # kept rows unchanged
+
+
 def test_a_policy_may_not_change_the_reward_space(tmp_path):
     def cheat(env) -> None:
         env.reward_space = "IrInstructionCount"

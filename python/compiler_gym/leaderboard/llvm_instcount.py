@@ -133,6 +133,7 @@ def evaluate_llvm_instcount_policy(
         for state in states:
             if state.benchmark in todo:
                 todo.remove(state.benchmark)
+    kept = len(states)
     print(f"Writing results to {results}; {len(todo)} runs of the policy to go")
     with (
         open(results, "a" if states else "w") as out,
@@ -162,6 +163,16 @@ def evaluate_llvm_instcount_policy(
             states.append(state)
             geomean = geometric_mean([s.reward for s in states])
             progress.set_postfix(geomean=f"{geomean:.4f}", refresh=False)  # with the count
+    if kept and todo:
+        # A resumed run appended its rows: the file goes back to the suite's order (stable, so
+        # a benchmark's runs keep theirs), which the tests and the replays read.
+        states.sort(key=lambda state: state.benchmark)
+        sorted_results = results.with_name(results.name + ".sorting")
+        with open(sorted_results, "w") as out:
+            writer = CompilerEnvStateWriter(out)
+            for state in states:
+                writer.write_state(state)
+        sorted_results.replace(results)
     result = LeaderboardResult(
         states=states,
         geomean_reward=geometric_mean([s.reward for s in states]),
