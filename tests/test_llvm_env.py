@@ -681,29 +681,25 @@ def test_a_state_with_a_miscompiling_pass_replays_only_in_the_opt_in_space():
             ["-loop-rotate", "-early-cse-memssa", "-break-crit-edges"],
             ["killed by signal 11", 'expected "checksum = 0", got ""'],
         ),
-        (  # not reduced yet: the whole csmith program, as the hunt found it
-            "generator://csmith-v0/9000097",
+        (
+            "iroutliner_miscompile_1.ll",
             ["-loop-rotate", "-dse", "-reg2mem", "-early-cse-memssa"],
-            ['expected "checksum = CDFD8A73", got "checksum = EFD5E485"'],
+            ["killed by signal 11", "the unoptimized one ended with exit code 0"],
         ),
     ],
 )
 def test_iroutliner_miscompiles_found_by_the_miscompile_hunt(reproducer, flags, problems):
-    """LLVM 19's -iroutliner miscompiles these csmith programs, UB-free by construction (the
-    reduced one runs clean under ASan, UBSan and MSan at -O0; envs/llvm/PASSES.md, "Miscompile
-    hunts"): the sequence before it keeps the program's behaviour, and after it validate()
-    reports how the program broke. The default spaces refuse it; the opt-in PassesAllUnsound
-    has it, as its last action."""
+    """LLVM 19's -iroutliner miscompiles these reduced csmith programs, which run clean under
+    ASan, UBSan and MSan at -O0 (envs/llvm/PASSES.md, "Miscompile hunts"): the sequence before
+    it keeps the program's behaviour, and after it validate() reports how the program broke.
+    The default spaces refuse it; the opt-in PassesAllUnsound has it, as its last action."""
     from pathlib import Path
 
     from compiler_gym.envs.llvm_env import pass_table
 
-    if reproducer.startswith("generator://"):
-        benchmark = reproducer
-    else:
-        path = Path(__file__).parent.parent / "envs" / "llvm" / "reproducers" / reproducer
-        benchmark = compiler_gym.make_benchmark(str(path))
-        benchmark.buildable = benchmark.runnable = True
+    path = Path(__file__).parent.parent / "envs" / "llvm" / "reproducers" / reproducer
+    benchmark = compiler_gym.make_benchmark(str(path))
+    benchmark.buildable = benchmark.runnable = True
     with compiler_gym.make("llvm-v0", benchmark=benchmark) as env:
         env.reset()
         env.multistep(flags)
