@@ -432,9 +432,7 @@ def build_rows(passes: dict[str, PassInfo], include_excluded: bool = False) -> l
     if len(set(pipelines)) != len(pipelines):
         raise SystemExit("error: two actions share a pipeline")
     # The miscompiling passes last, in table order: the default space is then a prefix.
-    return [r for r in rows if r.flag not in MISCOMPILING] + [
-        r for r in rows if r.flag in MISCOMPILING
-    ]
+    return sound_rows(rows) + [r for r in rows if r.flag in MISCOMPILING]
 
 
 def sound_rows(rows: list[Row]) -> list[Row]:

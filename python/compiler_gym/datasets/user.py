@@ -168,7 +168,7 @@ class FilesDataset(Dataset):
             raise LookupError(f"Benchmark not found: {uri} (the file {path} is gone)")
         key = (str(uri), tuple(self.copt), tuple(self.link_args), self.runnable)
         made = self._made.get(key)
-        if made is not None and made[1] == _stamps(made[1]):
+        if made is not None and made[1] == _stamps(made[0]._inputs):
             benchmark = made[0]
             self._made.move_to_end(key)
         else:
@@ -187,12 +187,10 @@ class FilesDataset(Dataset):
         return _copy(benchmark)
 
 
-def _stamps(files) -> tuple:
-    """Each file (a path, or a stamp of one) with its modification time and size; None for
-    one that is gone."""
+def _stamps(paths) -> tuple:
+    """Each file with its modification time and size; None for one that is gone."""
     out = []
-    for file in files:
-        path = file[0] if isinstance(file, tuple) else file
+    for path in paths:
         try:
             stat = os.stat(path)
             out.append((path, stat.st_mtime_ns, stat.st_size))
