@@ -1,8 +1,10 @@
 // RunSandboxed's mechanics: vfork and exec with everything prepared beforehand, isolation (a
-// network namespace and Landlock), timing through a pidfd, the whole process group killed at
-// the end, and temporary working directories swept when the process that made them died.
+// network namespace and Landlock), timing through a pidfd, the program run under the reaper
+// (engine/reaper_main.cc) so that nothing it started outlives it, and temporary working
+// directories swept when the process that made them died.
 #include "engine/sandbox.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -285,17 +287,36 @@ std::vector<char*> ProgramEnvironment(const std::vector<std::string>& extra_env)
   return envp;
 }
 
-// The program's RLIMIT_AS, and in `set_limit` whether the child must set it at all.
-rlimit ProgramMemoryLimit(const SandboxLimits& limits, bool& set_limit) {
-  const rlim_t memory = static_cast<rlim_t>(limits.memory_bytes);
+// The program's RLIMIT_AS as the reaper's AS_LIMIT argument: bytes, "inf", or "-" for none to
+// set.
+std::string ProgramMemoryLimit(const SandboxLimits& limits) {
+  if (limits.memory_bytes > 0) return std::to_string(limits.memory_bytes);
   // A soft limit of this process (a worker's, engine/worker.h) is not the program's: without a
   // limit of its own, the program gets the hard one (AddressSanitizer reserves terabytes).
   struct rlimit inherited{};
   ::getrlimit(RLIMIT_AS, &inherited);
-  const struct rlimit program_limit =
-      memory > 0 ? rlimit{memory, memory} : rlimit{inherited.rlim_max, inherited.rlim_max};
-  set_limit = memory > 0 || inherited.rlim_cur != inherited.rlim_max;
-  return program_limit;
+  if (inherited.rlim_cur == inherited.rlim_max) return "-";
+  return inherited.rlim_max == RLIM_INFINITY ? "inf" : std::to_string(inherited.rlim_max);
+}
+
+// The reaper executable (compiler_gym-reaper): beside the binary that holds this code (the
+// Python module and the worker lie in one folder, build tree and install alike), else where
+// this build put it (the C++ tests).
+const std::string& ReaperPath() {
+  static const std::string path = [] {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&ProgramMemoryLimit), &info) != 0 &&
+        info.dli_fname != nullptr) {
+      const std::string beside =
+          std::filesystem::path(info.dli_fname).parent_path() / "compiler_gym-reaper";
+      if (::access(beside.c_str(), X_OK) == 0) return beside;
+    }
+#ifdef CG_REAPER_BUILD_PATH
+    if (::access(CG_REAPER_BUILD_PATH, X_OK) == 0) return std::string(CG_REAPER_BUILD_PATH);
+#endif
+    return std::string();
+  }();
+  return path;
 }
 
 // Everything the child uses between vfork and exec, prepared by the parent beforehand: there
@@ -305,8 +326,6 @@ struct ChildSetup {
   bool isolate;
   int ruleset;  // Landlock's, or -1
   const char* cwd;
-  bool set_limit;
-  rlimit program_limit;
   int stdin_fd, stdout_fd, stderr_fd;
   int exec_error_fd;  // where the child writes errno when it cannot run the program
   const char* path;
@@ -333,9 +352,8 @@ struct ChildSetup {
     }
   }
   if (failed_errno == 0 && ::chdir(setup.cwd) != 0) failed_errno = errno;
-  if (failed_errno == 0 && setup.set_limit) {
-    if (::setrlimit(RLIMIT_AS, &setup.program_limit) != 0) failed_errno = errno;
-  }
+  // The reaper reports the program's exec through this descriptor: it must survive this exec.
+  if (failed_errno == 0 && ::fcntl(setup.exec_error_fd, F_SETFD, 0) != 0) failed_errno = errno;
   if (failed_errno == 0 && (::dup2(setup.stdin_fd, 0) < 0 || ::dup2(setup.stdout_fd, 1) < 0 ||
                             ::dup2(setup.stderr_fd, 2) < 0)) {
     failed_errno = errno;
@@ -402,9 +420,22 @@ void Finish(pid_t pid, Clock::time_point start, const SandboxLimits& limits, Wat
             ProcessResult& result) {
   int status = 0;
   struct rusage usage{};
-  if (!watch.exited) ::kill(pid, SIGKILL);
-  // Whether the program ended or timed out, nothing it started outlives the run: a forked
-  // child left in the background is killed with the group.
+  if (!watch.exited) {
+    // Timed out: the reaper kills the program and then everything it started, wherever it
+    // went (a new session too); it gets a moment for that before the group is killed.
+    ::kill(pid, SIGTERM);
+    siginfo_t info{};
+    const auto grace_end = Clock::now() + std::chrono::seconds(2);
+    while (Clock::now() < grace_end) {
+      info.si_pid = 0;
+      if (::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  // Whatever is left in the group (a reaper that did not answer) goes with it. The reaper is
+  // not reaped yet, so its pid, the group's id, cannot have been reused.
   ::kill(-pid, SIGKILL);
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
@@ -458,10 +489,18 @@ StatusOr<ProcessResult> Run(const std::vector<std::string>& argv, const SandboxL
   Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (null_in.fd < 0) return Internal("cannot open /dev/null");
 
-  const std::vector<char*> args = ProgramArguments(argv);
+  // The reaper runs the program as its child: REPORT_FD PARENT_PID AS_LIMIT PROGRAM ARGS...
+  const std::string& reaper = ReaperPath();
+  if (reaper.empty()) {
+    return FailedPrecondition(
+        "compiler_gym-reaper is missing (it belongs beside the compiler_gym module): programs "
+        "are not run without it");
+  }
+  std::vector<std::string> reaper_argv = {reaper, std::to_string(exec_pipe[1]),
+                                          std::to_string(::getpid()), ProgramMemoryLimit(limits)};
+  reaper_argv.insert(reaper_argv.end(), argv.begin(), argv.end());
+  const std::vector<char*> args = ProgramArguments(reaper_argv);
   const std::vector<char*> envp = ProgramEnvironment(extra_env);
-  bool set_limit = false;
-  const rlimit program_limit = ProgramMemoryLimit(limits, set_limit);
 
   // Isolation: no network (a network namespace of its own) and no writes outside the working
   // directory (Landlock), both set up in the child before it runs the program.
@@ -471,13 +510,11 @@ StatusOr<ProcessResult> Run(const std::vector<std::string>& argv, const SandboxL
                          .isolate = limits.isolated,
                          .ruleset = ruleset.fd,
                          .cwd = dir.c_str(),
-                         .set_limit = set_limit,
-                         .program_limit = program_limit,
                          .stdin_fd = null_in.fd,
                          .stdout_fd = out_pipe[1],
                          .stderr_fd = err_pipe[1],
                          .exec_error_fd = exec_pipe[1],
-                         .path = argv[0].c_str(),
+                         .path = reaper.c_str(),
                          .args = args.data(),
                          .envp = envp.data()};
   auto start = Clock::now();

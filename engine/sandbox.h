@@ -54,8 +54,11 @@ struct ProcessResult {
 
 // Runs argv[0] (a path; no PATH search) with the given arguments and stdin from /dev/null, in
 // `workdir` when given, else in a new temporary directory that is removed afterwards with
-// everything the program wrote there. The child leads its own process group, so a time-out
-// also kills anything it started. An error Status means the program could not be started
+// everything the program wrote there. The program runs under compiler_gym-reaper
+// (engine/reaper_main.cc), a child subreaper: when the program ends or times out, everything it
+// started is killed before this returns, including descendants that left its process group or
+// session (setsid, a daemon's double fork). The reaper lies beside the module (kFailedPrecondition
+// when it is missing). An error Status means the program could not be started
 // (kNotFound for a missing executable); how the program itself ended is in the result.
 // `extra_env` entries ("NAME=value") are added to, and override, the caller's environment.
 StatusOr<ProcessResult> RunSandboxed(const std::vector<std::string>& argv,

@@ -3,10 +3,12 @@
 #include "engine/sandbox.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <thread>
 
 namespace compiler_gym {
@@ -81,6 +83,47 @@ TEST(SandboxTest, ProgramThatExitsLeavesNoChildRunning) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_FALSE(Exists(file));
   RemoveTree(*marker);
+}
+
+// Whether a process of this pid is alive (or a zombie not yet reaped).
+bool Alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+TEST(SandboxTest, ADescendantInASessionOfItsOwnDoesNotOutliveTheRun) {
+  // setsid() leaves the program's process group, which is all that killing the group reaches:
+  // the reaper, whose orphans they become, kills it before the run returns.
+  ProcessResult r = Sh("setsid sleep 30 & echo $!", {.timeout_seconds = 10});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const pid_t escaped = std::stoi(r.stdout_text);
+  EXPECT_FALSE(Alive(escaped)) << "pid " << escaped << " outlived the run";
+  if (Alive(escaped)) ::kill(escaped, SIGKILL);
+}
+
+TEST(SandboxTest, ADescendantInASessionOfItsOwnDoesNotOutliveATimeOut) {
+  // The same while the program itself still runs: the time-out reaches both.
+  ProcessResult r =
+      Sh("setsid sh -c 'sleep 30 & wait' & echo $!; sleep 30", {.timeout_seconds = 0.5});
+  EXPECT_TRUE(r.timed_out);
+  const pid_t escaped = std::stoi(r.stdout_text);
+  EXPECT_FALSE(Alive(escaped)) << "pid " << escaped << " outlived the run";
+  if (Alive(escaped)) ::kill(escaped, SIGKILL);
+}
+
+TEST(SandboxTest, ADoubleForkedDaemonDoesNotOutliveTheRun) {
+  // The classic daemon: fork, setsid, fork again, the middle exits; the grandchild writes its
+  // pid to a file in the working directory and lives on.
+  auto dir = MakeTempDir("sandbox-test");
+  ASSERT_TRUE(dir.ok());
+  auto r = RunSandboxed(
+      {"/bin/sh", "-c", "(setsid sh -c '(sleep 30 & echo $! > daemon.pid) &') ; sleep 0.2"},
+      {.timeout_seconds = 10}, *dir);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->exit_code, 0) << r->stderr_text;
+  auto pid_text = ReadFile(*dir + "/daemon.pid");
+  ASSERT_TRUE(pid_text.ok());
+  const pid_t daemon = std::stoi(*pid_text);
+  EXPECT_FALSE(Alive(daemon)) << "pid " << daemon << " outlived the run";
+  if (Alive(daemon)) ::kill(daemon, SIGKILL);
+  RemoveTree(*dir);
 }
 
 TEST(SandboxTest, IsolatedProgramWritesOnlyItsWorkdirAndHasNoNetwork) {

@@ -1,6 +1,7 @@
 """Building and running programs: Runtime, Buildtime, the Runtime rewards, and the parameters
 that control runs."""
 
+import os
 import statistics
 
 import numpy as np
@@ -133,3 +134,31 @@ def test_sandbox_from_python(tmp_path):
     assert r["timed_out"] and r["description"] == "timed out after 0.2 s"
     with pytest.raises(FileNotFoundError):
         _C.run_sandboxed([str(tmp_path / "missing")])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_sandbox_children_have_the_default_memory_limit():
+    # `ulimit -v` is RLIMIT_AS in KiB: 8 GiB unless the caller asks otherwise.
+    assert _C.run_sandboxed(["/bin/sh", "-c", "ulimit -v"])["stdout"] == b"8388608\n"
+    limited = _C.run_sandboxed(["/bin/sh", "-c", "ulimit -v"], memory_bytes=64 << 20)
+    assert limited["stdout"] == b"65536\n"
+
+
+@pytest.mark.parametrize("then", ["", "; sleep 30"])
+def test_a_program_that_leaves_its_session_leaves_nothing_behind(then):
+    # setsid() takes the child out of the program's process group: killing the group misses it,
+    # the reaper that runs every program does not (a normal end, and a time-out).
+    r = _C.run_sandboxed(["/bin/sh", "-c", f"setsid sleep 30 & echo $!{then}"], timeout_seconds=1)
+    escaped = int(r["stdout"])
+    try:
+        assert not _alive(escaped), f"pid {escaped} outlived its run"
+    finally:
+        if _alive(escaped):
+            os.kill(escaped, 9)

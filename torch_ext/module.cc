@@ -422,12 +422,13 @@ PYBIND11_MODULE(_C, m) {
         out["cpu_seconds"] = r.cpu_seconds;
         return out;
       },
-      py::arg("argv"), py::arg("timeout_seconds") = 60.0, py::arg("memory_bytes") = 0,
-      py::arg("workdir") = "", py::arg("extra_env") = std::vector<std::string>{},
-      py::arg("isolated") = false,
+      py::arg("argv"), py::arg("timeout_seconds") = 60.0,
+      py::arg("memory_bytes") = kDefaultChildMemoryBytes, py::arg("workdir") = "",
+      py::arg("extra_env") = std::vector<std::string>{}, py::arg("isolated") = false,
       "Runs argv in a sandbox (fresh temporary workdir unless given, wall-clock and "
-      "address-space limits, stdin from /dev/null; with isolated, no network and no writes "
-      "outside the workdir); returns how it ended and its output.");
+      "address-space limits: 8 GiB unless memory_bytes says otherwise, 0 for the hard limit; "
+      "stdin from /dev/null; with isolated, no network and no writes outside the workdir; "
+      "nothing it starts outlives it); returns how it ended and its output.");
   m.def(
       "make_temp_dir", [](const std::string& prefix) { return ValueOrThrow(MakeTempDir(prefix)); },
       py::arg("prefix"),
