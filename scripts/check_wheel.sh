@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The package as a user installs it: a wheel built in a clean virtual environment (no site
 # packages, build requirements from PyPI, GoogleTest hidden from CMake even where the machine has
-# it), installed there with its dependencies, then one env made and stepped.
+# it), installed there with its dependencies, then one env made and stepped; the same check, and
+# the refusal of the test builds' hooks, also on the package scripts/setup.sh installed.
 #
 #   scripts/check_wheel.sh [work-dir]      (default: a temporary directory, removed afterwards)
 set -euo pipefail
@@ -29,23 +30,41 @@ if grep -q 'libcud' <<<"$needed"; then
   echo "[check_wheel] _C needs a CUDA library at load time: $needed" >&2
   exit 1
 fi
-cd "$work"
-"$venv_py" - <<'PY'
+# What a user's package must do, and refuse: run by the wheel's venv, then by the package that
+# scripts/setup.sh installed (the interpreter's own site-packages, no PYTHONPATH).
+check() {
+  (cd "$work" && env -u PYTHONPATH "$1" - "$2") <<'PY'
 import sys
 
 import compiler_gym
 
+where = sys.argv[1]
 assert "torch" not in sys.modules
 with compiler_gym.make("llvm-ic-v0", benchmark="benchmark://builtin-v0/crc32") as env:
     env.reset()
     _, reward, done, _ = env.step(env.action_space["-mem2reg"])
     assert not done and reward > 0, reward
-    # Test hooks exist in test builds only: the wheel refuses the one that runs any pipeline.
+    # Test hooks exist in test builds only: a user's package refuses the one that runs any
+    # pipeline, through each door a parameter has.
     try:
         env.send_param("testing.next_step_pipeline", "dot-cfg")
     except ValueError as e:
         assert "unknown parameter" in str(e), e
     else:
-        raise AssertionError("the wheel accepts the test builds' pipeline hook")
-print(f"[check_wheel] ok: {compiler_gym.__file__}, reward {reward:.4f}")
+        raise AssertionError(f"{where} accepts the test builds' pipeline hook")
+hook = {"testing.next_step_pipeline": "dot-cfg"}
+for make in (
+    lambda: compiler_gym.make("llvm-v0", parameters=hook),
+    lambda: compiler_gym.make_vec("llvm-v0", num_envs=2, parameters=hook),
+):
+    try:
+        make().close()
+    except ValueError as e:
+        assert "unknown parameter" in str(e), e
+    else:
+        raise AssertionError(f"{where} accepts the test builds' pipeline hook at make")
+print(f"[check_wheel] {where} ok: {compiler_gym.__file__}, reward {reward:.4f}")
 PY
+}
+check "$venv_py" "the wheel"
+check "$(command -v "$PY")" "the package setup.sh installed"

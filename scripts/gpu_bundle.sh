@@ -32,9 +32,9 @@ STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/site" "$STAGE/wheels" "$OUT"
 
-echo "[gpu_bundle] C++ tests (the build of scripts/setup.sh)"
-cmake --build build/py --target kernels_test loop_tool_env_test
-cp build/py/kernels/kernels_test build/py/envs/loop_tool/loop_tool_env_test "$STAGE/bin/"
+echo "[gpu_bundle] C++ tests (the test build of scripts/test.sh)"
+cmake --build build/test --target kernels_test loop_tool_env_test
+cp build/test/kernels/kernels_test build/test/envs/loop_tool/loop_tool_env_test "$STAGE/bin/"
 
 echo "[gpu_bundle] the package for Python $VERSION ($PY)"
 "$PY" -m pip wheel -q --no-deps -w "$STAGE/wheels" -Cbuild-dir=build/py"${VERSION/./}" .

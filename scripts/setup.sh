@@ -33,6 +33,7 @@ if ! $PY -c "import torch" 2>/dev/null; then
 fi
 $PY -m pip install -q -r requirements-dev.txt
 
-# Build and install the package (compiles the C++ extension with scikit-build-core).
-# A persistent build dir keeps rebuilds incremental.
-$PY -m pip install -q --no-build-isolation -Cbuild-dir=build/py -Ccmake.define.CG_BUILD_TESTS=ON .
+# Build and install the package (compiles the C++ extension with scikit-build-core) as a user
+# gets it: the production build, without the tests and their hooks (scripts/test.sh builds
+# those apart). A persistent build dir keeps rebuilds incremental.
+$PY -m pip install -q --no-build-isolation -Cbuild-dir=build/py .

@@ -37,8 +37,9 @@ class LlvmEnv final : public Env {
   StatusOr<Observation> Observe(int observation_index) override;
   int NumActions(int action_space) const override;
 
-#ifdef CG_TEST_HOOKS
-  // Test builds only (CG_BUILD_TESTS); a production build has neither this nor the parameter.
+  // Test builds only (CG_BUILD_TESTS, which compiles this library with CG_TEST_HOOKS): declared
+  // everywhere, so that the class is the same in every translation unit, but defined, and the
+  // parameter accepted, in test builds alone; a production build has no door to either.
   // Runs a textual pipeline as one step, for tests of failure containment: besides LLVM's
   // passes it accepts "compiler-gym-test-fatal-error", "compiler-gym-test-segfault",
   // "compiler-gym-test-miscompile" and "compiler-gym-test-silent-change" (changes the IR while
@@ -48,7 +49,6 @@ class LlvmEnv final : public Env {
   // "compiler-gym-test-alloc" (under a memory limit only) are for isolated envs.
   StatusOr<StepOutcome> StepPipelineForTesting(const std::string& pipeline);
   static constexpr char kNextStepPipelineParameter[] = "testing.next_step_pipeline";
-#endif
 
   // PassesParameterized's pipeline actions, one per line: action table.size() + i runs line i
   // (CheckPipelineAction refuses a line that is not a pipeline of the table's passes). A new

@@ -86,10 +86,9 @@ struct LlvmEnv::Impl {
   // PassesParameterized's actions after its table: pipelines set with the parameter
   // kPipelineActionsParameter (checked by CheckPipelineAction), copied to forks.
   std::vector<std::string> pipeline_actions;
-#ifdef CG_TEST_HOOKS
-  // Test hook (kNextStepPipelineParameter): the pipeline the next action runs instead.
+  // Test hook (kNextStepPipelineParameter): the pipeline the next action runs instead. Always
+  // a member (one layout in every build), set only by test builds.
   std::string next_step_pipeline;
-#endif
   std::string workdir;  // for BitcodeFile; removed with the env
   // The process that made `workdir`. A worker process that forks itself to fork its env
   // (engine/worker.h) copies this state: the copy must neither use nor remove the original's.
