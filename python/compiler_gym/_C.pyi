@@ -163,9 +163,9 @@ def probe_benchmark(family: str, benchmark: Benchmark, timeout_seconds: typing.S
     """
 def raise_status_for_testing(code: str, message: str) -> None:
     ...
-def run_sandboxed(argv: collections.abc.Sequence[str], timeout_seconds: typing.SupportsFloat | typing.SupportsIndex = 60.0, memory_bytes: typing.SupportsInt | typing.SupportsIndex = 0, workdir: str = '', extra_env: collections.abc.Sequence[str] = [], isolated: bool = False) -> dict:
+def run_sandboxed(argv: collections.abc.Sequence[str], timeout_seconds: typing.SupportsFloat | typing.SupportsIndex = 60.0, memory_bytes: typing.SupportsInt | typing.SupportsIndex = 8589934592, workdir: str = '', extra_env: collections.abc.Sequence[str] = [], isolated: bool = False) -> dict:
     """
-    Runs argv in a sandbox (fresh temporary workdir unless given, wall-clock and address-space limits, stdin from /dev/null; with isolated, no network and no writes outside the workdir); returns how it ended and its output.
+    Runs argv in a sandbox (fresh temporary workdir unless given, wall-clock and address-space limits: 8 GiB unless memory_bytes says otherwise, 0 for the hard limit; stdin from /dev/null; with isolated, no network and no writes outside the workdir; nothing it starts outlives it); returns how it ended and its output.
     """
 def set_data_directory(path: str) -> None:
     """
