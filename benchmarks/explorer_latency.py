@@ -63,7 +63,9 @@ def env_alone(benchmark: str, reward: str, plan: list[list[int]]) -> list[float]
 def start_server(args) -> tuple[subprocess.Popen, str, int]:
     process = subprocess.Popen(
         [sys.executable, "-m", "compiler_gym.bin.explorer", "--port", "0"]
-        + ["--max-sessions", str(4 * max(args.clients))],
+        + ["--max-sessions", str(4 * max(args.clients))]
+        # The clients keep no cookie, so the server sees one client: it may hold every place.
+        + ["--max-sessions-per-client", str(4 * max(args.clients))],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -623,3 +623,22 @@ def test_rewards_read_by_kind_and_deep_trees_lay_out(server, browser):
         "last": [[4999, 4999, "pipe"], [5000, 3, "elbow"]],
         "folded": [[0, 0], [1, 0], [2, 0], [3, 4996], [5000, 0]],
     }
+
+
+def test_starts_and_rankings_that_outlast_the_request_are_polled(browser):
+    """With no time at all for a request (--max-request-seconds 0), every start and ranking
+    answers 202 with a job: the page asks the job's URL until it has the answer, and shows the
+    session and the ranking as it would have."""
+    with ExplorerServer("--max-request-seconds", "0") as slow:
+        browser.get(f"{slow.url}/#benchmark={CRC32}&reward={REWARD}&actions=-mem2reg")
+        idle(browser)
+        assert tree(browser) == ([(0, None, ""), (1, 0, "-mem2reg")], [1])
+        browser.find_element(By.ID, "rank").click()
+        idle(browser)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#ranking tbody tr")) == 121
+        polled = browser.execute_script(
+            "return performance.getEntriesByType('resource').map((e) => e.name)"
+            ".filter((n) => n.includes('/api/v4/job/')).length"
+        )
+        assert polled >= 2  # the start's job and the ranking's
+        assert console_errors(browser) == []

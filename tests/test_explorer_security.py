@@ -20,7 +20,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
-from test_explorer_api import CRC32, REWARD, ExplorerServer
+from test_explorer_api import CRC32, REWARD, ExplorerServer, FollowJobsAsync, explorer_client
 
 import compiler_gym
 from compiler_gym.bin import explorer
@@ -55,7 +55,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def client(server):
-    with httpx.Client(base_url=server.url, timeout=60) as c:
+    with explorer_client(server.url) as c:
         yield c
 
 
@@ -158,7 +158,9 @@ async def asgi_client(config: explorer.ExplorerConfig, raise_app_exceptions: boo
     app = explorer.create_app(config)
     fastapi = app.app
     async with fastapi.router.lifespan_context(fastapi):
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions)
+        transport = FollowJobsAsync(
+            httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions)
+        )
         async with httpx.AsyncClient(
             transport=transport, base_url="http://localhost", timeout=60
         ) as c:
@@ -466,7 +468,7 @@ def flood(server):
             sock = socket.create_connection(address, timeout=30)
             sock.sendall(b"GET / HTTP/1.1\r\n")
             idle.append(sock)
-        with httpx.Client(base_url=server.url, timeout=30) as c:
+        with explorer_client(server.url, timeout=30) as c:
             assert c.get("/api/v4/describe").status_code == 200
             started = c.get(start_path(CRC32, ""))
             assert started.status_code == 200, started.text

@@ -22,7 +22,7 @@ The JSON API, in CompilerGym's shape (``ACTIONS``: comma-separated action indice
   what a state shows (``state``: its headline, text and features' keys and titles), feature
   names (null for a feature whose names vary with the state), the database's path (or null),
   the server's ``limits`` (``max_actions_per_request``, ``max_request_seconds``,
-  ``max_rank_actions``);
+  ``max_rank_actions``, ``max_sessions``, ``max_sessions_per_client``);
 - ``GET /api/v4/start/REWARD/ACTIONS/BENCHMARK``: a new session, its states (the start state,
   then one per action);
 - ``GET /api/v4/step/SESSION/ACTIONS?from=NODE&ir=1``: one state per action, taken from
@@ -32,6 +32,9 @@ The JSON API, in CompilerGym's shape (``ACTIONS``: comma-separated action indice
 - ``GET /api/v4/diff/SESSION/NODE?context=3``: the unified diff of a state's text against its
   parent's; ``GET /api/v4/rank/SESSION/NODE``: every action's reward from a state, best first
   (one ``env.try_actions`` over all the actions);
+- ``GET /api/v4/job/JOB``: the answer of a start or a ranking that outlasted its request, which
+  answered ``202 {job, kind, status: "running", elapsed_seconds, poll}`` instead: 202 again
+  (after waiting for it for up to a request's time) until it has ended, then its answer, once;
 - ``GET /api/v4/benchmarks?q=WORDS&limit=50``: the installed datasets' benchmarks whose URI
   holds every word (the page's picker); ``GET /api/v4/commandline?text=TEXT``: the actions
   (and any benchmark) of a command line pasted to replay, ``opt -passes=...``, flags or a
@@ -45,21 +48,32 @@ commandline, share}`` (``share``: the fragment of the page's URL that opens it a
 their keys (for LLVM
 ``ir_instruction_count``, ``autophase``, ``instcount``; features as name: value). Sessions
 are envs of their own, closed after ``--session-timeout`` seconds unused; at most
-``--max-sessions`` are open. Bad input answers with a 4xx status and ``{"error": message}``.
+``--max-sessions`` are open, at most ``--max-sessions-per-client`` of them one client's (the
+``explorer_client`` cookie that the page sets; every request without one counts as one
+client); a start that finds no place takes that of the session unused longest, if unused for
+``--reclaim-after`` seconds (60). Bad input answers with a 4xx status and
+``{"error": message}``.
 Session responses carry ``Server-Timing: env;dur=MS``, the time spent in the env.
 
-Only benchmarks of the env's own datasets are served (``benchmark://`` and ``generator://``
-URIs, checked once parsed): never a file of this machine. A benchmark of a dataset that is not
+Only the explorer's own page may use the API: a request whose ``Origin`` is another's, or
+whose ``Sec-Fetch-Site`` is not ``same-origin`` or ``none``, is refused (403), and one whose
+Host is not a loopback name, an address the server listens on or an ``--allowed-host`` is
+refused (400: DNS rebinding). Only benchmarks of the env's own datasets are served
+(``benchmark://`` and ``generator://`` URIs, checked once parsed): never a file of this
+machine. A benchmark of a dataset that is not
 installed is refused (409, with the command that installs it) rather than installed by a
 request. Every request's work is bounded:
 
-- at most ``--max-actions-per-request`` actions (64; more is a 413);
+- at most ``--max-actions-per-request`` actions (64; more is a 413); a pasted pipeline nests
+  at most ``--max-pipeline-depth`` adaptors (400; more is a 413 and one line in the log);
 - ``--max-request-seconds`` of env work (5): past it a start or step stops between actions and
   answers the states it took with ``"truncated": true`` (also set when the episode ended or the
   tree filled before the last action); the first action is always taken, so asking again with
   the actions left makes progress. ``truncated`` with no state means going back to a deep state
   took the time: asking again goes on from where it stopped. A state's text that could not be
-  reached in time answers 503 with ``Retry-After``;
+  reached in time answers 503 with ``Retry-After``. A start (making a benchmark and its env)
+  or a ranking (one ``try_actions``) is one call no deadline stops: past the time it goes on as
+  a job, and the request answers 202 (one ranking at a time per session);
 - going back to a state replays its actions from the deepest of a few forks of the env kept as
   checkpoints (every 32 actions deep), not from the start;
 - a request waits at most ``max_lock_wait_seconds`` (10) for another one on its session
@@ -77,6 +91,7 @@ import asyncio
 import ipaddress
 import json
 import logging
+import re
 import secrets
 import socket
 import sqlite3
@@ -96,6 +111,7 @@ from compiler_gym.bin.explorer_http import (
     FD_RESERVE,
     LOOPBACK_NAMES,
     RequestGuard,
+    _host_name,
     _json_error,
     bounded_http_protocol,
     connection_limits,
@@ -103,6 +119,7 @@ from compiler_gym.bin.explorer_http import (
 )
 from compiler_gym.bin.explorer_requests import (
     BENCHMARK_SCHEMES,
+    MAX_PIPELINE_DEPTH,
     CommandlineParser,
     ExplorerError,
     install_command,
@@ -112,8 +129,11 @@ from compiler_gym.bin.explorer_requests import (
     share_fragment,
 )
 from compiler_gym.bin.explorer_session import (
+    ANONYMOUS,
     CHECKPOINT_INTERVAL,
     MAX_CHECKPOINTS,
+    Job,
+    Jobs,
     Node,
     Session,
     Sessions,
@@ -124,21 +144,32 @@ from compiler_gym.wrappers.sqlite_logger import LOGGED_SPACES
 
 STATIC_DIR = Path(__file__).parent / "explorer_static"
 
+# The cookie that tells one client's requests from another's, for its share of the sessions.
+# Its value is a random token that the page's first load (or a first start) sets; any value of
+# this form is taken as it is: a client cannot be told apart from one that makes up another.
+CLIENT_COOKIE = "explorer_client"
+_CLIENT_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
 logger = logging.getLogger(__name__)
 
 # What tests and tools use of the explorer, its sessions and its HTTP layer alike.
 __all__ = [
+    "ANONYMOUS",
     "BENCHMARK_SCHEMES",
     "CHECKPOINT_INTERVAL",
+    "CLIENT_COOKIE",
     "FD_RESERVE",
     "LOOPBACK_NAMES",
     "MAX_CHECKPOINTS",
+    "MAX_PIPELINE_DEPTH",
     "STATIC_DIR",
     "BenchmarkIndex",
     "CommandlineParser",
     "ExploredDatabase",
     "ExplorerConfig",
     "ExplorerError",
+    "Job",
+    "Jobs",
     "Node",
     "RequestGuard",
     "Session",
@@ -280,7 +311,11 @@ class ExplorerConfig:
     env: str = "llvm-v0"
     db: Optional[Path] = None
     max_sessions: int = 16
+    # One client's share of them (a cookie; requests without one share one share).
+    max_sessions_per_client: int = 4
     session_timeout: float = 300.0
+    # A session unused this long gives its place up to a start that finds none.
+    reclaim_after: float = 60.0
     max_nodes: int = 5000
     # 64 LLVM actions are about a second of work; a page sends one at a time.
     max_actions_per_request: int = 64
@@ -294,22 +329,35 @@ class ExplorerConfig:
     # A ranking tries every action in one call that no deadline stops: LLVM's 122 take 0.1-1 s,
     # GCC's 2,369 (a compile each) minutes, so past this many actions it is refused.
     max_rank_actions: int = 1000
-    # The names a request's Host may give; None: any (a server bound to every address).
+    # The names a request's Host may give (any port); None: any (tests of other checks).
     allowed_hosts: Optional[frozenset[str]] = LOOPBACK_NAMES
+    # Any IP address as the Host too (a server bound to every address: it has them all).
+    any_ip_address: bool = False
+    # Names of a proxy in front (--allowed-host) whose pages' Origin the API answers.
+    origin_hosts: frozenset[str] = frozenset()
+    # The adaptors a pasted -passes pipeline may nest.
+    max_pipeline_depth: int = MAX_PIPELINE_DEPTH
     checkpoint_interval: int = CHECKPOINT_INTERVAL
     max_checkpoints: int = MAX_CHECKPOINTS
 
 
 def create_app(config: ExplorerConfig):
     """The explorer's ASGI app (FastAPI): the API, the page, and the sessions' reaper."""
-    from fastapi import FastAPI, Query
+    from fastapi import Cookie, FastAPI, Query
     from fastapi.exceptions import RequestValidationError
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
     from starlette.responses import FileResponse, JSONResponse
     from starlette.staticfiles import StaticFiles
 
-    sessions = Sessions(config.max_sessions, config.session_timeout)
+    sessions = Sessions(
+        config.max_sessions,
+        config.session_timeout,
+        config.max_sessions_per_client,
+        config.reclaim_after,
+    )
+    # Starts and rankings that outlast their request, answered by GET /api/v4/job/ID.
+    jobs = Jobs(config.session_timeout, max_finished=4 * config.max_sessions)
     info = describe_env(config.env, config.max_benchmarks_per_dataset)
     flags = list(info["actions"])
     missing = [o for o in LOGGED_SPACES if o not in info["observations"]]
@@ -323,12 +371,14 @@ def create_app(config: ExplorerConfig):
         "max_actions_per_request": config.max_actions_per_request,
         "max_request_seconds": config.max_request_seconds,
         "max_rank_actions": config.max_rank_actions,
+        "max_sessions": config.max_sessions,
+        "max_sessions_per_client": config.max_sessions_per_client,
     }
     # The datasets a benchmark may come from, by canonical name: the allow-list, and what
     # makes the benchmark a session's env is then made with.
     with compiler_gym.make(config.env) as catalog_env:
         catalog = {BenchmarkUri.from_string(d.name).dataset_uri: d for d in catalog_env.datasets}
-        commandlines = CommandlineParser.of_env(catalog_env)
+        commandlines = CommandlineParser.of_env(catalog_env, config.max_pipeline_depth)
         action_space = catalog_env.action_space  # its command line: to_string
     benchmark_index = BenchmarkIndex(catalog)
 
@@ -341,14 +391,23 @@ def create_app(config: ExplorerConfig):
         while True:
             await asyncio.sleep(interval)
             await close_sessions(sessions.expired())
+            jobs.expire()
+
+    stopping = False
 
     @asynccontextmanager
     async def lifespan(app):
+        nonlocal stopping
         reaper = asyncio.create_task(reap())
         try:
             yield
         finally:
             reaper.cancel()
+            stopping = True  # a start that ends now closes its session
+            running = jobs.tasks()
+            if running:  # their threads hold sessions' envs: not closed under them
+                await asyncio.wait(running, timeout=config.max_request_seconds + 5)
+            jobs.clear()
             await close_sessions(sessions.all())
             if database is not None:
                 database.close()
@@ -407,6 +466,36 @@ def create_app(config: ExplorerConfig):
     def deadline() -> float:
         return time.monotonic() + config.max_request_seconds
 
+    def client_of(cookie: Optional[str]) -> tuple[str, Optional[str]]:
+        """The client a request's cookie names, and a cookie to set when it names none (its
+        requests until then are :data:`ANONYMOUS`'s)."""
+        if cookie is not None and _CLIENT_TOKEN.fullmatch(cookie):
+            return cookie, None
+        return ANONYMOUS, secrets.token_urlsafe(16)
+
+    def with_cookie(response, cookie: Optional[str]):
+        if cookie is not None:
+            # Strict: another site's request, which the guard refuses anyway, carries none.
+            response.set_cookie(CLIENT_COOKIE, cookie, httponly=True, samesite="strict")
+        return response
+
+    def job_running(job: Job) -> JSONResponse:
+        return JSONResponse(job.answer_running(), status_code=202, headers={"Retry-After": "1"})
+
+    async def answer(job: Job, until: float):
+        """The job's answer when it ends by ``until``; else 202 with the job, which
+        ``/api/v4/job/ID`` answers (the page asks it until it has ended)."""
+        remaining = until - time.monotonic()
+        if remaining > 0 and not job.task.done():
+            # A wait, not wait_for: the job goes on when this request's time is up.
+            await asyncio.wait({job.task}, timeout=remaining)
+        if not job.task.done():
+            return job_running(job)
+        jobs.pop(job.id)
+        if job.task.cancelled():
+            raise ExplorerError(503, "the server is stopping")
+        return job.task.result()  # its exception, if it raised, answers as the request's
+
     @app.get("/api/v4/describe")
     async def describe():
         return JSONResponse(info)
@@ -419,7 +508,9 @@ def create_app(config: ExplorerConfig):
             400, f"benchmark {uri} cannot be used ({type(e).__name__}); see the server's log"
         )
 
-    def open_session(reward: str, uri: BenchmarkUri, actions: list[int], ir: bool, until: float):
+    def open_session(
+        reward: str, uri: BenchmarkUri, actions: list[int], ir: bool, until: float, client: str
+    ):
         dataset = catalog[uri.dataset_uri]
         require_installed(dataset, config.env)  # again: it may have been uninstalled since
         try:
@@ -440,6 +531,7 @@ def create_app(config: ExplorerConfig):
             config.max_nodes,
             config.checkpoint_interval,
             config.max_checkpoints,
+            client,
         )
         try:
             states, truncated = session.start(actions, ir, until)
@@ -455,7 +547,13 @@ def create_app(config: ExplorerConfig):
         return session, states, truncated
 
     @app.get("/api/v4/start/{reward}/{actions}/{benchmark:path}")
-    async def start(reward: str, actions: str, benchmark: str, ir: bool = False):
+    async def start(
+        reward: str,
+        actions: str,
+        benchmark: str,
+        ir: bool = False,
+        explorer_client: Optional[str] = Cookie(None, alias=CLIENT_COOKIE),
+    ):
         until = deadline()
         if reward not in info["rewards"]:
             raise ExplorerError(
@@ -464,18 +562,32 @@ def create_app(config: ExplorerConfig):
         parsed = parse_actions(actions, flags, config.max_actions_per_request)
         uri = parse_benchmark_uri(unquote(benchmark), catalog)
         require_installed(catalog[uri.dataset_uri], config.env)
+        client, cookie = client_of(explorer_client)
         await close_sessions(sessions.expired())  # not to refuse a place the reaper would free
-        sessions.reserve()
-        try:
-            session, states, truncated = await run_in_threadpool(
-                open_session, reward, uri, parsed, ir, until
-            )
-        except BaseException:
-            sessions.release()
-            raise
-        sessions.add(session)
-        body = {"session_id": session.id, "states": states, "truncated": truncated}
-        return with_timing(body, session)
+        await close_sessions(sessions.reserve(client))
+
+        async def make():
+            try:
+                session, states, truncated = await run_in_threadpool(
+                    open_session, reward, uri, parsed, ir, until, client
+                )
+            except BaseException:
+                sessions.release(client)
+                raise
+            if stopping:
+                sessions.release(client)
+                await run_in_threadpool(session.close)
+                raise ExplorerError(503, "the server is stopping")
+            # Used now, however long the making took: not a place to reclaim at once.
+            session.last_used = time.monotonic()
+            sessions.add(session)
+            body = {"session_id": session.id, "states": states, "truncated": truncated}
+            return with_timing(body, session)
+
+        # Making a benchmark (a generator's compile) and the env is one call that no deadline
+        # stops: past the request's time, the start answers as a job.
+        job = jobs.add(secrets.token_hex(16), "start", asyncio.create_task(make()))
+        return with_cookie(await answer(job, until), cookie)
 
     @app.get("/api/v4/step/{session_id}/{actions}")
     async def step(
@@ -513,6 +625,7 @@ def create_app(config: ExplorerConfig):
 
     @app.get("/api/v4/rank/{session_id}/{node}")
     async def rank(session_id: str, node: int):
+        until = deadline()
         session = sessions.get(session_id)
         if len(flags) > config.max_rank_actions:
             raise ExplorerError(
@@ -520,9 +633,37 @@ def create_app(config: ExplorerConfig):
                 f"ranking {len(flags)} actions is more work than this server does in a request "
                 f"(--max-rank-actions {config.max_rank_actions})",
             )
-        async with holding(session):
-            payload = await run_in_threadpool(session.rank, node, deadline())
-        return with_timing({"session_id": session.id, **payload}, session)
+        # One ranking at a time per session: asked again, the one that runs answers.
+        running = jobs.running(lambda key: key is not None and key[0] == session.id)
+        if running is not None:
+            if running.key == (session.id, node):
+                return job_running(running)
+            raise ExplorerError(
+                503,
+                f"session {session.id} is ranking the actions of state {running.key[1]}; ask "
+                "again when it is done",
+                headers={"Retry-After": "1"},
+            )
+
+        async def ranking():
+            async with holding(session):
+                # The deadline of going back to the state counts from when the session is ours.
+                payload = await run_in_threadpool(session.rank, node, deadline())
+            session.last_used = time.monotonic()
+            return with_timing({"session_id": session.id, **payload}, session)
+
+        # try_actions is one call that no deadline stops (56.8 s for a large program on a busy
+        # machine): past the request's time, the ranking answers as a job.
+        job = jobs.add(
+            secrets.token_hex(16), "rank", asyncio.create_task(ranking()), (session.id, node)
+        )
+        return await answer(job, until)
+
+    @app.get("/api/v4/job/{job_id}")
+    async def job_answer(job_id: str):
+        """A job's answer once it has ended (then forgotten); while it runs, 202 after waiting
+        for it for at most a request's time."""
+        return await answer(jobs.get(job_id), deadline())
 
     @app.get("/api/v4/benchmarks")
     async def benchmarks(q: str = "", limit: int = Query(50, ge=1, le=500)):
@@ -564,12 +705,19 @@ def create_app(config: ExplorerConfig):
         return JSONResponse(await run_in_threadpool(need_database().state, state_id))
 
     @app.get("/")
-    async def index():
-        return FileResponse(STATIC_DIR / "index.html")
+    async def index(explorer_client: Optional[str] = Cookie(None, alias=CLIENT_COOKIE)):
+        _, cookie = client_of(explorer_client)
+        return with_cookie(FileResponse(STATIC_DIR / "index.html"), cookie)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # No endpoint takes a body: every request that sends one is refused unread.
-    return RequestGuard(app, config.max_request_bytes, config.allowed_hosts)
+    return RequestGuard(
+        app,
+        config.max_request_bytes,
+        config.allowed_hosts,
+        origin_hosts=config.origin_hosts,
+        any_ip_address=config.any_ip_address,
+    )
 
 
 def main(argv=None) -> int:
@@ -583,7 +731,34 @@ def main(argv=None) -> int:
     parser.add_argument("--db", type=Path, help="a database of SqliteWriter to show")
     parser.add_argument("--max-sessions", type=int, default=16, help="open sessions at most")
     parser.add_argument(
+        "--max-sessions-per-client",
+        type=int,
+        default=4,
+        help="open sessions of one client (a browser's cookie) at most (4)",
+    )
+    parser.add_argument(
         "--session-timeout", type=float, default=300, help="seconds before an unused session ends"
+    )
+    parser.add_argument(
+        "--reclaim-after",
+        type=float,
+        default=60,
+        help="seconds unused after which a session gives its place up to a start that finds "
+        "none (60)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name the server is reached by (a proxy's, a machine's): its requests' "
+        "Host and its pages' Origin are accepted (repeatable)",
+    )
+    parser.add_argument(
+        "--max-pipeline-depth",
+        type=int,
+        default=MAX_PIPELINE_DEPTH,
+        help=f"adaptors a pasted -passes pipeline may nest ({MAX_PIPELINE_DEPTH})",
     )
     parser.add_argument(
         "--max-request-bytes", type=int, default=16384, help="longest request target or body"
@@ -611,17 +786,34 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--access-log", action="store_true", help="log every request")
     args = parser.parse_args(argv)
+    # What the server's modules log for its owner (a benchmark that failed to load, a request
+    # refused as hostile: what "see the server's log" points to) is shown, one line each,
+    # however quiet the package's own level ($COMPILER_GYM_DEBUG) is.
+    bin_logger = logging.getLogger("compiler_gym.bin")
+    bin_logger.setLevel(min(bin_logger.getEffectiveLevel(), logging.WARNING))
     bad = [
         name
         for name, value in [
             ("--max-actions-per-request", args.max_actions_per_request),
             ("--header-timeout", args.header_timeout),
+            ("--max-sessions-per-client", args.max_sessions_per_client),
+            ("--max-pipeline-depth", args.max_pipeline_depth),
         ]
         if not value > 0
     ]
     if bad or not args.max_request_seconds >= 0:
         print(f"error: {', '.join(bad) or '--max-request-seconds'} must be > 0", file=sys.stderr)
         return 2
+    if not args.reclaim_after >= 0:
+        print("error: --reclaim-after must be >= 0", file=sys.stderr)
+        return 2
+    names = set()
+    for name in args.allowed_host:
+        host_name = _host_name(name.strip().lower())  # a port given is not part of the check
+        if host_name in ("", "[") or "://" in name or any(c in host_name for c in "/@ \t"):
+            print(f"error: --allowed-host {name!r} is not a host name", file=sys.stderr)
+            return 2
+        names.add(host_name)
     try:
         import fastapi  # noqa: F401  (create_app's)
         import uvicorn
@@ -651,30 +843,38 @@ def main(argv=None) -> int:
     sock.listen(2048)
     host, port = sock.getsockname()[:2]
     address = ipaddress.ip_address(host)
-    allowed = LOOPBACK_NAMES
+    allowed = LOOPBACK_NAMES | names
     if not address.is_loopback:
         print(
             f"warning: listening on {host}, beyond this machine; the explorer has no "
             "authentication",
             file=sys.stderr,
         )
-        # Bound to every address, any name may reach it; else its own address too.
+        # Bound to every address, any of them may be the Host (no DNS answer rebinds an
+        # address); else its own. A name needs --allowed-host.
         bracketed = f"[{host}]" if address.version == 6 else host
-        allowed = None if address.is_unspecified else LOOPBACK_NAMES | {bracketed}
+        if not address.is_unspecified:
+            allowed |= {bracketed}
     config = ExplorerConfig(
         env=args.env,
         db=args.db,
         max_sessions=args.max_sessions,
+        max_sessions_per_client=args.max_sessions_per_client,
         session_timeout=args.session_timeout,
+        reclaim_after=args.reclaim_after,
         max_actions_per_request=args.max_actions_per_request,
         max_request_seconds=args.max_request_seconds,
         max_request_bytes=args.max_request_bytes,
         max_rank_actions=args.max_rank_actions,
         allowed_hosts=allowed,
+        any_ip_address=address.is_unspecified,
+        origin_hosts=frozenset(names),
+        max_pipeline_depth=args.max_pipeline_depth,
     )
     try:
         app = create_app(config)
     except (LookupError, sqlite3.Error, ExplorerError) as e:
+        sock.close()
         print(f"error: {e}", file=sys.stderr)
         return 2
     max_header_bytes = max(65536, 4 * args.max_request_bytes)

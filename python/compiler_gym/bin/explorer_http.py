@@ -1,16 +1,22 @@
-"""The explorer's HTTP layer below the app: the request guard (target size, Host, bodies) and
-the connection bounds uvicorn lacks (header deadline, waiting connections, open files). Used
-by :mod:`compiler_gym.bin.explorer`."""
+"""The explorer's HTTP layer below the app: the request guard (target size, Host, Origin,
+bodies) and the connection bounds uvicorn lacks (header deadline, waiting connections, open
+files). Used by :mod:`compiler_gym.bin.explorer`."""
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Optional
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
+
+# What a browser says of where a request comes from (``Sec-Fetch-Site``) that the API
+# answers: its own page, or a person typing its URL. ``same-site`` is refused too: another
+# port of localhost is the same site.
+_OWN_SITES = frozenset({b"same-origin", b"none"})
 
 
 def _json_error(status: int, message: str, headers: Optional[dict[str, str]] = None):
@@ -26,45 +32,116 @@ def _host_name(host: str) -> str:
     return host.split(":", 1)[0]
 
 
-class RequestGuard:
-    """ASGI middleware that refuses, with a JSON error, a request whose target (path and query)
-    is longer than ``max_bytes`` (414), whose Host is not one of ``allowed_hosts`` or is given
-    twice (400: a page elsewhere that made its name point here, DNS rebinding, must not read
-    what the server answers), or that has a body (413: this API's endpoints take none). A body
-    is refused unread, however large (uvicorn discards what arrives after the answer, until
-    :class:`_ConnectionBounds` closes a connection that sends too much)."""
+def _is_ip_address(name: str) -> bool:
+    """Whether a Host's name is an IP address (``10.0.0.2``, ``[fe80::1]``): a name no DNS
+    answer can rebind."""
+    try:
+        ipaddress.ip_address(name[1:-1] if name.startswith("[") else name)
+    except ValueError:
+        return False
+    return True
 
-    def __init__(self, app: Callable, max_bytes: int, allowed_hosts: Optional[frozenset[str]]):
+
+def _quoted(value: bytes, limit: int = 80) -> str:
+    """A header's value for an error message, cut short."""
+    text = value.decode("latin-1")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+class RequestGuard:
+    """ASGI middleware that refuses, with a JSON error, before the app sees it, a request:
+
+    - whose target (path and query) is longer than ``max_bytes`` (414);
+    - whose Host is not one of ``allowed_hosts`` (any port: ``ssh -L 8080:localhost:5000``
+      reaches it as ``localhost:8080``), or an IP address with ``any_ip_address`` (a server
+      bound to every address), or is given twice (400): a page elsewhere that made its own name
+      point here (DNS rebinding) must not read what the server answers;
+    - of the API (``/api/``) that a browser sends for another site's page (403): an
+      ``Origin`` other than ``http(s)://`` and the request's own Host (or a name of
+      ``origin_hosts``, those of a proxy in front), or a ``Sec-Fetch-Site`` other than
+      ``same-origin`` or ``none``, so that no page the user opens elsewhere can start or step
+      sessions, even by an ``<img>`` that sends no Origin. Scripts send neither header;
+    - that has a body (413: this API's endpoints take none). A body is refused unread, however
+      large (uvicorn discards what arrives after the answer, until :class:`_ConnectionBounds`
+      closes a connection that sends too much).
+
+    ``allowed_hosts`` None checks no Host (only for tests of the other checks)."""
+
+    def __init__(
+        self,
+        app: Callable,
+        max_bytes: int,
+        allowed_hosts: Optional[frozenset[str]],
+        origin_hosts: frozenset[str] = frozenset(),
+        any_ip_address: bool = False,
+    ):
         self.app = app
         self.max_bytes = max_bytes
         self.allowed_hosts = allowed_hosts
+        self.origin_hosts = origin_hosts
+        self.any_ip_address = any_ip_address
 
     async def __call__(self, scope, receive, send):
         """Checks the request, then passes it on."""
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        refusal = self.refusal(scope)
+        if refusal is not None:
+            return await _json_error(*refusal)(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+    def refusal(self, scope) -> Optional[tuple[int, str]]:
+        """The status and message a request is refused with, or None when it may go on."""
         target = len(scope.get("raw_path") or scope["path"].encode()) + len(
             scope.get("query_string", b"")
         )
         if target > self.max_bytes:
-            message = f"request target of {target} bytes; at most {self.max_bytes}"
-            return await _json_error(414, message)(scope, receive, send)
+            return 414, f"request target of {target} bytes; at most {self.max_bytes}"
         raw = scope.get("headers") or []
         headers = dict(raw)
         hosts = [v for k, v in raw if k == b"host"]
         if len(hosts) > 1:  # which one a proxy or the check would read is anyone's guess
-            return await _json_error(400, "more than one Host header")(scope, receive, send)
-        if self.allowed_hosts is not None and hosts:
-            name = _host_name(hosts[0].decode("latin-1")).lower()
-            if name not in self.allowed_hosts:
-                message = f"Host {name!r} is not this server's; use {min(self.allowed_hosts)}"
-                return await _json_error(400, message)(scope, receive, send)
+            return 400, "more than one Host header"
+        host = hosts[0].decode("latin-1").lower() if hosts else None
+        if self.allowed_hosts is not None and host is not None:
+            name = _host_name(host)
+            ip_ok = self.any_ip_address and _is_ip_address(name)
+            if name not in self.allowed_hosts and not ip_ok:
+                return (
+                    400,
+                    f"Host {name!r} is not this server's; use {min(self.allowed_hosts)} "
+                    "(a server reached by another name: --allowed-host NAME)",
+                )
+        if scope["path"].startswith("/api/"):
+            refused = self._foreign(raw, host)
+            if refused is not None:
+                return 403, refused
         length = headers.get(b"content-length")
         # HTTP/1.1 announces a body with one of these two headers.
         if (length is not None and length.strip() != b"0") or b"transfer-encoding" in headers:
-            message = f"{scope.get('method', 'GET')} {scope['path']} takes no request body"
-            return await _json_error(413, message)(scope, receive, send)
-        return await self.app(scope, receive, send)
+            return 413, f"{scope.get('method', 'GET')} {scope['path']} takes no request body"
+        return None
+
+    def _foreign(self, raw: list, host: Optional[str]) -> Optional[str]:
+        """Why an API request comes from another site's page, or None when it does not."""
+        for key, value in raw:
+            if key == b"origin" and not self._own_origin(value.decode("latin-1").lower(), host):
+                return (
+                    f"a request from the page of {_quoted(value)} is refused: the API answers "
+                    "its own page only (behind a proxy of another name: --allowed-host NAME)"
+                )
+            if key == b"sec-fetch-site" and value.strip().lower() not in _OWN_SITES:
+                return (
+                    f"a {_quoted(value)} request is refused (Sec-Fetch-Site): the API answers "
+                    "its own page only"
+                )
+        return None
+
+    def _own_origin(self, origin: str, host: Optional[str]) -> bool:
+        scheme, sep, authority = origin.partition("://")
+        if not sep or scheme not in ("http", "https") or not authority or "/" in authority:
+            return False  # "null" (a sandboxed frame, a file), or no origin at all
+        return authority == host or _host_name(authority) in self.origin_hosts
 
 
 class _ConnectionBounds:

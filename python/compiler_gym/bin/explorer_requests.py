@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import logging
 import math
 import re
 import shlex
@@ -18,6 +19,8 @@ from urllib.parse import quote, unquote
 
 from compiler_gym.datasets import BenchmarkUri
 from compiler_gym.util.names import did_you_mean
+
+logger = logging.getLogger(__name__)
 
 # The URI schemes of datasets' benchmarks. Anything else (file://, a path) would let a client
 # read this machine's files through the IR or a parse error.
@@ -30,6 +33,12 @@ MAX_DIFF_LINES = 100_000
 # The actions of one pasted command line at most (``repeat<N>`` multiplies them): a session's
 # tree holds 5,000 states.
 MAX_COMMANDLINE_ACTIONS = 5000
+
+# The adaptors a pasted ``-passes`` pipeline may nest (``function(loop(...))``): LLVM's own
+# nest three or four; 900 used to exhaust Python's recursion (a 500 and two 3,000-line
+# tracebacks in the log per request). The parser keeps its own stack, so this bounds work, not
+# the interpreter's stack.
+MAX_PIPELINE_DEPTH = 400
 
 
 class ExplorerError(Exception):
@@ -183,7 +192,8 @@ class CommandlineParser:
     The program (``opt``, ``opt-19``, a path to one), ``-o FILE``, ``-S`` and file names
     (a token with a dot and no leading dash) are ignored and said so; a response file
     (``@FILE``) is refused, not read; anything else that is not an action is an error (400)
-    that names the closest actions.
+    that names the closest actions. A pipeline nested more than ``max_pipeline_depth``
+    adaptors deep is refused (413).
 
     >>> CommandlineParser.of_env(env).parse("opt -passes=mem2reg,gvn in.bc -o out.bc")
     {'benchmark': None, 'actions': [..., ...], 'ignored': ['opt', 'in.bc', '-o', 'out.bc']}
@@ -198,8 +208,10 @@ class CommandlineParser:
         program: Optional[str] = None,
         suffix: Sequence[str] = (),
         pipelines: Optional[Sequence[tuple[str, str, str]]] = None,
+        max_pipeline_depth: int = MAX_PIPELINE_DEPTH,
     ):
         self.flags = list(flags)
+        self.max_pipeline_depth = max_pipeline_depth
         self.program = program
         self.suffix = list(suffix)
         self._index: dict[str, int] = {}
@@ -222,7 +234,7 @@ class CommandlineParser:
             self._by_name.setdefault(name, action)
 
     @classmethod
-    def of_env(cls, env: Any) -> CommandlineParser:
+    def of_env(cls, env: Any, max_pipeline_depth: int = MAX_PIPELINE_DEPTH) -> CommandlineParser:
         """The parser of an env's action space (LLVM's pass table for ``-passes``)."""
         space = env.action_space
         flags = list(space.flags)
@@ -237,7 +249,7 @@ class CommandlineParser:
             from compiler_gym.envs.llvm_env import pass_table
 
             pipelines = pass_table()
-        return cls(flags, program, suffix, pipelines)
+        return cls(flags, program, suffix, pipelines, max_pipeline_depth)
 
     def parse(self, text: str) -> dict:
         """``{"benchmark": URI or None, "actions": [index], "ignored": [token]}``; raises
@@ -314,7 +326,7 @@ class CommandlineParser:
 
     def _pipeline(self, text: str) -> list[int]:
         actions = []
-        for path in _pipeline_leaves(text):
+        for path in _pipeline_leaves(text, self.max_pipeline_depth):
             pipeline = ""
             for part in reversed(path):
                 pipeline = f"{part}({pipeline})" if pipeline else part
@@ -343,24 +355,26 @@ def _innermost(pipeline: str) -> str:
 _PASS_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
 
 
-def _pipeline_leaves(text: str) -> list[tuple[str, ...]]:
+def _pipeline_leaves(text: str, max_depth: int = MAX_PIPELINE_DEPTH) -> list[tuple[str, ...]]:
     """The passes of an ``opt -passes`` pipeline in order, each as the path of its adaptors
     and itself (``function(loop(a,b)),c`` is ``(function, loop, a)``, ``(function, loop, b)``,
     ``(c,)``), parameters kept (``early-cse<memssa>``); ``repeat<N>(...)`` repeated N times
-    (out of the path). A malformed pipeline raises :class:`ExplorerError` (400)."""
+    (out of the path). A malformed pipeline raises :class:`ExplorerError` (400), one nested more
+    than ``max_depth`` adaptors deep 413 (with one line in the log). Parsed with a stack of its
+    own, not recursion, so no nesting reaches Python's recursion limit."""
     at = 0
     text = re.sub(r"\s+", "", text)
 
     def fail(what: str):
         raise ExplorerError(400, f"malformed -passes pipeline at character {at}: {what}")
 
-    def element() -> list[tuple[str, ...]]:
+    def name() -> str:
         nonlocal at
         match = _PASS_NAME.match(text, at)
         if match is None:
             fail("expected a pass name")
         at = match.end()
-        name = match.group()
+        found = match.group()
         if at < len(text) and text[at] == "<":
             depth, start = 0, at
             while at < len(text):
@@ -370,33 +384,54 @@ def _pipeline_leaves(text: str) -> list[tuple[str, ...]]:
                     break
             if depth:
                 fail("unclosed '<'")
-            name += text[start:at]
+            found += text[start:at]
+        return found
+
+    # The adaptors open around the element being read: each with where its leaves start, and
+    # its count when it is a repeat<N> (out of the leaves' paths); ``path`` the others' names.
+    open_adaptors: list[tuple[int, Optional[int]]] = []
+    path: list[str] = []
+    leaves: list[tuple[str, ...]] = []
+    while True:
+        element = name()
         if at < len(text) and text[at] == "(":
+            if len(open_adaptors) >= max_depth:
+                logger.warning(
+                    "refused a -passes pipeline nested more than %d deep (%d characters)",
+                    max_depth,
+                    len(text),
+                )
+                raise ExplorerError(
+                    413,
+                    f"the -passes pipeline nests more than {max_depth} adaptors deep at "
+                    f"character {at}; this server reads at most {max_depth} "
+                    "(--max-pipeline-depth)",
+                )
             at += 1
-            inner = sequence()
-            if at >= len(text) or text[at] != ")":
-                fail("expected ')'")
+            repeat = re.fullmatch(r"repeat<([0-9]+)>", element)
+            open_adaptors.append((len(leaves), int(repeat.group(1)) if repeat else None))
+            if not repeat:
+                path.append(element)
+            continue
+        leaves.append((*path, element))
+        # Close the adaptors that end here; then a ',' starts the next element.
+        while at < len(text) and text[at] == ")" and open_adaptors:
             at += 1
-            repeat = re.fullmatch(r"repeat<([0-9]+)>", name)
-            if repeat:
-                count = int(repeat.group(1))
-                if count * len(inner) > MAX_COMMANDLINE_ACTIONS:
-                    raise ExplorerError(
-                        413, f"more than {MAX_COMMANDLINE_ACTIONS} actions in one command line"
-                    )
-                return inner * count
-            return [(name, *path) for path in inner]
-        return [(name,)]
-
-    def sequence() -> list[tuple[str, ...]]:
-        nonlocal at
-        leaves = element()
-        while at < len(text) and text[at] == ",":
+            first, count = open_adaptors.pop()
+            if count is None:
+                path.pop()
+                continue
+            inner = leaves[first:]
+            if count * len(inner) > MAX_COMMANDLINE_ACTIONS:
+                raise ExplorerError(
+                    413, f"more than {MAX_COMMANDLINE_ACTIONS} actions in one command line"
+                )
+            leaves[first:] = inner * count
+        if at < len(text) and text[at] == ",":
             at += 1
-            leaves += element()
+            continue
+        if open_adaptors:
+            fail("expected ')'")
+        if at != len(text):
+            fail(f"unexpected {text[at]!r}")
         return leaves
-
-    leaves = sequence()
-    if at != len(text):
-        fail(f"unexpected {text[at]!r}")
-    return leaves

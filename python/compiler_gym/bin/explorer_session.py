@@ -10,7 +10,7 @@ import asyncio
 import logging
 import math
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -38,6 +38,11 @@ MAX_CHECKPOINTS = 8
 # parent that was shown just before: at most this many, and this many bytes in all.
 MAX_CACHED_TEXTS = 16
 MAX_CACHED_TEXT_BYTES = 32 << 20
+
+# The client of requests that name none (no cookie): they share one client's share of the
+# sessions, so that requests that drop their cookie (a script, or another site's <img>) cannot
+# take more places by it.
+ANONYMOUS = ""
 
 
 @dataclass
@@ -78,8 +83,10 @@ class Session:
         max_nodes: int,
         checkpoint_interval: int = CHECKPOINT_INTERVAL,
         max_checkpoints: int = MAX_CHECKPOINTS,
+        client: str = ANONYMOUS,
     ):
         self.id = session_id
+        self.client = client  # whose share of the places it takes (see Sessions)
         self.env = env
         self.reward_space = reward_space
         self.max_nodes = max_nodes
@@ -494,43 +501,113 @@ class Session:
 
 
 class Sessions:
-    """The open sessions: at most ``max_sessions``, each closed after ``timeout`` seconds
-    unused. Used from the event loop only; env work runs on worker threads."""
+    """The open sessions: at most ``max_sessions``, at most ``max_per_client`` of them for one
+    client (a cookie; :data:`ANONYMOUS` for every request without one), each closed after
+    ``timeout`` seconds unused. When a start finds no place (its client's share, or every
+    place, taken), the session unused longest of that client's (or of all) gives its place up,
+    if it has been unused for ``reclaim_after`` seconds: an idle page does not keep another
+    out for the whole timeout. Used from the event loop only; env work runs on worker
+    threads."""
 
-    def __init__(self, max_sessions: int, timeout: float):
+    def __init__(
+        self,
+        max_sessions: int,
+        timeout: float,
+        max_per_client: Optional[int] = None,
+        reclaim_after: float = math.inf,
+    ):
         self.max_sessions = max_sessions
         self.timeout = timeout
+        self.max_per_client = max_sessions if max_per_client is None else max_per_client
+        self.reclaim_after = reclaim_after
         self._sessions: dict[str, Session] = {}
-        self._reserved = 0
+        self._reserved: Counter[str] = Counter()
+        # Sessions closed to make room, so that their next request says so (the newest 1024).
+        self._reclaimed: OrderedDict[str, float] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def reserve(self) -> None:
-        """Holds a place for a session being made; raises 429 when every place is taken by
-        a session in use."""
-        if len(self._sessions) + self._reserved >= self.max_sessions:
-            raise ExplorerError(
-                429,
-                f"{self.max_sessions} sessions are open (the most this server keeps); "
-                "stop one or wait for one to time out",
+    def held(self, client: str) -> int:
+        """The places ``client``'s sessions take, open or being made."""
+        return self._reserved[client] + sum(s.client == client for s in self._sessions.values())
+
+    def reserve(self, client: str = ANONYMOUS) -> list[Session]:
+        """Holds a place for a session of ``client`` being made. Answers the sessions that gave
+        their place up for it (removed; the caller closes them); raises 429 when no place can
+        be had."""
+        reclaimed = []
+        if math.isinf(self.reclaim_after):
+            wait = "stop one"
+        else:
+            wait = (
+                f"stop one, or wait until one is unused for {self.reclaim_after:g} s "
+                "(--reclaim-after)"
             )
-        self._reserved += 1
+        if self.held(client) >= self.max_per_client:
+            victim = self._idle_longest(client)
+            if victim is None:
+                raise ExplorerError(
+                    429,
+                    f"this client has {self.held(client)} sessions open, the most one client "
+                    f"may (--max-sessions-per-client {self.max_per_client}); {wait}",
+                )
+            reclaimed.append(victim)
+        elif len(self._sessions) + sum(self._reserved.values()) >= self.max_sessions:
+            victim = self._idle_longest(None)
+            if victim is None:
+                raise ExplorerError(
+                    429,
+                    f"{self.max_sessions} sessions are open, the most this server keeps "
+                    f"(--max-sessions); {wait}",
+                )
+            reclaimed.append(victim)
+        for session in reclaimed:
+            logger.info("session %s gave its place up to a new one", session.id)
+            del self._sessions[session.id]
+            self._reclaimed[session.id] = time.monotonic() - session.last_used
+            while len(self._reclaimed) > 1024:
+                self._reclaimed.popitem(last=False)
+        self._reserved[client] += 1
+        return reclaimed
+
+    def _idle_longest(self, client: Optional[str]) -> Optional[Session]:
+        """The session (of ``client``, or of any when None) unused longest, when it has been
+        unused for ``reclaim_after`` seconds and no request is on it."""
+        now = time.monotonic()
+        idle = [
+            s
+            for s in self._sessions.values()
+            if (client is None or s.client == client)
+            and now - s.last_used >= self.reclaim_after
+            and not s.lock.locked()
+        ]
+        return min(idle, key=lambda s: s.last_used, default=None)
 
     def add(self, session: Session) -> None:
-        """Registers a session made in a reserved place."""
-        self._reserved -= 1
+        """Registers a session made in a place reserved for its client."""
+        self.release(session.client)
         self._sessions[session.id] = session
 
-    def release(self) -> None:
-        """Gives back a reserved place whose session could not be made."""
-        self._reserved -= 1
+    def release(self, client: str = ANONYMOUS) -> None:
+        """Gives back a place reserved for ``client`` whose session could not be made."""
+        self._reserved[client] -= 1
+        if self._reserved[client] <= 0:
+            del self._reserved[client]  # one entry per client ever seen would only grow
 
     def get(self, session_id: str) -> Session:
-        """An open session, marked as used now; 404 for an unknown, stopped or expired one."""
+        """An open session, marked as used now; 404 for an unknown, stopped, expired or
+        reclaimed one."""
         session = self._sessions.get(session_id)
         if session is not None and time.monotonic() - session.last_used > self.timeout:
             session = None  # expired: the reaper closes it, whether or not it has run yet
+        if session is None and session_id in self._reclaimed:
+            raise ExplorerError(
+                404,
+                f"session {session_id!r} was closed after "
+                f"{self._reclaimed[session_id]:.0f} s unused, to make room for another; "
+                "start again",
+            )
         if session is None or session.closed:
             raise ExplorerError(
                 404, f"no session {session_id!r} (never started, stopped or expired)"
@@ -562,3 +639,100 @@ class Sessions:
         sessions = list(self._sessions.values())
         self._sessions.clear()
         return sessions
+
+
+@dataclass
+class Job:
+    """Work of a request that outlasted it (a start, a ranking): its task, whose result is the
+    request's answer, and what it is for."""
+
+    id: str
+    kind: str
+    task: asyncio.Task
+    started: float
+    key: Any = None  # what the work is on: asked again while it runs, the same job
+    finished: Optional[float] = None
+
+    def answer_running(self) -> dict:
+        """What a request for the job answers while it runs (with status 202)."""
+        return {
+            "job": self.id,
+            "kind": self.kind,
+            "status": "running",
+            "elapsed_seconds": round(time.monotonic() - self.started, 3),
+            "poll": f"/api/v4/job/{self.id}",
+        }
+
+
+class Jobs:
+    """The jobs whose request answered before they finished (202), until their answer is
+    fetched (``GET /api/v4/job/ID``), or ``keep_seconds`` after they finished unfetched, or
+    once ``max_finished`` newer ones have finished unfetched (an answer may hold a module's IR).
+    Used from the event loop only. The jobs that run are bounded by what makes them: a start
+    holds a session's place, and a session runs one ranking at a time."""
+
+    def __init__(self, keep_seconds: float, max_finished: int = 64):
+        self.keep_seconds = keep_seconds
+        self.max_finished = max_finished
+        self._jobs: dict[str, Job] = {}
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def add(self, job_id: str, kind: str, task: asyncio.Task, key: Any = None) -> Job:
+        """Registers the job of ``task``."""
+        job = Job(job_id, kind, task, time.monotonic(), key)
+        task.add_done_callback(lambda _: setattr(job, "finished", time.monotonic()))
+        self._jobs[job_id] = job
+        finished = sorted(
+            (j for j in self._jobs.values() if j.finished is not None), key=lambda j: j.finished
+        )
+        for old in finished[: max(0, len(finished) - self.max_finished)]:
+            self._forget(old)
+        return job
+
+    def running(self, match: Callable[[Any], bool]) -> Optional[Job]:
+        """A running job whose key ``match`` accepts, or None."""
+        for job in self._jobs.values():
+            if not job.task.done() and match(job.key):
+                return job
+        return None
+
+    def get(self, job_id: str) -> Job:
+        """A job; 404 for an unknown one, or one answered or expired."""
+        job = self._jobs.get(job_id)
+        if job is None:
+            raise ExplorerError(
+                404,
+                f"no job {job_id!r} (never started, its answer already fetched, or unfetched "
+                f"for {self.keep_seconds:g} s after it finished)",
+            )
+        return job
+
+    def pop(self, job_id: str) -> None:
+        """Forgets a job whose answer was given."""
+        self._jobs.pop(job_id, None)
+
+    def expire(self) -> None:
+        """Forgets the jobs finished ``keep_seconds`` ago whose answer nobody fetched."""
+        now = time.monotonic()
+        for job in list(self._jobs.values()):
+            if job.finished is not None and now - job.finished > self.keep_seconds:
+                self._forget(job)
+
+    def _forget(self, job: Job) -> None:
+        if not job.task.cancelled():
+            job.task.exception()  # retrieved: asyncio would log it as never seen
+        del self._jobs[job.id]
+
+    def tasks(self) -> list[asyncio.Task]:
+        """The tasks of the jobs that still run."""
+        return [job.task for job in self._jobs.values() if not job.task.done()]
+
+    def clear(self) -> None:
+        """Forgets every job (the server stops): those that ended, their answer unfetched,
+        retrieved, so that asyncio logs none of them as never seen."""
+        for job in list(self._jobs.values()):
+            if job.task.done():
+                self._forget(job)
+        self._jobs.clear()

@@ -39,14 +39,25 @@ function freshLive(session = null, reward = null) {
   };
 }
 
+async function readJson(response) {
+  try {
+    return await response.json();
+  } catch {
+    return null; // not JSON: the status says enough
+  }
+}
+
 async function api(path, options = {}) {
   for (let tries = 1; ; tries += 1) {
-    const response = await fetch(path, options);
-    let body = null;
-    try {
-      body = await response.json();
-    } catch {
-      // Not JSON: the status says enough.
+    let response = await fetch(path, options);
+    let body = await readJson(response);
+    // 202: a start or a ranking outlasted the request's time and goes on as a job; its URL
+    // answers once it has ended (each ask waits for it for up to a request's time).
+    while (response.status === 202 && body?.job) {
+      $("status").textContent = `${body.kind === "rank" ? "ranking" : "starting"}… ${Math.round(body.elapsed_seconds)} s`;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      response = await fetch(`/api/v4/job/${encodeURIComponent(body.job)}`);
+      body = await readJson(response);
     }
     // 503 with Retry-After: going back to a deep state took the request's time; asking
     // again goes on from where it stopped (or the session was busy).
