@@ -30,6 +30,7 @@ from compiler_gym.datasets import (
 )
 from compiler_gym.envs import CompilerEnv, GccEnv, LlvmEnv
 from compiler_gym.errors import BenchmarkInitError, ServiceError, SessionNotFound
+from compiler_gym.gym_env import register_all as _register_gym
 from compiler_gym.gymnasium_env import register_all as _register_gymnasium
 from compiler_gym.registration import env_ids, make
 from compiler_gym.util.debug_util import (
@@ -51,6 +52,7 @@ configure_logging()
 COMPILER_GYM_ENVS = env_ids()
 
 _register_gymnasium()
+_register_gym()  # only when gym is installed (importlib.util.find_spec): it is optional
 
 __all__ = [
     "Benchmark",

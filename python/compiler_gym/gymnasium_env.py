@@ -1,4 +1,5 @@
-"""The Gymnasium 1.x face: the same environments under the ``compiler_gym/`` namespace, with
+"""The Gymnasium 1.x face: the same environments under the ``compiler_gym/`` namespace (and
+under their bare ids where no other package took them), with
 ``reset(seed=, options=) -> (obs, info)`` and the 5-tuple ``step``.
 
 Gymnasium needs an observation and a reward on every step, so ids without defaults
@@ -79,18 +80,20 @@ class CompilerGymnasiumEnv(gymnasium.Env):
 
 
 def register_all() -> None:
-    """Registers every engine id as ``compiler_gym/<id>`` with gymnasium (idempotent)."""
+    """Registers every engine id with gymnasium as ``compiler_gym/<id>``, and as the bare id
+    CompilerGym's scripts name (``llvm-v0``) unless another package registered that id first
+    (idempotent)."""
     for entry in _C.env_ids():
-        name = f"compiler_gym/{entry['id']}"
-        if name in gymnasium.registry:
-            continue
-        gymnasium.register(
-            id=name,
-            entry_point=CompilerGymnasiumEnv,
-            vector_entry_point=_make_vector_env,
-            kwargs={"env_id": entry["id"]},
-            disable_env_checker=True,
-        )
+        for name in (f"compiler_gym/{entry['id']}", entry["id"]):
+            if name in gymnasium.registry:
+                continue
+            gymnasium.register(
+                id=name,
+                entry_point=CompilerGymnasiumEnv,
+                vector_entry_point=_make_vector_env,
+                kwargs={"env_id": entry["id"]},
+                disable_env_checker=True,
+            )
 
 
 def _make_vector_env(env_id: str, num_envs: int = 1, **kwargs):
