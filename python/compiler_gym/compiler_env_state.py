@@ -18,11 +18,12 @@ import json
 import math
 import sys
 import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any, Optional, TextIO
 
+from compiler_gym.errors import DownloadFailed
+from compiler_gym.util.download import fetch_text
 from compiler_gym.util.truncate import truncate
 
 _FIELDS = ("benchmark", "reward", "walltime", "commandline")
@@ -303,15 +304,16 @@ class CompilerEnvStateReader:
                     yield from CompilerEnvStateReader(f)
 
 
-def _fetch_text(url: str, timeout: float = 60) -> str:
-    """The text at ``url``; OSError naming it when the server refuses or cannot be reached."""
+def _fetch_text(url: str) -> str:
+    """The text at ``url``, bounded as a manifest is (``$COMPILER_GYM_MAX_MANIFEST_BYTES``,
+    and the stall and deadline of every download: :mod:`compiler_gym.util.download`); OSError
+    naming it when the server refuses, cannot be reached or passes a limit."""
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            charset = response.headers.get_content_charset() or "utf-8"
-            return response.read().decode(charset)
-    except urllib.error.HTTPError as e:
-        raise OSError(f"URL {url} content could not be obtained: HTTP {e.code}") from None
-    except (urllib.error.URLError, TimeoutError) as e:
+        return fetch_text(url)
+    except DownloadFailed as e:
+        cause = e.__cause__
+        if isinstance(cause, urllib.error.HTTPError):
+            raise OSError(f"URL {url} content could not be obtained: HTTP {cause.code}") from None
         raise OSError(f"URL {url} content could not be obtained: {e}") from None
 
 

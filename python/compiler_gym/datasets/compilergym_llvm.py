@@ -33,13 +33,10 @@ import hashlib
 import logging
 import os
 import shutil
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Optional, Union
-
-from tqdm import tqdm
 
 from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
@@ -54,7 +51,9 @@ from compiler_gym.datasets.compilergym_llvm_table import (
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.datasets.install import downloads_directory, file_lock, install_directory
 from compiler_gym.errors import BenchmarkInitError, DatasetInitError
-from compiler_gym.util.download import fetch_published_file, progress_disabled
+from compiler_gym.util.archive import UnpackLimits, unpack_tar
+from compiler_gym.util.download import DownloadLimits, fetch_published_file
+from compiler_gym.util.limits import Limit
 from compiler_gym.util.runfiles import site_data_path, write_atomically
 
 logger = logging.getLogger(__name__)
@@ -211,11 +210,17 @@ class CompilerGymDataset(Dataset):
         """Where a copy of ``archive`` placed by hand is used from: the dataset's folder."""
         return self.root / archive.filename
 
-    def fetch(self, archive: Archive, folder: Path) -> Path:
+    def fetch(self, archive: Archive, folder: Path, max_bytes: Optional[Limit] = None) -> Path:
         """A checked copy of ``archive``: the one placed by hand, else one fetched into
-        ``folder`` (see :func:`~compiler_gym.util.download.fetch_published_file`)."""
+        ``folder`` (see :func:`~compiler_gym.util.download.fetch_published_file`), of at most
+        ``max_bytes`` (``$COMPILER_GYM_MAX_DOWNLOAD_BYTES`` by default: the table gives no
+        sizes)."""
         return fetch_published_file(
-            archive.urls, archive.sha256, folder / archive.filename, self.placed_path(archive)
+            archive.urls,
+            archive.sha256,
+            folder / archive.filename,
+            self.placed_path(archive),
+            max_bytes=max_bytes,
         )
 
     # ----------------------------------------------------------------------------------------
@@ -244,7 +249,9 @@ class CompilerGymDataset(Dataset):
                 return
             remove_stale(self.root, ".manifest-")
             with tempfile.TemporaryDirectory(dir=self.root, prefix=".manifest-") as tmp:
-                path = self.fetch(manifest, Path(tmp))
+                # A list of names: bounded as a manifest, not as an archive.
+                cap = DownloadLimits.from_environment().max_manifest_bytes
+                path = self.fetch(manifest, Path(tmp), max_bytes=cap)
                 try:
                     names = bz2.decompress(path.read_bytes())
                 except (OSError, ValueError) as e:
@@ -620,23 +627,14 @@ def remove_stale(folder: Path, prefix: str) -> None:
 
 
 def unpack(archive: Path, destination: Path, desc: str) -> int:
-    """Unpacks a tar archive (any compression) into ``destination``, counting files on a
-    progress bar; returns how many. Members that would land outside ``destination`` (absolute
-    paths, links out) are refused: DatasetInitError."""
-    count = 0
-    try:
-        with (
-            tarfile.open(archive, "r:*") as tar,
-            tqdm(desc=desc, unit=" files", leave=False, disable=progress_disabled()) as bar,
-        ):
-            for member in tar:
-                tar.extract(member, destination, filter="data")
-                if member.isfile():
-                    count += 1
-                    bar.update()
-    except (tarfile.TarError, EOFError, OSError) as e:
-        raise DatasetInitError(f"{archive.name} is not a readable tar archive: {e}") from e
-    return count
+    """Unpacks a tar archive (plain, gzip, bzip2 or xz) into ``destination``, counting files on
+    a progress bar; returns how many. Only regular files and folders inside ``destination``
+    are written, within the limits of an archive the package pins
+    (:meth:`UnpackLimits.for_published <compiler_gym.util.archive.UnpackLimits.for_published>`);
+    anything else is refused: DatasetInitError (see :func:`compiler_gym.util.archive.unpack_tar`).
+    """
+    limits = UnpackLimits.for_published()
+    return unpack_tar(archive, destination, limits=limits, label=archive.name, desc=desc)
 
 
 def definition_archives(definition: Definition) -> list[Archive]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import tarfile
 from pathlib import Path
 from typing import Optional
 
@@ -20,6 +19,7 @@ from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark
 from compiler_gym.datasets.install import InstalledDataset, downloads_directory
 from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.archive import UnpackLimits, read_tar, unpack_tar
 
 PACKAGE = "gcc-12-source"
 # Inside the package: the GCC release tarball; inside that, the tests.
@@ -38,10 +38,6 @@ _COMPILE_ARGS = [
 ]
 # builtins/ tests link against companion libraries of GCC's harness: not standalone programs.
 _SKIPPED_DIRS = ("builtins/",)
-
-
-def _strip_dot(name: str) -> str:
-    return name[2:] if name.startswith("./") else name
 
 
 class GccTortureDataset(InstalledDataset):
@@ -130,7 +126,9 @@ class GccTortureDataset(InstalledDataset):
 
     @staticmethod
     def _extract(deb: Path, destination: Path) -> str:
-        """Streams the tests out of the package's GCC tarball; returns the tarball's name."""
+        """Streams the tests out of the package's GCC tarball; returns the tarball's name.
+        Both tarballs are read by :mod:`compiler_gym.util.archive`: only the tests are
+        written, each a regular file below ``destination``."""
         try:
             dpkg = subprocess.Popen(
                 ["dpkg-deb", "--fsys-tarfile", str(deb)],
@@ -139,35 +137,44 @@ class GccTortureDataset(InstalledDataset):
             )
         except OSError as e:
             raise DatasetInitError(f"cannot unpack {deb}: {e}") from e
+
+        def select(name: str):
+            at = name.find(_TESTS)
+            return name[at + len(_TESTS) :] if at >= 0 else None
+
         version = None
+        error: Optional[DatasetInitError] = None
+        limits = UnpackLimits.for_published()  # Debian's signed package
         try:
-            with tarfile.open(fileobj=dpkg.stdout, mode="r|") as outer:
-                for member in outer:
-                    name = _strip_dot(member.name)
+            with read_tar(dpkg.stdout, limits=limits, label=deb.name) as members:
+                for member, parts in members:
+                    name = "/".join(parts)
                     if not (name.startswith(_TARBALL_PREFIX) and name.endswith(".tar.xz")):
                         continue
                     version = Path(name).name
-                    inner_file = outer.extractfile(member)
-                    with tarfile.open(fileobj=inner_file, mode="r|xz") as inner:
-                        for test in inner:
-                            path = _strip_dot(test.name)
-                            at = path.find(_TESTS)
-                            if at < 0 or not test.isfile():
-                                continue
-                            relative = path[at + len(_TESTS) :]
-                            target = destination / relative
-                            target.parent.mkdir(parents=True, exist_ok=True)
-                            source = inner.extractfile(test)
-                            target.write_bytes(source.read())
+                    unpack_tar(
+                        members.open(member),
+                        destination,
+                        limits=limits,
+                        label=f"{deb.name}: {version}",
+                        select=select,
+                        packed_size=member.size,
+                    )
                     break
-        except (tarfile.TarError, EOFError, OSError) as e:
-            raise DatasetInitError(f"{deb} is not a readable {PACKAGE} package: {e}") from e
+        except DatasetInitError as e:
+            error = e
         finally:
             dpkg.stdout.close()
             stderr = dpkg.stderr.read().decode(errors="replace")
             dpkg.stderr.close()
             returncode = dpkg.wait()
-        if version is None:
-            detail = stderr.strip() or f"no GCC tarball in it (exit code {returncode})"
-            raise DatasetInitError(f"{deb} is not a readable {PACKAGE} package: {detail}")
+        if version is None:  # dpkg-deb failed, or the package is not what it should be
+            detail = stderr.strip() or (
+                str(error) if error else f"no GCC tarball in it (exit code {returncode})"
+            )
+            raise DatasetInitError(
+                f"{deb} is not a readable {PACKAGE} package: {detail}"
+            ) from error
+        if error is not None:
+            raise error
         return version

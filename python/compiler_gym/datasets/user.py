@@ -6,21 +6,23 @@
     datasets.add(ManifestDataset("benchmark://picked-v0", "https://host/manifest.json"))
     env.reset(benchmark="benchmark://mine-v0/sub/prog")   # the file sub/prog.c (or .ll, .bc)
 
-A manifest is ``{"benchmarks": [{"name": "sub/prog.c", "url": "...", "sha256": "..."}]}``.
+A manifest is ``{"benchmarks": [{"name": "sub/prog.c", "url": "...", "sha256": "..."}]}``
+(an entry may add ``"size"``, in bytes: a download of another size is refused).
 Downloads and archives are installed under ``$COMPILER_GYM_SITE_DATA/user/<dataset>`` once,
 under a file lock, with their sha256 checked; a failed or corrupt download leaves nothing.
+Downloads are bounded as :mod:`compiler_gym.util.download` bounds them, and a tarball, or
+a manifest's programs taken together, as :meth:`UnpackLimits.for_user
+<compiler_gym.util.archive.UnpackLimits.for_user>` bounds an archive (unpacked bytes, number
+of files): each limit is an environment variable that its error names. A tarball holds
+regular files and folders only (see :mod:`compiler_gym.util.archive`).
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 import shutil
-import tarfile
-import urllib.error
-import urllib.request
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -30,38 +32,19 @@ from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.datasets.install import install_directory
 from compiler_gym.datasets.make_benchmark import make_benchmark
-from compiler_gym.errors import DatasetInitError, DownloadFailed
+from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.archive import UnpackLimits, unpack_tar
+from compiler_gym.util.download import fetch_file, fetch_text
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import site_data_path
 
 PROGRAM_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".ll", ".bc")
-DOWNLOAD_TIMEOUT_SECONDS = 300
 #: How many benchmarks a FilesDataset keeps made (compiled), most recently used first.
 MEMOIZED_BENCHMARKS = 64
 
-
-def fetch(source: str, destination: Path, sha256: Optional[str] = None) -> None:
-    """Copies a URL (http, https, file) or a local path to ``destination``, checking its
-    sha256 when given. Raises DownloadFailed (a DatasetInitError), leaving no file, when
-    anything goes wrong."""
-    digest = hashlib.sha256()
-    try:
-        if "://" in source:
-            stream = urllib.request.urlopen(source, timeout=DOWNLOAD_TIMEOUT_SECONDS)
-        else:
-            stream = open(Path(source).expanduser(), "rb")
-        with stream, open(destination, "wb") as out:
-            while chunk := stream.read(1 << 20):
-                digest.update(chunk)
-                out.write(chunk)
-    except (OSError, urllib.error.URLError, ValueError) as e:
-        destination.unlink(missing_ok=True)
-        raise DownloadFailed(f"Cannot download {source}: {e}") from e
-    if sha256 is not None and digest.hexdigest() != sha256.lower():
-        destination.unlink(missing_ok=True)
-        raise DownloadFailed(
-            f"sha256 mismatch for {source}: expected {sha256}, got {digest.hexdigest()}"
-        )
+#: The download of a URL or a path to a file, checked and bounded: the package's one
+#: transfer, :func:`compiler_gym.util.download.fetch_file`, under the name this module gave it.
+fetch = fetch_file
 
 
 class FilesDataset(Dataset):
@@ -237,7 +220,9 @@ class _InstalledDataset(FilesDataset):
 
 class TarDataset(_InstalledDataset):
     """The program files of a tarball (``.tar``, ``.tar.gz``, ``.tar.bz2``, ``.tar.xz``) at a
-    URL or path, optionally checked against its sha256, extracted on first use."""
+    URL or path, optionally checked against its sha256, extracted on first use by
+    :func:`~compiler_gym.util.archive.unpack_tar`: regular files and folders only, within
+    :meth:`UnpackLimits.for_user <compiler_gym.util.archive.UnpackLimits.for_user>`."""
 
     def __init__(self, name: str, tarball: str, sha256: Optional[str] = None, **kwargs):
         super().__init__(name, **kwargs)
@@ -247,14 +232,9 @@ class TarDataset(_InstalledDataset):
     def _build(self, scratch: Path) -> None:
         archive = scratch.parent / f"{scratch.name}.archive"
         try:
-            fetch(self.tarball, archive, self.sha256)
-            try:
-                with tarfile.open(archive) as tar:
-                    # The "data" filter refuses absolute paths, links out of the tree and
-                    # device files: an archive cannot write outside its directory.
-                    tar.extractall(scratch, filter="data")
-            except (tarfile.TarError, EOFError, OSError) as e:
-                raise DatasetInitError(f"{self.tarball} is not a readable tarball: {e}") from e
+            fetch_file(self.tarball, archive, self.sha256)
+            # Not tarfile's extractall(filter="data"): see compiler_gym.util.archive.
+            unpack_tar(archive, scratch, limits=UnpackLimits.for_user(), label=self.tarball)
         finally:
             archive.unlink(missing_ok=True)
         if not any(p.suffix in PROGRAM_SUFFIXES for p in scratch.rglob("*")):
@@ -269,28 +249,32 @@ class ManifestDataset(_InstalledDataset):
         super().__init__(name, **kwargs)
         self.manifest = manifest
 
-    def _load_manifest(self, scratch: Path) -> dict:
+    def _load_manifest(self) -> dict:
         if isinstance(self.manifest, dict):
             return self.manifest
-        path = scratch.parent / f"{scratch.name}.manifest"
         try:
-            fetch(self.manifest, path)
-            return json.loads(path.read_text())
-        except json.JSONDecodeError as e:
+            return json.loads(fetch_text(self.manifest))  # at most $COMPILER_GYM_MAX_MANIFEST_BYTES
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise DatasetInitError(f"{self.manifest} is not a JSON manifest: {e}") from e
-        finally:
-            path.unlink(missing_ok=True)
 
     def _build(self, scratch: Path) -> None:
-        manifest = self._load_manifest(scratch)
+        manifest = self._load_manifest()
         entries = manifest.get("benchmarks") if isinstance(manifest, dict) else None
         if not entries:
             raise DatasetInitError(f"{self.manifest}: the manifest lists no benchmarks")
+        # The programs of a manifest are bounded as the files of a tarball are.
+        limits = UnpackLimits.for_user()
+        if limits.max_members.value is not None and len(entries) > limits.max_members.value:
+            raise DatasetInitError(limits.max_members.exceeded(f"{self.manifest} lists more"))
+        total = 0
         for entry in entries:
             try:
                 name, url, sha256 = entry["name"], entry["url"], entry["sha256"]
             except (KeyError, TypeError) as e:
                 raise DatasetInitError(f"manifest entry {entry!r} lacks {e}") from e
+            size = entry.get("size")
+            if size is not None and (type(size) is not int or size < 0):
+                raise DatasetInitError(f"manifest entry {name!r}: size {size!r} is not a size")
             relative = PurePosixPath(name)
             if relative.is_absolute() or ".." in relative.parts:
                 raise DatasetInitError(f"manifest name {name!r} leaves the dataset directory")
@@ -298,7 +282,12 @@ class ManifestDataset(_InstalledDataset):
                 raise DatasetInitError(f"manifest name {name!r} is not a program file")
             target = scratch / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            fetch(url, target, sha256)
+            fetch_file(url, target, sha256, size=size)
+            total += target.stat().st_size
+            if limits.max_bytes.value is not None and total > limits.max_bytes.value:
+                raise DatasetInitError(
+                    limits.max_bytes.exceeded(f"{self.manifest}'s programs add up to more")
+                )
 
 
 def dataset_from_path(name: str, path: Union[str, Path], **kwargs) -> FilesDataset:
