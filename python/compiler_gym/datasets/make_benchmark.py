@@ -1,5 +1,11 @@
 """Benchmarks from user code: files (sources, IR, bitcode), clang invocations or a source
-string."""
+string.
+
+What reaches clang is checked first: a command line, ``copt`` and ``link_args`` may hold only
+sources and the arguments of the allow-list :data:`_ARGUMENTS` (anything else is a
+:class:`RefusedCompilerArgument`, before any program runs), a path given on them must be a
+regular file or a directory, and each compile runs in a scratch folder of its own with the
+memory and time limits of every child process."""
 
 from __future__ import annotations
 
@@ -8,11 +14,12 @@ import json
 import os
 import re
 import shlex
+import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
 from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark
@@ -23,12 +30,40 @@ _SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".C", ".i", ".ii"}
 _CXX_SUFFIXES = {".cc", ".cpp", ".cxx", ".C", ".ii"}
 # Without the system's include directories (clang's own headers, stddef.h and the like, stay).
 _NO_SYSTEM_INCLUDES = "-nostdlibinc"
+# The engine's address-space limit for every child process (kDefaultChildMemoryBytes).
+_CHILD_MEMORY_BYTES = 8 << 30
+# Preprocessing reads every included file. An #include of a FIFO or a device cannot be seen on
+# the command line, and blocks (or never ends) until the time limit: preprocessing runs first,
+# on its own, with a short limit, so that such a read fails in seconds rather than after the
+# compile's full timeout (600 s by default). It takes a few percent of a compile's time, and
+# 30 s is far more than any real translation unit needs, even on a loaded machine.
+PREPROCESS_TIMEOUT_VARIABLE = "COMPILER_GYM_PREPROCESS_TIMEOUT"
+_DEFAULT_PREPROCESS_TIMEOUT = 30.0
+
+
+class RefusedCompilerArgument(ValueError):
+    """An argument that :func:`make_benchmark_from_command_line`, :func:`make_benchmark` (its
+    ``copt`` and ``link_args``) and :class:`ClangInvocation` do not pass to clang: one that is
+    not on the allow-list (it could name an output, load a plugin, or read options from a
+    file), a path that is not a regular file or directory, or a flag in the wrong list.
+    ``argument`` is the word refused, ``where`` the command line or list that holds it,
+    ``reason`` why. Raised before any program runs."""
+
+    def __init__(self, argument: str, where: str, reason: str):
+        super().__init__(f"Refused {argument!r} in {where}: {reason}")
+        self.argument, self.where, self.reason = argument, where, reason
+
+
+class CompileTimeout(BenchmarkInitError, TimeoutError):
+    """clang-19 did not preprocess or compile a source within its time limit (the message says
+    which, and how to change the limit)."""
 
 
 class ClangInvocation:
     """CompilerGym's description of a clang-19 run that compiles C/C++ sources to bitcode, for
-    :func:`make_benchmark`: ``args`` are the sources and their flags (optimization levels,
-    ``-c``, ``-o`` and the like are the environment's business and are dropped);
+    :func:`make_benchmark`: ``args`` are the sources and their flags, held by make_benchmark
+    to :func:`make_benchmark_from_command_line`'s allow-list (optimization levels, ``-c``,
+    ``-o`` and the like are the environment's business and are dropped);
     ``system_includes=False`` compiles without the system's include directories; ``timeout``
     bounds the compile in seconds.
 
@@ -89,11 +124,22 @@ def make_benchmark(
     whose flags differ raise ``ValueError``, and given invocations, the longest of their
     timeouts is the benchmark's.
 
-    As in CompilerGym, the files are read and the sources compiled now, in the current
-    directory (relative include flags work), and the program is held in memory: the files
-    may change or go afterwards. Several files are linked into one module. A source that does
-    not compile raises :class:`~compiler_gym.errors.BenchmarkInitError` with clang's message
-    (as does a link of several files that fails); a missing file ``FileNotFoundError``.
+    As in CompilerGym, the files are read and the sources compiled now, and the program is
+    held in memory: the files may change or go afterwards. Several files are linked into one
+    module. A source that does not compile raises
+    :class:`~compiler_gym.errors.BenchmarkInitError` with clang's message (as does a link of
+    several files that fails), one that takes too long :class:`CompileTimeout`; a missing file
+    ``FileNotFoundError``.
+
+    ``copt`` and ``link_args`` hold only what :func:`make_benchmark_from_command_line` accepts
+    (flags that choose outputs, load plugins or read option files are refused with
+    :class:`RefusedCompilerArgument`; optimization and debug levels, ``-c`` and ``-o`` are
+    dropped), and their relative paths are the current directory's. Each compile runs in a
+    scratch folder of its own, with the memory limit of every child process (8 GiB) and no
+    writes outside that folder; preprocessing first, within
+    ``min(timeout, $COMPILER_GYM_PREPROCESS_TIMEOUT)`` (default 30 s), so that a source that
+    includes a FIFO or a device fails quickly, and an included file that is not a regular file
+    is refused.
 
     ``runnable`` (ours; CompilerGym had no such argument) says whether the program runs and
     checks itself, so that validation runs it against the unoptimized build and the Runtime
@@ -111,10 +157,11 @@ def make_benchmark(
         raise ValueError("No inputs")
     paths = [Path(i) for i in items if not isinstance(i, ClangInvocation)]
     invocations = [i for i in items if isinstance(i, ClangInvocation)]
-    copt = list(copt or [])
-    link_args = None if link_args is None else list(link_args)
+    cwd = Path.cwd()
+    copt = _flags(copt or [], {"compile", "both", "drop"}, cwd, "copt")
+    link_args = None if link_args is None else _flags(link_args, {"link", "both"}, cwd, "link_args")
     if invocations:
-        parsed = [_parse_compiler_arguments(i.args, Path.cwd(), str(i)) for i in invocations]
+        parsed = [_parse_compiler_arguments(i.args, cwd, repr(i)) for i in invocations]
         flags = {tuple(p[1]) for p in parsed}
         if len(flags) > 1:
             raise ValueError(
@@ -133,6 +180,7 @@ def make_benchmark(
         copt.append(_NO_SYSTEM_INCLUDES)
     contents = []
     for p in paths:
+        _check_path(str(p), _SOURCE, str(p), "the inputs")
         if not p.is_file():
             raise FileNotFoundError(f"File not found: {p}")
         contents.append(p.read_bytes())
@@ -173,24 +221,32 @@ def _build_module(
     timeout: float,
     scratch: Path,
 ) -> tuple[bytes, list[str]]:
-    """The program of ``paths`` as one module: the sources compiled to bitcode (in parallel,
-    in the current directory), IR and bitcode as read, and several modules linked with
-    llvm-link; and the headers outside the system's that the sources included (absolute
-    paths). BenchmarkInitError with the tool's message when a compile or the link fails."""
+    """The program of ``paths`` as one module: the sources compiled to bitcode (in parallel, in
+    ``scratch``), IR and bitcode as read, and several modules linked with llvm-link; and the
+    headers outside the system's that the sources included (absolute paths).
+    BenchmarkInitError with the tool's message when a compile or the link fails."""
     sources = [i for i, p in enumerate(paths) if p.suffix in _SOURCE_SUFFIXES]
-    cwd = os.getcwd()
+    preprocess_timeout = min(timeout, _preprocess_timeout())
 
     def compile_source(i: int) -> tuple[bytes, list[str]]:
-        output, depfile = scratch / f"{i}.bc", scratch / f"{i}.d"
-        args = [*copt, "-MMD", "-MF", str(depfile), str(paths[i])]
+        # Absolute: the compile runs in the scratch folder.
+        source, output = str(paths[i].absolute()), scratch / f"{i}.bc"
+        read = _preprocess(source, copt, preprocess_timeout, scratch / f"{i}.all.d", scratch)
+        # The headers outside the system's, for FilesDataset to tell when it is out of date.
+        depfile = scratch / f"{i}.d"
+        args = [*copt, "-MMD", "-MF", str(depfile), source]
         command = ClangInvocation(args, timeout=timeout).command(output)
-        result = _C.run_sandboxed(command, timeout_seconds=timeout, workdir=cwd)
+        result = _run_tool(command, timeout, scratch)
         if not result["ok"]:
+            error = CompileTimeout if result["timed_out"] else BenchmarkInitError
+            hint = "; a larger timeout= allows more" if result["timed_out"] else ""
             stderr = result["stderr"].decode(errors="replace")[:4000]
-            raise BenchmarkInitError(
-                f"cannot compile {paths[i]}: clang-19 {result['description']}\n{stderr}"
+            raise error(
+                f"cannot compile {paths[i]}: clang-19 {result['description']}{hint}\n{stderr}"
             )
-        return output.read_bytes(), _dependencies(depfile, cwd)[1:]  # [0]: the source
+        # A preprocessed source (.i) has no dependency file: the files preprocessing read.
+        used = _dependencies(depfile, str(scratch)) if depfile.exists() else read
+        return output.read_bytes(), used[1:]  # [0]: the source
 
     modules, headers = list(contents), []
     with ThreadPoolExecutor(max_workers=min(len(sources), os.cpu_count() or 1) or 1) as pool:
@@ -206,7 +262,7 @@ def _build_module(
         names.append(f"input-{i}")
         (scratch / names[-1]).write_bytes(module)
     command = [str(llvm_link_path()), *names, "-o", "linked.bc"]
-    result = _C.run_sandboxed(command, timeout_seconds=timeout, workdir=str(scratch))
+    result = _run_tool(command, timeout, scratch)
     if not result["ok"]:
         stderr = result["stderr"].decode(errors="replace")[:4000]
         raise BenchmarkInitError(
@@ -215,9 +271,94 @@ def _build_module(
     return (scratch / "linked.bc").read_bytes(), headers
 
 
+def _run_tool(command: list[str], timeout: float, scratch: Path) -> dict:
+    """Runs clang-19 or llvm-link on the benchmark's files: in ``scratch``, with the memory
+    limit of every child, within ``timeout`` seconds, and (where the kernel allows) with no
+    network and no writes outside ``scratch``, its temporary files included."""
+    return _C.run_sandboxed(
+        command,
+        timeout_seconds=timeout,
+        memory_bytes=_CHILD_MEMORY_BYTES,
+        workdir=str(scratch),
+        extra_env=[f"TMPDIR={scratch}"],
+        isolated=True,
+    )
+
+
+def _preprocess_timeout() -> float:
+    """The preprocessing time limit in seconds: ``$COMPILER_GYM_PREPROCESS_TIMEOUT``, default
+    30."""
+    text = os.environ.get(PREPROCESS_TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return _DEFAULT_PREPROCESS_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0:
+        raise ValueError(
+            f"{PREPROCESS_TIMEOUT_VARIABLE} must be a positive number of seconds, not {text!r}"
+        )
+    return seconds
+
+
+def _preprocess(
+    source: str, copt: list[str], timeout: float, depfile: Path, scratch: Path
+) -> list[str]:
+    """Preprocesses ``source`` as it will be compiled, within ``timeout`` seconds, and returns
+    the files it read (absolute paths, the source first). CompileTimeout when it takes too long
+    (an included FIFO or device blocks, or never ends); BenchmarkInitError when clang fails or a
+    file it read is not a regular file (the compile would read it again)."""
+    # A preprocessed input (.i, .ii) is not preprocessed under -M, but its directives are still
+    # followed when it compiles: read it as C or C++ source here, unless -x already says so.
+    languages = [copt[i + 1] if a == "-x" else a[2:] for i, a in enumerate(copt) if a[:2] == "-x"]
+    language = {".i": ["-x", "c"], ".ii": ["-x", "c++"]}.get(Path(source).suffix, [])
+    if languages and languages[-1] in ("c", "c++"):
+        language = []
+    frontend = json.loads(_C.family_call("llvm", "clang_frontend_flags"))
+    command = [
+        _C.family_call("llvm", "clang_path"),
+        *frontend,
+        *copt,
+        "-M",  # preprocess, and write only the files read
+        "-MT",
+        "x",
+        "-MF",
+        str(depfile),
+        *language,
+        source,
+    ]
+    result = _run_tool(command, timeout, scratch)
+    if not result["ok"]:
+        stderr = result["stderr"].decode(errors="replace")[:4000]
+        if result["timed_out"]:
+            raise CompileTimeout(
+                f"cannot compile {source}: preprocessing with clang-19 {result['description']}: "
+                "a file it includes may be a FIFO or a device that never ends (preprocessing "
+                f"has min(timeout, ${PREPROCESS_TIMEOUT_VARIABLE}) seconds: "
+                f"{PREPROCESS_TIMEOUT_VARIABLE}=<seconds> allows more)\n{stderr}"
+            )
+        raise BenchmarkInitError(
+            f"cannot compile {source}: clang-19 {result['description']}\n{stderr}"
+        )
+    used = _dependencies(depfile, str(scratch))
+    for path in used:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue  # gone since: the compile reports it
+        if not stat.S_ISREG(mode):
+            raise BenchmarkInitError(
+                f"cannot compile {source}: it includes {path}, which is not a regular file "
+                "(a FIFO or a device): refused"
+            )
+    return used
+
+
 def _dependencies(depfile: Path, cwd: str) -> list[str]:
-    """The prerequisites of the make rule clang's ``-MMD -MF depfile`` wrote, as absolute
-    paths (relative ones are the compile's directory's), the source first."""
+    """The prerequisites of the make rule clang's ``-M`` or ``-MMD`` with ``-MF depfile``
+    wrote, as absolute paths (relative ones are the compile's directory's), the source
+    first."""
     text = depfile.read_text().replace("\\\n", " ")
     _, _, prerequisites = text.partition(": ")
     # Make's escapes: a space in a name is "\ ", a "$" is "$$".
@@ -231,7 +372,7 @@ def _links(program: bytes, link_args: list[str], timeout: float, scratch: Path) 
     as the environment builds one to run it."""
     (scratch / "module.bc").write_bytes(program)
     command = [_C.family_call("llvm", "clang_path"), "module.bc", "-o", "a.out", *link_args]
-    return bool(_C.run_sandboxed(command, timeout_seconds=timeout, workdir=str(scratch))["ok"])
+    return bool(_run_tool(command, timeout, scratch)["ok"])
 
 
 def make_benchmark_from_source(
@@ -249,39 +390,168 @@ def make_benchmark_from_source(
     return make_benchmark(path, copt=copt, runnable=runnable, uri=f"benchmark://user-v0/{digest}")
 
 
-# Flags that only concern how the compiler driver is run, not what the program means: dropped.
-_DRIVER_ONLY = {
-    "-c",
-    "-S",
-    "-E",
-    "-emit-llvm",
-    "-g",
-    "-v",
-    "-pipe",
-    "-MD",
-    "-MMD",
-    "-MP",
-    "-save-temps",
+_DIR, _FILE, _SOURCE = "<directory>", "<file>", "<source>"  # values that are paths
+_LINKER = "<linker arguments>"  # -Wl,'s value: comma-separated arguments of the "ld" rows
+_NAME = r"[\w.+][\w.+-]*"  # a name that cannot be read as a flag
+
+
+class _Arg(NamedTuple):
+    """One row of :data:`_ARGUMENTS`: an argument make_benchmark passes on (or drops)."""
+
+    spelling: str  # as written; for form "pattern", a regex that the whole word matches
+    # "flag": the spelling alone; "separate": ``-o FILE``; "joined": ``-std=c11``; "value":
+    # either of the last two (``-I dir``, ``-Idir``); "pattern": see spelling.
+    form: str
+    # Where it goes: "compile" (copt), "link" (link_args), "both", "drop" (the environment's
+    # business, never passed on), or "ld" (only inside -Wl,).
+    use: str
+    value: str = ""  # a regex the value matches, or _DIR, _FILE, _LINKER
+
+
+# -f flags that change only code generation, language rules or diagnostics, each also as
+# -fno-<name>; then those clang knows only in the positive.
+_F_FLAGS = (
+    "PIC pic PIE pie common builtin strict-aliasing strict-overflow wrapv "
+    "omit-frame-pointer fast-math finite-math-only math-errno signed-zeros trapping-math "
+    "associative-math reciprocal-math rounding-math honor-nans honor-infinities unroll-loops "
+    "vectorize slp-vectorize exceptions cxx-exceptions rtti signed-char unsigned-char "
+    "short-enums short-wchar stack-protector stack-clash-protection data-sections "
+    "function-sections gnu89-inline inline inline-functions delete-null-pointer-checks "
+    "asynchronous-unwind-tables unwind-tables plt semantic-interposition ms-extensions declspec "
+    "blocks threadsafe-statics jump-tables zero-initialized-in-bss ident asm gnu-keywords "
+    "dollars-in-identifiers elide-constructors operator-names trigraphs strict-enums "
+    "merge-all-constants sized-deallocation aligned-allocation char8_t coroutines "
+    "access-control gnu-inline-asm keep-static-consts strict-float-cast-overflow "
+    "strict-vtable-pointers protect-parens visibility-inlines-hidden lax-vector-conversions "
+    "color-diagnostics diagnostics-color show-column caret-diagnostics "
+    "diagnostics-show-option spell-checking"
+).split()
+_F_POSITIVE_FLAGS = "trapv freestanding stack-protector-strong stack-protector-all cf-protection"
+_F_POSITIVE_FLAGS = _F_POSITIVE_FLAGS.split()
+# x86 features and ABI switches of -m (and -mno-).
+_M_FLAGS = (
+    r"32 64 sse sse2 sse3 ssse3 sse4 sse4\.1 sse4\.2 sse4a avx avx2 avx512\w+ avxvnni fma fma4 "
+    r"f16c bmi bmi2 lzcnt popcnt aes vaes pclmul vpclmulqdq movbe rdrnd rdseed adx sha gfni "
+    r"mmx xsave xsaveopt crc32 cx16 sahf prfchw x87 80387 red-zone omit-leaf-frame-pointer "
+    r"stackrealign soft-float fp-ret-in-387 ieee-fp align-double tls-direct-seg-refs"
+).split()
+
+# The allow-list: all that a compile or link command line (or copt, link_args) may hold
+# besides its source files; an argument no row accepts is refused before anything runs. No row
+# names an output, a plugin, an option file or a program to run, so -o elsewhere, -MJ,
+# -ftime-trace, -fplugin, -fpass-plugin, -Xclang, -mllvm, --config, @FILE, -B, --sysroot (the
+# linker and the GCC installation are looked up under it), -save-temps, -Xlinker and -Wl,
+# with anything but the linker rows below are all refused.
+_ARGUMENTS: tuple[_Arg, ...] = (
+    # The environment's business, dropped: it compiles to bitcode in a scratch folder, and
+    # optimizing is its job. -o FILE names the build's output, which is never written.
+    _Arg("-o", "separate", "drop", r"(?s).+"),
+    *(_Arg(s, "separate", "drop", r"(?s).+") for s in ("-MF", "-MT", "-MQ")),
+    *(_Arg(s, "flag", "drop") for s in "-c -S -E -emit-llvm -v -pipe -MD -MMD -MP".split()),
+    _Arg(r"-O(?:[0-4sgz]|fast)?", "pattern", "drop"),
+    _Arg(
+        r"-g(?:[0-3]|gdb[0-3]?|dwarf(?:-[2-5])?|line-tables-only|(?:no-)?column-info)?",
+        "pattern",
+        "drop",
+    ),
+    # Preprocessor: include paths (relative ones are taken from the command's directory),
+    # macros.
+    *(_Arg(s, "value", "compile", _DIR) for s in ("-I", "-isystem", "-iquote", "-idirafter")),
+    _Arg("-include", "separate", "compile", _FILE),
+    _Arg("-D", "value", "compile", r"(?s)[^-].*"),
+    _Arg("-U", "value", "compile", _NAME),
+    *(_Arg(s, "flag", "compile") for s in ("-nostdinc", "-nostdlibinc", "-nostdinc++")),
+    # Language.
+    _Arg("-std=", "joined", "compile", r"[\w+]+"),
+    _Arg("-x", "value", "compile", r"c|c\+\+|none"),
+    _Arg("-ansi", "flag", "compile"),
+    # Diagnostics: every clang option that starts with -W and has no comma (-Wl, -Wp, and -Wa,
+    # pass options to other tools).
+    _Arg(r"-W[\w=+#-]*", "pattern", "compile"),
+    *(_Arg(s, "flag", "compile") for s in ("-w", "-pedantic", "-pedantic-errors")),
+    # Code generation.
+    _Arg(rf"-f(?:no-)?(?:{'|'.join(map(re.escape, _F_FLAGS))})", "pattern", "compile"),
+    _Arg(rf"-f(?:{'|'.join(map(re.escape, _F_POSITIVE_FLAGS))})", "pattern", "compile"),
+    _Arg(r"-fno-builtin-\w+", "pattern", "compile"),
+    _Arg("-fvisibility=", "joined", "compile", "default|hidden|protected|internal"),
+    _Arg("-ffp-contract=", "joined", "compile", "on|off|fast|fast-honor-pragmas"),
+    _Arg("-ffp-model=", "joined", "compile", "precise|strict|fast"),
+    _Arg("-ftrivial-auto-var-init=", "joined", "compile", "uninitialized|zero|pattern"),
+    _Arg("-fcf-protection=", "joined", "compile", "none|branch|return|full"),
+    _Arg("-fdiagnostics-color=", "joined", "compile", "auto|always|never"),
+    _Arg("-flax-vector-conversions=", "joined", "compile", "none|integer|all"),
+    *(_Arg(s, "joined", "compile", r"[\w-]+") for s in ("-finput-charset=", "-fexec-charset=")),
+    *(
+        _Arg(f"-f{s}=", "joined", "compile", r"\d+")
+        for s in (
+            "message-length error-limit template-depth constexpr-depth constexpr-steps "
+            "bracket-depth macro-backtrace-limit template-backtrace-limit pack-struct "
+            "max-type-align"
+        ).split()
+    ),
+    _Arg(rf"-m(?:no-)?(?:{'|'.join(_M_FLAGS)})", "pattern", "compile"),
+    *(_Arg(s, "joined", "compile", _NAME) for s in ("-march=", "-mtune=")),
+    _Arg("-mfpmath=", "joined", "compile", "sse|387|sse,387|both"),
+    _Arg("-mcmodel=", "joined", "compile", "tiny|small|kernel|medium|large"),
+    _Arg("-mprefer-vector-width=", "joined", "compile", r"\d+|none"),
+    *(_Arg(s, "joined", "compile", r"\d+") for s in ("-mstack-alignment=", "-mregparm=")),
+    # Linking: libraries (-l:libx.a names a file in the search path), search paths, and how
+    # the libraries are linked.
+    # (not -lazy_library, -lazy_framework: clang reads those as options of their own).
+    _Arg("-l", "value", "link", r"(?!azy_)[\w.+:][\w.+:-]*"),
+    _Arg("-L", "value", "link", _DIR),
+    _Arg("-pthread", "flag", "both"),
+    *(
+        _Arg(s, "flag", "link")
+        for s in "-static -static-libgcc -static-libstdc++ -rdynamic -no-pie".split()
+    ),
+    _Arg("-Wl,", "joined", "link", _LINKER),
+    # The linker's own arguments, only inside -Wl, (-Wl,-lm,--as-needed): the same libraries
+    # and search paths, and switches of how they are linked. No output, script, plugin or
+    # option file.
+    _Arg("-l", "value", "ld", r"(?!azy_)[\w.+:][\w.+:-]*"),
+    _Arg("-L", "value", "ld", _DIR),
+    *(
+        _Arg(s, "flag", "ld")
+        for s in (
+            "--as-needed --no-as-needed --start-group --end-group -Bstatic -Bdynamic "
+            "--gc-sections --no-gc-sections --no-undefined --export-dynamic -E "
+            "--whole-archive --no-whole-archive -s --strip-all --build-id"
+        ).split()
+    ),
+    _Arg(r"-O[0-3]", "pattern", "ld"),
+    _Arg("-z", "separate", "ld", "relro|norelro|now|lazy|noexecstack|defs"),
+    _Arg("--hash-style=", "joined", "ld", "gnu|sysv|both"),
+)
+
+
+class _Lookup(NamedTuple):
+    """:data:`_ARGUMENTS` indexed for one context ("driver" or "ld")."""
+
+    exact: dict[str, _Arg]  # flag, separate and value rows by spelling
+    joined: list[_Arg]  # joined and value rows, longest spelling first
+    patterns: list[tuple[re.Pattern, _Arg]]
+
+
+def _index(rows: Sequence[_Arg]) -> _Lookup:
+    exact = {r.spelling: r for r in rows if r.form in ("flag", "separate", "value")}
+    joined = sorted(
+        (r for r in rows if r.form in ("joined", "value")), key=lambda r: -len(r.spelling)
+    )
+    patterns = [(re.compile(r.spelling), r) for r in rows if r.form == "pattern"]
+    return _Lookup(exact, joined, patterns)
+
+
+_LOOKUP = {
+    "driver": _index([r for r in _ARGUMENTS if r.use != "ld"]),
+    "ld": _index([r for r in _ARGUMENTS if r.use == "ld"]),
 }
-# Flags whose value is the next argument.
-_WITH_VALUE = {
-    "-o",
-    "-I",
-    "-D",
-    "-U",
-    "-include",
-    "-isystem",
-    "-iquote",
-    "-L",
-    "-l",
-    "-x",
-    "-MF",
-    "-MT",
-    "-MQ",
-    "-Xlinker",
-    "-std",
-    "-idirafter",
-}
+_ACCEPTED = (
+    "sources (.c .cc .cpp .cxx .C .i .ii .ll .bc), -I -isystem -iquote -idirafter -include, "
+    "-D -U, -std= -x -ansi, -W... -w -pedantic, listed code-generation -f and -m flags, -O and "
+    "-g levels (dropped), -c -o FILE -MD -MF FILE (dropped), -l -L -pthread -static "
+    "-rdynamic -no-pie, and -Wl, with libraries, search paths and link switches"
+)
 
 
 def make_benchmark_from_command_line(
@@ -295,12 +565,18 @@ def make_benchmark_from_command_line(
 
     The first word is the compiler (any: the sources are compiled with clang-19). Source,
     ``.ll`` and ``.bc`` files become the benchmark's files (relative paths are taken from
-    ``cwd``, default the current directory); preprocessor, language and code flags
-    (``-D -U -I -include -isystem -std= -f... -m...``) are kept for compilation, linker flags
-    (``-l -L -Wl, -pthread -Xlinker``) for linking; optimization levels, ``-o``, ``-c``,
-    ``-g`` and dependency-file flags are dropped, since optimizing is the environment's job.
-    The program is compiled now, and ``runnable`` is :func:`make_benchmark`'s (by default,
-    runnable when it links); ``run_args`` are the arguments it runs with.
+    ``cwd``, default the current directory); preprocessor, language, diagnostic and
+    code-generation flags (``-D -U -I -include -isystem -std= -x -W...``, listed ``-f`` and
+    ``-m`` flags) are kept for compilation, library flags (``-l -L -pthread``, ``-Wl,`` with
+    libraries, search paths and link switches) for linking; optimization and debug levels,
+    ``-c``, ``-o FILE`` and dependency-file flags are dropped, since optimizing is the
+    environment's job. Any other argument (an output elsewhere such as ``-o/x`` or
+    ``--output=``, ``-MJ``, ``-ftime-trace``, plugins, ``-Xclang``, ``-mllvm``, ``--config``,
+    ``@file``, ``-Xlinker``, ``-Wl,-plugin``...) raises :class:`RefusedCompilerArgument`
+    naming it, as does a source or include path that is not a regular file or directory,
+    before anything runs: the allow-list is :data:`_ARGUMENTS`. The program is compiled now,
+    as :func:`make_benchmark` compiles, and ``runnable`` is its (by default, runnable when it
+    links); ``run_args`` are the arguments it runs with.
     """
     words = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
     if len(words) < 2:
@@ -314,48 +590,126 @@ def make_benchmark_from_command_line(
     return benchmark
 
 
+_refused = RefusedCompilerArgument
+
+
+def _not_allowed(argument: str, where: str) -> RefusedCompilerArgument:
+    return _refused(
+        argument,
+        where,
+        "not on the allow-list of compile and link arguments; arguments that choose an output, "
+        "load a plugin or read options from a file never reach clang. Accepted: "
+        f"{_ACCEPTED}. To build with other flags, compile to bitcode yourself and give the "
+        ".bc file",
+    )
+
+
+def _check_path(path: str, kind: str, argument: str, where: str) -> None:
+    """Refuses ``path`` (of ``argument``) unless it is a directory (``kind`` _DIR) or a regular
+    file (_FILE, _SOURCE), without opening it: a FIFO or a device would block the compile, or
+    never end. A missing path is left to clang, which skips a missing directory and reports a
+    missing file."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if kind == _DIR and not stat.S_ISDIR(mode):
+        raise _refused(argument, where, f"{path} is not a directory")
+    if kind != _DIR and not stat.S_ISREG(mode):
+        raise _refused(argument, where, f"{path} is not a regular file (a FIFO or a device?)")
+
+
+def _arguments(
+    words: Sequence[str], context: str, base: Path, where: str
+) -> Iterator[tuple[Optional[_Arg], list[str]]]:
+    """Each argument of ``words`` as (its row of :data:`_ARGUMENTS`, the words to pass on),
+    checked, paths taken from ``base``; a source file as (None, [its path]).
+    RefusedCompilerArgument for anything else."""
+    lookup = _LOOKUP[context]
+    args = iter(words)
+    for word in args:
+        row, value, joined = lookup.exact.get(word), None, False
+        if row is None:
+            row = next((r for r in lookup.joined if word.startswith(r.spelling)), None)
+            if row is not None:
+                value, joined = word[len(row.spelling) :], True
+        if row is None:
+            row = next((r for p, r in lookup.patterns if p.fullmatch(word)), None)
+        if row is None:
+            if context == "driver" and not word.startswith(("-", "@")):
+                if Path(word).suffix not in _SOURCE_SUFFIXES | {".ll", ".bc"}:
+                    raise _refused(word, where, "not a source file or flag")
+                path = _resolve(word, base)
+                _check_path(path, _SOURCE, word, where)
+                yield None, [path]
+                continue
+            raise _not_allowed(word, where)
+        if row.form in ("separate", "value") and not joined:
+            value = next(args, None)
+            if value is None:
+                raise _refused(word, where, f"{word} needs a value")
+        if value is None:
+            yield row, [word]
+            continue
+        if row.value in (_DIR, _FILE):
+            value = _resolve(value, base)
+            _check_path(value, row.value, word if joined else f"{word} {value}", where)
+        elif row.value == _LINKER:
+            value = _linker_arguments(value, base, where)
+        elif not re.fullmatch(row.value, value):
+            raise _refused(
+                word if joined else f"{word} {value}",
+                where,
+                f"{value!r} is not a value of {row.spelling}",
+            )
+        yield row, [row.spelling + value] if joined else [row.spelling, value]
+
+
+def _linker_arguments(value: str, base: Path, where: str) -> str:
+    """-Wl,'s comma-separated ``value``, checked against the "ld" rows, paths from ``base``."""
+    out = []
+    try:
+        for _, words in _arguments(value.split(","), "ld", base, where):
+            out += words
+    except RefusedCompilerArgument as e:
+        raise _refused(f"-Wl,{value}", where, f"its {e.argument!r}: {e.reason}") from None
+    if any("," in w for w in out):  # a path with a comma would split into more arguments
+        raise _refused(f"-Wl,{value}", where, "a path in it holds a comma")
+    return ",".join(out)
+
+
+def _resolve(path: str, base: Path) -> str:
+    return str(path if Path(path).is_absolute() else base / path)
+
+
 def _parse_compiler_arguments(
     words: Sequence[str], base: Path, where: str
 ) -> tuple[list[str], list[str], list[str]]:
     """A compiler's arguments (without the compiler) as (files, compile flags, link flags),
     relative paths taken from ``base``; what :func:`make_benchmark_from_command_line`
-    describes."""
-
-    def resolve(path: str) -> str:
-        return str(path if Path(path).is_absolute() else base / path)
-
+    describes. RefusedCompilerArgument for an argument not on :data:`_ARGUMENTS`."""
     files, copt, link_args = [], [], []
-    args = iter(words)
-    for arg in args:
-        flag = arg
-        value = None
-        if arg in _WITH_VALUE:
-            value = next(args, None)
-            if value is None:
-                raise ValueError(f"{arg} needs a value in {where}")
-        if flag == "-o" or flag in ("-MF", "-MT", "-MQ"):
-            continue
-        if flag in _DRIVER_ONLY or flag.startswith(("-O", "-g", "-Wp,")):
-            continue
-        if flag in ("-I", "-isystem", "-iquote", "-idirafter", "-include"):
-            copt += [flag, resolve(value)]
-        elif flag.startswith(("-I", "-isystem")) and len(flag) > 2:
-            prefix = "-isystem" if flag.startswith("-isystem") else "-I"
-            copt.append(prefix + resolve(flag[len(prefix) :]))
-        elif flag in ("-D", "-U", "-x", "-std"):
-            copt += [flag, value]
-        elif flag in ("-l", "-L", "-Xlinker"):
-            link_args += [flag, resolve(value) if flag == "-L" else value]
-        elif flag.startswith(("-l", "-Wl,")) or flag in ("-pthread", "-static"):
-            link_args.append(flag)
-        elif flag.startswith("-L"):
-            link_args.append("-L" + resolve(flag[2:]))
-        elif flag.startswith("-"):
-            copt.append(flag)  # -D.., -U.., -std=.., -f.., -m.., -W.. and the like
-        elif Path(flag).suffix in _SOURCE_SUFFIXES | {".ll", ".bc"}:
-            files.append(resolve(flag))
-        else:
-            raise ValueError(f"Cannot use {flag!r} from {where}: not a source file or flag")
-    if "-pthread" in link_args:
-        copt.append("-pthread")
+    for row, out in _arguments(words, "driver", base, where):
+        if row is None:
+            files += out
+        if row is not None and row.use in ("compile", "both"):
+            copt += out
+        if row is not None and row.use in ("link", "both"):
+            link_args += out
     return files, copt, link_args
+
+
+def _flags(words: Sequence[str], uses: set[str], base: Path, where: str) -> list[str]:
+    """``words`` (make_benchmark's ``copt`` or ``link_args``) checked: only flags of
+    :data:`_ARGUMENTS` whose use is in ``uses``, the dropped ones dropped, paths from
+    ``base``."""
+    kinds = {None: "a file", "compile": "a compile flag", "link": "a link flag"}
+    kinds.update(drop="a flag the environment sets itself")
+    out = []
+    for row, passed in _arguments([str(w) for w in words], "driver", base, where):
+        use = None if row is None else row.use
+        if use not in uses:
+            raise _refused(passed[0], where, f"{kinds[use]}, which does not belong in {where}")
+        if row.use != "drop":
+            out += passed
+    return out
