@@ -20,6 +20,7 @@ from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
 from compiler_gym.datasets.dataset import Dataset
 from compiler_gym.errors import DatasetInitError
+from compiler_gym.util.download import progress_disabled
 from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import site_data_path
 from compiler_gym.util.thread_pool import get_thread_pool_executor
@@ -146,8 +147,6 @@ class InstalledDataset(Dataset):
         """Loads (and, if runnable, builds and runs) each benchmark as an env of the family
         ``probe_family`` would, in parallel with a progress bar; returns
         ``_C.probe_benchmark``'s verdict per name."""
-        # Not at the top: compiler_gym.util.download imports this module's file_lock.
-        from compiler_gym.util.download import progress_disabled
 
         def probe(name: str) -> dict:
             return _C.probe_benchmark(
