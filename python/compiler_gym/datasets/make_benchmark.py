@@ -23,7 +23,7 @@ from typing import NamedTuple, Optional, Union
 
 from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark
-from compiler_gym.errors import BenchmarkInitError
+from compiler_gym.errors import BenchmarkInitError, CompileTimeout, RefusedCompilerArgument
 from compiler_gym.util.runfiles import cache_path, write_atomically
 
 _SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".C", ".i", ".ii"}
@@ -39,24 +39,6 @@ _CHILD_MEMORY_BYTES = 8 << 30
 # 30 s is far more than any real translation unit needs, even on a loaded machine.
 PREPROCESS_TIMEOUT_VARIABLE = "COMPILER_GYM_PREPROCESS_TIMEOUT"
 _DEFAULT_PREPROCESS_TIMEOUT = 30.0
-
-
-class RefusedCompilerArgument(ValueError):
-    """An argument that :func:`make_benchmark_from_command_line`, :func:`make_benchmark` (its
-    ``copt`` and ``link_args``) and :class:`ClangInvocation` do not pass to clang: one that is
-    not on the allow-list (it could name an output, load a plugin, or read options from a
-    file), a path that is not a regular file or directory, or a flag in the wrong list.
-    ``argument`` is the word refused, ``where`` the command line or list that holds it,
-    ``reason`` why. Raised before any program runs."""
-
-    def __init__(self, argument: str, where: str, reason: str):
-        super().__init__(f"Refused {argument!r} in {where}: {reason}")
-        self.argument, self.where, self.reason = argument, where, reason
-
-
-class CompileTimeout(BenchmarkInitError, TimeoutError):
-    """clang-19 did not preprocess or compile a source within its time limit (the message says
-    which, and how to change the limit)."""
 
 
 class ClangInvocation:

@@ -6,23 +6,36 @@ these (or a builtin such as ``ValueError``) through a single table. These module
 Python so that the exceptions can be caught without importing the extension.
 """
 
-from compiler_gym.errors.dataset_errors import BenchmarkInitError, DatasetInitError
+from compiler_gym.errors.dataset_errors import (
+    BenchmarkInitError,
+    CompileTimeout,
+    DatasetInitError,
+    RefusedCompilerArgument,
+)
 from compiler_gym.errors.download_errors import DownloadFailed, TooManyRequests
 from compiler_gym.errors.service_errors import (
     EnvironmentNotSupported,
     ServiceError,
+    ServiceInitError,
     ServiceIsClosed,
+    ServiceOSError,
+    ServiceTransportError,
     SessionNotFound,
 )
 from compiler_gym.errors.validation_errors import ValidationError
 
 __all__ = [
     "BenchmarkInitError",
+    "CompileTimeout",
     "DatasetInitError",
     "DownloadFailed",
     "EnvironmentNotSupported",
+    "RefusedCompilerArgument",
     "ServiceError",
+    "ServiceInitError",
     "ServiceIsClosed",
+    "ServiceOSError",
+    "ServiceTransportError",
     "SessionNotFound",
     "TooManyRequests",
     "ValidationError",

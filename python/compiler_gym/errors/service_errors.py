@@ -15,3 +15,18 @@ class ServiceIsClosed(ServiceError):
 
 class EnvironmentNotSupported(ServiceError):
     """This machine cannot run the environment (e.g. a CUDA benchmark without a GPU)."""
+
+
+class ServiceOSError(ServiceError, OSError):
+    """CompilerGym's error of a service process that failed with an OS error; no service
+    runs here, so nothing raises it."""
+
+
+class ServiceInitError(ServiceError, OSError):
+    """CompilerGym's error of a service that failed to start; no service runs here, so
+    nothing raises it."""
+
+
+class ServiceTransportError(ServiceError, OSError):
+    """CompilerGym's error of a failed gRPC call; no call is made here, so nothing raises
+    it."""

@@ -6,7 +6,8 @@ Environments here run in the C++ engine, in process, so there is no connection: 
 connection_settings=...)``) and has no effect. The errors are the ones this package raises
 (``ServiceError``, ``SessionNotFound``, ...); ``ServiceOSError``, ``ServiceInitError`` and
 ``ServiceTransportError``, CompilerGym's errors of a service process and of its transport, are
-defined here so that ``except`` clauses that name them work, and nothing raises them. The
+in :mod:`compiler_gym.errors` so that ``except`` clauses that name them work; nothing raises
+them. The
 connection classes themselves raise :class:`RpcServiceNotIncluded` on import.
 """
 
@@ -18,25 +19,13 @@ from dataclasses import dataclass
 from compiler_gym.errors.service_errors import (
     EnvironmentNotSupported,
     ServiceError,
+    ServiceInitError,
     ServiceIsClosed,
+    ServiceOSError,
+    ServiceTransportError,
     SessionNotFound,
 )
 from compiler_gym.service.rpc_only import RpcServiceNotIncluded, module_getattr
-
-
-class ServiceOSError(ServiceError, OSError):
-    """CompilerGym's error of a service process that failed with an OS error; no service
-    runs here, so nothing raises it."""
-
-
-class ServiceInitError(ServiceError, OSError):
-    """CompilerGym's error of a service that failed to start; no service runs here, so
-    nothing raises it."""
-
-
-class ServiceTransportError(ServiceError, OSError):
-    """CompilerGym's error of a failed gRPC call; no call is made here, so nothing raises
-    it."""
 
 
 @dataclass
