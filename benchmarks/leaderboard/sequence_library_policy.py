@@ -3,7 +3,8 @@ pypi-c-v0 and llvm-stress-v0 programs (sequence_library/library.txt, by
 sequence_library/train.py) tried whole on each program in one ``try_actions`` call, with
 ``--budget`` the best sequence climbed until that many seconds from the start, and the best
 candidate whose program runs like the unoptimized one taken
-(compiler_gym.search.sequence_library).
+(compiler_gym.search.sequence_library). ``--runtime`` bounds each program's policy, checks
+included (default: none, the whole library tried).
 
     python benchmarks/leaderboard/sequence_library_policy.py --n=1 \\
         --leaderboard_results=benchmarks/leaderboard/sequence_library-llvm_instcount.csv
@@ -23,11 +24,14 @@ def main() -> None:
     parser.add_argument("--library", type=Path, default=LIBRARY, help="library file")
     parser.add_argument("--budget", type=float, default=0.0, help="climbing seconds")
     parser.add_argument("--seed", type=int, default=0, help="seed of the climb")
+    parser.add_argument("--runtime", type=float, help="seconds per program, all in")
     flags, harness_flags = parser.parse_known_args()
     library = SequenceLibrary.load(flags.library)
 
     def policy(env) -> None:
-        library_policy(env, library, refine_seconds=flags.budget, seed=flags.seed)
+        library_policy(
+            env, library, refine_seconds=flags.budget, seed=flags.seed, runtime=flags.runtime
+        )
 
     eval_llvm_instcount_policy(policy, harness_flags)
 

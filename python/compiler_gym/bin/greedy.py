@@ -6,7 +6,8 @@ until no action improves it; the best state per benchmark as a CSV that
     python -m compiler_gym.bin.greedy --dataset builtin-v0 --runtime 60 --plot progress.png
 
 Each step tries every action from the current state in one ``env.try_actions`` call (CompilerGym's
-leaderboard greedy). ``--runtime`` bounds each benchmark's search (the step under way finishes).
+leaderboard greedy). ``--runtime`` bounds each benchmark's search, checks included: a step
+that would end later is cut short, and takes the best of the actions tried.
 This is ``compiler_gym.bin.search --search greedy``: the options are that tool's, less those of
 the other searches (see its ``--help`` for ``--benchmark``, validation and Ray).
 """

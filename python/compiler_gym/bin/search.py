@@ -19,9 +19,10 @@ URI, so its states replay in Python on the benchmark made again from the same co
 them side by side in one vector engine). ``--search greedy`` is CompilerGym's leaderboard
 greedy on ``env.try_actions``. ``--search nevergrad`` searches sequences of
 ``--episode-length`` actions with a nevergrad ``--optimizer``. The budget per benchmark, as
-in every search (``docs/search.md``): ``--runtime`` seconds (greedy finishes the step under
-way), with ``--episodes`` (random) or ``--budget`` trials (nevergrad) whichever runs out
-first; a runtime alone is a time budget, neither is 100 episodes or 1000 trials.
+in every search (``docs/search.md``): ``--runtime`` seconds (all in: a round that would end
+later is cut short), with ``--episodes`` (random) or ``--budget`` trials (nevergrad),
+whichever runs out first; a runtime alone is a time budget, neither is 100 episodes or 1000
+trials.
 ``python -m compiler_gym.bin.random_search`` and ``python -m compiler_gym.bin.greedy`` are
 this tool with ``--search`` set, offering only that search's options. CompilerGym's flags work
 too (``--nproc``, ``--output_dir``: the best actions, their replay and, for LLVM,
@@ -34,7 +35,9 @@ bars (``--quiet``: none).
 the program runs like its unoptimized build (``--sanitizer address``/``undefined`` for a
 stricter check), so a state that breaks the program cannot win; each benchmark's line says
 how many candidates were refused and the time spent checking, and a last line on stderr
-sums them (``compiler_gym.search.checking``).
+sums them (``compiler_gym.search.checking``). A program that cannot run in the sandbox (its
+unoptimized build exits non-zero or crashes there) cannot be validated: the search warns and
+goes on unvalidated, and its line says why (``--on-unrunnable raise``: an error instead).
 
 ``--ray-address`` runs the searches on a Ray cluster (``auto``: the one ``ray start`` made on
 this machine; ``local``: a Ray of this machine's own) with the same results: one task per
@@ -91,6 +94,7 @@ def _greedy(
             validate=args.validate,
             sanitizers=args.sanitizer,
             progress=progress,
+            on_unrunnable=args.on_unrunnable,
         )
         return state, history, env.actions, progress
 
@@ -111,6 +115,7 @@ def _run(
         seed=args.seed,
         validate=args.validate,
         sanitizers=args.sanitizer,
+        on_unrunnable=args.on_unrunnable,
         **kwargs,
     )
     history = [(seconds, reward) for seconds, _, reward in progress.history]
@@ -359,6 +364,13 @@ def make_parser(module: str, doc: str, search: Optional[str] = None) -> argparse
         help="validate under this sanitizer's build too (repeat for both)",
     )
     parser.add_argument(
+        "--on-unrunnable",
+        choices=["warn", "raise"],
+        default="warn",
+        help="where a program cannot run in the sandbox, so cannot be validated: warn and "
+        "search unvalidated (default), or stop with an error",
+    )
+    parser.add_argument(
         "--ray-address",
         help="run the searches on Ray: auto (the cluster of this machine), local (a Ray of "
         "this process's own) or host:port",
@@ -461,6 +473,11 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
                     f"{search_progress.check_seconds:.1f} s"
                     if search_progress.validated
                     else "  not validated"
+                    + (
+                        f" ({search_progress.validation})"
+                        if search_progress.validation.startswith("unavailable")
+                        else ""
+                    )
                 )
                 tqdm.write(
                     f"{benchmark}  reward {state.reward:.4f}  {state.walltime:.1f} s{checked}"

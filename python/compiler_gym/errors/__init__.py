@@ -22,7 +22,11 @@ from compiler_gym.errors.service_errors import (
     ServiceTransportError,
     SessionNotFound,
 )
-from compiler_gym.errors.validation_errors import ValidationError
+from compiler_gym.errors.validation_errors import (
+    ValidationError,
+    ValidationUnavailableError,
+    ValidationUnavailableWarning,
+)
 
 __all__ = [
     "BenchmarkInitError",
@@ -39,4 +43,6 @@ __all__ = [
     "SessionNotFound",
     "TooManyRequests",
     "ValidationError",
+    "ValidationUnavailableError",
+    "ValidationUnavailableWarning",
 ]

@@ -566,6 +566,8 @@ def ray_random_search(
         arg.sanitizers,
         arg.num_threads,
         action_space.name,
+        arg.on_unrunnable,
+        "ray_random_search",
     )
     run = SearchRun(arg.episodes, arg.runtime, arg.callback, checker)
     count = _num_workers(num_workers, cpus_per_worker, most=arg.num_envs)

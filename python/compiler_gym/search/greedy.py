@@ -4,7 +4,6 @@ action, keep the best, and stop when none improves the reward."""
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Optional, Union
 
@@ -13,6 +12,13 @@ import numpy as np
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
 from compiler_gym.envs.compiler_env import CompilerEnv, RewardSpaceArg
+from compiler_gym.search.budget import (
+    CallCost,
+    Deadline,
+    action_weights,
+    engine_threads,
+    try_within,
+)
 from compiler_gym.search.checking import greedy_checker
 from compiler_gym.search.random_search import SearchProgress
 from compiler_gym.util import cli
@@ -31,6 +37,13 @@ def greedy_candidates(
     rewards = np.asarray(
         try_actions(env, candidates) if try_actions else env.try_actions(candidates)
     )
+    return ranked_candidates(rewards, min_improvement)
+
+
+def ranked_candidates(rewards: np.ndarray, min_improvement: float = 0.0) -> list[int]:
+    """The indices of ``rewards`` (action ``i``'s at ``i``) above ``min_improvement``, by
+    reward, the lowest index first among equals (NaN, a failure, is none of them)."""
+    rewards = np.asarray(rewards, dtype=np.float64)
     improving = np.flatnonzero(rewards > min_improvement)  # NaN (a failure) compares False
     return [int(a) for a in improving[np.argsort(-rewards[improving], kind="stable")]]
 
@@ -58,6 +71,7 @@ def greedy_search(
     validate: Optional[bool] = None,
     sanitizers: Sequence[str] = (),
     progress: Optional[SearchProgress] = None,
+    on_unrunnable: str = "warn",
 ) -> CompilerEnvState:
     """Steps an env greedily and returns its final state.
 
@@ -69,10 +83,13 @@ def greedy_search(
     (``env.try_actions``: in the engine, in parallel, without a fork per action); the action of
     the highest reward is taken when that reward exceeds ``min_improvement``, the lowest index
     among equals, so the search is deterministic. It stops when no action improves, after
-    ``max_steps`` steps, when every action fails, or once ``runtime`` seconds have passed
-    (counted from the search's start; the step under way when they run out is finished, and
-    each step improves, so the state returned is the best so far). ``reward_space``
-    defaults to the env's (which it then must have).
+    ``max_steps`` steps, when every action fails, or when ``runtime`` seconds run out
+    (counted from the call to its return, validation included). With a runtime, a step's
+    candidates are tried in calls that the calls so far say end in time (the first, one per
+    engine thread): a step the budget cuts short takes the best of the candidates tried,
+    when one improves, and the search ends there (``progress.timed_out``); each step
+    improves, so the state returned is the best so far.
+    ``reward_space`` defaults to the env's (which it then must have).
     ``callback`` sees the env after each step. ``try_actions(env, actions)`` evaluates the
     candidates in place of ``env.try_actions(actions)`` and must give the same rewards, e.g.
     :class:`compiler_gym.search.distributed.RayTryActions` spreads them over a Ray cluster.
@@ -81,12 +98,19 @@ def greedy_search(
     one, LLVM's): the action chosen is stepped on a fork of ``env`` first, and taken only
     when the program it leaves behaves like the unoptimized one (built with ``sanitizers``
     too, any of ``"address"``, ``"undefined"``); one that fails is excluded at this step and
-    the next best is checked (several side by side, on threads). A start state that already
-    fails turns validation off, with a warning: every step from it would be refused.
+    the next best is checked (several side by side, on threads). The unoptimized build is
+    run first, once (and ``env``'s state checked, where it has taken actions already; else
+    the start at the first refusal): where the program fails in the sandbox, or the state
+    already behaves unlike that build, every step would be refused, so validation is
+    unavailable and ``on_unrunnable`` decides: ``"warn"`` (a
+    :class:`~compiler_gym.errors.ValidationUnavailableWarning`; the search goes on
+    unvalidated and ``progress.validation`` says why) or ``"raise"`` (a
+    :class:`~compiler_gym.errors.ValidationUnavailableError`, before any step).
     ``progress`` (a :class:`SearchProgress`) is filled in as the search goes: steps as
     ``episodes``, the reward gained, the actions taken, and the candidates refused and the
     time spent checking.
     """
+    deadline = Deadline(runtime)
     if isinstance(env, str):
         if benchmark is None:
             raise ValueError("greedy_search() needs a benchmark with an env id")
@@ -99,10 +123,11 @@ def greedy_search(
                 min_improvement=min_improvement,
                 callback=callback,
                 try_actions=try_actions,
-                runtime=runtime,
+                runtime=None if runtime is None else max(0.0, deadline.left()),
                 validate=validate,
                 sanitizers=sanitizers,
                 progress=progress,
+                on_unrunnable=on_unrunnable,
             )
     if benchmark is not None:
         env.reset(benchmark=benchmark)
@@ -116,27 +141,35 @@ def greedy_search(
     # space, say) are not an improvement of this search.
     env.reward[env.reward_space.name]
     progress = SearchProgress() if progress is None else progress
-    with greedy_checker(env, validate, sanitizers) as checker:
-        if checker.enabled and env.actions and checker.problems(env):
-            warnings.warn(
-                "greedy_search(): the start state's program already behaves unlike the "
-                "unoptimized one; searching without validation",
-                stacklevel=2,
-            )
-            checker.enabled = False
-        progress.validated = checker.enabled
-        start = time.perf_counter()
-        gained, steps = 0.0, 0
+    cost = CallCost(engine_threads())
+    checker = greedy_checker(env, validate, sanitizers, on_unrunnable, "greedy_search", deadline)
+    with checker:
+        progress.count_checks(checker)
+
+        def take_seconds() -> float:
+            """Time kept after a step's tries: to check the action chosen (on a fork) and to
+            step ``env`` with it."""
+            return (checker.estimate(1) if checker.enabled else 0.0) + cost.predict([1.0])
+
+        start = deadline.start
+        gained, steps, cut = 0.0, 0, False
         bar = cli.progress(total=max_steps, unit="step", desc="greedy", leave=False)
         while max_steps is None or steps < max_steps:
-            if runtime is not None and time.perf_counter() - start >= runtime:
+            if deadline.expired():
+                cut = True
                 break
+            weight = action_weights(env.action_space)  # default<Oz> is many passes
+            actions = range(env.action_space.n)
+            rewards, cut = try_within(
+                env, actions, deadline, cost, try_actions, keep=take_seconds, weight=weight
+            )
+            candidates = ranked_candidates(rewards, min_improvement)
             if not checker.enabled:
-                best = greedy_action(env, min_improvement, try_actions)
+                best = candidates[0] if candidates else None
             else:
-                candidates = greedy_candidates(env, min_improvement, try_actions)
                 found = checker.first_passing_step(env, candidates)
                 best = None if found is None else candidates[found]
+                cut = cut or checker.out_of_time
                 progress.count_checks(checker)
             if best is None:
                 break
@@ -150,9 +183,10 @@ def greedy_search(
             bar.update()
             if callback:
                 callback(env)
-            if done:  # try_actions said it would not fail; a family that is not deterministic
+            if done or cut:  # done: try_actions said it would not fail (a family not deterministic)
                 break
         bar.close()
         progress.seconds = time.perf_counter() - start
+        progress.timed_out = cut
     progress.best_reward = gained  # of the state returned, from the search's start
     return env.state

@@ -5,6 +5,7 @@ in one vector engine."""
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from statistics import NormalDist
 from typing import Any, Optional, Union
@@ -13,6 +14,7 @@ import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
+from compiler_gym.search.budget import CallCost, Deadline, engine_threads
 from compiler_gym.search.checking import search_checker
 from compiler_gym.search.random_search import (
     SearchProgress,
@@ -74,6 +76,7 @@ def nevergrad_search(
     parameters: Optional[dict[str, Any]] = None,
     validate: Optional[bool] = None,
     sanitizers: Sequence[str] = (),
+    on_unrunnable: str = "warn",
 ) -> tuple[CompilerEnvState, SearchProgress]:
     """Searches sequences of ``episode_length`` actions for the highest episode reward with
     a nevergrad optimizer (any name of ``nevergrad.optimizers.registry``), ``num_envs``
@@ -85,11 +88,16 @@ def nevergrad_search(
     reward space and ``parameters`` are the search's unless given (the env is not stepped).
     The budget is that of every search: ``budget`` trials and/or ``runtime`` seconds,
     whichever runs out first; a runtime alone is a time budget (trials unbounded), neither
-    is 1000 trials.
+    is 1000 trials. The seconds count as random search's, from the call to its return, but
+    for the set-up that comes before the program is loaded (making the engine and the
+    optimizer: importing nevergrad takes seconds, once per process): with a runtime, each
+    batch of trials is as many as the batches so far say end in time (the first, one per
+    engine thread).
 
-    Validation (``validate``, ``sanitizers``) as :func:`~compiler_gym.search.random_search`'s:
-    a trial becomes the best only once its program behaves like the unoptimized one; a
-    trial refused scores for the optimizer as one the compiler failed on."""
+    Validation (``validate``, ``sanitizers``, ``on_unrunnable``) as
+    :func:`~compiler_gym.search.random_search`'s: a trial becomes the best only once its
+    program behaves like the unoptimized one; a trial refused scores for the optimizer as
+    one the compiler failed on."""
     env_id, benchmark, reward_space, parameters = search_target(
         "nevergrad_search", env, benchmark, reward_space, parameters
     )
@@ -106,30 +114,71 @@ def nevergrad_search(
         parameters=parameters,
     )
     space = vec.env_action_space
-    with (
-        vec,
-        search_checker(
-            env, env_id, benchmark, parameters, validate, sanitizers, num_threads, space.name
-        ) as checker,
-    ):
-        run = SearchRun(budget, runtime, checker=checker, unit="trial")
-        first = np.random.default_rng(seed).integers(space.n, size=episode_length)
-        vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)
-        opt = vector.optimizer(optimizer, budget, num_workers=num_envs)
+    # Set up before the clock starts, as the envs are: importing nevergrad takes seconds.
+    first = np.random.default_rng(seed).integers(space.n, size=episode_length)
+    vector = CategoricalVector([space.n] * episode_length, start=first, seed=seed)
+    opt = vector.optimizer(optimizer, budget, num_workers=num_envs)
+    deadline = Deadline(runtime)
+    with vec:
         vec.reset()
-        run.begin()
-        while not run.done():
-            left = num_envs if budget is None else min(num_envs, budget - run.progress.episodes)
-            asks = [opt.ask() for _ in range(left)]
-            trials = [vector.decode(a.value) for a in asks]
-            actions = np.zeros((num_envs, episode_length), dtype=np.int64)
-            actions[: len(trials)] = trials
-            _, rewards, terminated, _, _ = vec.step(actions)
-            vec.reset()  # each trial starts from the benchmark
-            scores = [-math.inf if terminated[k] else float(rewards[k]) for k in range(len(asks))]
-            refused = run.add_round(list(zip(scores, trials, strict=True)))
-            for k, ask in enumerate(asks):
-                # nevergrad minimizes; a failed or refused trial scores below every real one.
-                ok = math.isfinite(scores[k]) and k not in refused
-                opt.tell(ask, -scores[k] if ok else 1e12)
-    return run.finish(env_id, benchmark, space.name, parameters)
+        with search_checker(
+            env,
+            env_id,
+            benchmark,
+            parameters,
+            validate,
+            sanitizers,
+            num_threads,
+            space.name,
+            on_unrunnable,
+            "nevergrad_search",
+            deadline,
+        ) as checker:
+            run = SearchRun(budget, runtime, checker=checker, unit="trial", deadline=deadline)
+            cost = CallCost(min(num_envs, engine_threads(num_threads)))
+            while not run.done(cost.predict([episode_length]), episode_length):
+                left = num_envs if budget is None else min(num_envs, budget - run.progress.episodes)
+                if runtime is not None:
+                    # As many trials as the batches so far say end in time, keeping time for a
+                    # check; the first batch, one per thread.
+                    check = checker.estimate(episode_length) if checker.enabled else 0.0
+                    fit = cost.most_that_fit(deadline.left() - check, [episode_length] * left)
+                    left = fit if cost.known else min(left, cost.threads)
+                    if left == 0:
+                        run.done(next_round=math.inf)  # records that time ran out
+                        break
+                asks = [opt.ask() for _ in range(left)]
+                trials = [vector.decode(a.value) for a in asks]
+                start = time.perf_counter()
+                rewards, terminated = _run_trials(vec, trials, episode_length)
+                took = time.perf_counter() - start
+                cost.add([episode_length] * len(trials), took)
+                # A replay's pace, for checks: an action of the busiest thread.
+                checker.action_seconds(took / cost.load([episode_length] * len(trials)))
+                scores = [-math.inf if terminated[k] else float(rewards[k]) for k in range(left)]
+                refused = run.add_round(list(zip(scores, trials, strict=True)))
+                for k, ask in enumerate(asks):
+                    # nevergrad minimizes; a failed or refused trial scores below every real one.
+                    ok = math.isfinite(scores[k]) and k not in refused
+                    opt.tell(ask, -scores[k] if ok else 1e12)
+    return run.finish(env_id, benchmark, space.name, parameters, space=space)
+
+
+def _run_trials(vec: Any, trials: list[list[int]], episode_length: int) -> tuple[Any, Any]:
+    """The rewards of ``trials`` (each ``episode_length`` actions), one per env of ``vec``
+    from the first, and whether each ended in an error; the envs are reset to the benchmark
+    after. All the envs step at once when there is a trial for each, as before budgets cut
+    batches; else only those with a trial."""
+    n = vec.num_envs
+    if len(trials) == n:
+        _, rewards, terminated, _, _ = vec.step(np.asarray(trials, dtype=np.int64))
+        vec.reset()  # each trial starts from the benchmark
+        return rewards, terminated
+    rows = np.arange(len(trials))
+    vec.send(np.asarray(trials, dtype=np.int64).reshape(len(trials), episode_length), rows)
+    _, rewards, terminated, _, info = vec.recv()
+    order = np.argsort(np.asarray(info["env_id"]))  # recv gives them as they finish
+    mask = np.zeros(n, dtype=bool)
+    mask[rows] = True
+    vec.reset(options={"reset_mask": mask})
+    return np.asarray(rewards)[order], np.asarray(terminated)[order]

@@ -13,6 +13,7 @@ import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark
+from compiler_gym.search.budget import Deadline, engine_threads
 from compiler_gym.search.checking import SemanticsChecker, search_checker
 from compiler_gym.spaces import Reward
 from compiler_gym.util import cli
@@ -35,7 +36,13 @@ class SearchProgress:
     the search checked its candidates, ``refused`` how many failed (their programs behaved
     unlike the unoptimized one), ``checks`` how many programs were run (a verdict cached by
     ``IrSha1`` runs none) and ``check_seconds`` the time spent checking (part of
-    ``seconds``)."""
+    ``seconds``). ``validation`` says the same in words: ``"on"``, ``"off"``, or
+    ``"unavailable: <why>"`` where the search meant to validate but its program cannot be
+    checked (it then searched unvalidated, and warned once).
+
+    ``timed_out`` says that the time budget ended the search, maybe in the middle of a round
+    (candidates left unevaluated, or a check not started because it would not have ended in
+    time)."""
 
     episodes: int = 0
     seconds: float = 0.0
@@ -46,10 +53,13 @@ class SearchProgress:
     refused: int = 0
     checks: int = 0
     check_seconds: float = 0.0
+    validation: str = "off"
+    timed_out: bool = False
 
     def count_checks(self, checker: SemanticsChecker) -> None:
         """Takes the validation counts of ``checker`` (the search's)."""
         self.validated = checker.enabled
+        self.validation = checker.status
         self.refused, self.checks = checker.refused, checker.checks
         self.check_seconds = checker.seconds
 
@@ -148,6 +158,12 @@ class SearchRun:
     With an enabled ``checker`` (:func:`~compiler_gym.search.checking.search_checker`) a
     result becomes the best only once its program behaves like the unoptimized one.
 
+    The budget's clock is ``deadline`` (default: ``runtime`` from now; :meth:`begin` starts it
+    again). The run ends before a round or a check that would end past it: :meth:`done`
+    takes the next round's expected seconds, and keeps time for one more check (of the
+    episodes under way when time runs out); a check that would not fit is not started, and
+    its result is not taken.
+
     On a terminal, a progress bar counts the results (``unit``: episodes, trials) against
     ``episodes`` with the best reward so far, until :meth:`finish` (none under a tool's
     ``--quiet``: :func:`compiler_gym.util.cli.progress`).
@@ -160,24 +176,30 @@ class SearchRun:
         callback: Optional[Callable[[SearchProgress], None]] = None,
         checker: Optional[SemanticsChecker] = None,
         unit: str = "episode",
+        deadline: Optional[Deadline] = None,
     ):
         self.episodes = episodes
         self.runtime = runtime
         self.callback = callback
+        self.deadline = deadline if deadline is not None else Deadline(runtime)
         self.checker = checker if checker is not None and checker.enabled else None
-        self.progress = SearchProgress(validated=self.checker is not None)
+        if self.checker is not None and self.checker.deadline is None:
+            self.checker.deadline = self.deadline
+        self.progress = SearchProgress()
+        if checker is not None:  # an unavailable check has its probe to count
+            self.progress.count_checks(checker)
         self.best_actions: list[int] = []
         self.bar = cli.progress(total=episodes, unit=unit, desc="search", leave=False)
-        self.start = time.perf_counter()
+        self._timed_out = False
 
     def begin(self) -> None:
         """Starts the clock again: the search's envs are made and reset, its steps begin (the
         ``runtime`` budget is the search's, not the set-up's)."""
-        self.start = time.perf_counter()
+        self.deadline.restart()
 
     def elapsed(self) -> float:
         """Seconds since the search began."""
-        return time.perf_counter() - self.start
+        return self.deadline.elapsed()
 
     def add(self, reward: float, actions: Sequence[int], finished: bool = True) -> None:
         """Counts one result (a finished episode's best prefix, a trial): see
@@ -204,11 +226,18 @@ class SearchRun:
         refused: set[int] = set()
         verdicts: dict[int, bool] = {}
         for i, (reward, actions) in enumerate(results):
-            if self.checker is not None and reward > self.progress.best_reward:
-                if i not in verdicts:
+            checking = self.checker is not None and self.checker.enabled  # may turn off
+            if checking and reward > self.progress.best_reward:
+                # However short the budget, the first result is checked: a search returns
+                # one (the best of the first step's episodes, at least).
+                first = not np.isfinite(self.progress.best_reward)
+                if i not in verdicts and (first or self.checker.can_check(len(actions))):
                     verdicts.update(self._check_from(results, i))
                     self.progress.count_checks(self.checker)
-                if not verdicts[i]:
+                if i not in verdicts:  # no time left to check it: not taken
+                    self._timed_out = True
+                    reward = -np.inf
+                elif not verdicts[i]:
                     refused.add(i)
                     reward = -np.inf  # counted as an episode, never the best
             if self.progress.add_episode(reward, self.elapsed(), finished):
@@ -223,10 +252,12 @@ class SearchRun:
         self, results: Sequence[tuple[float, Sequence[int]]], i: int
     ) -> dict[int, bool]:
         """The verdicts of result ``i`` and of the next ones that beat every result before
-        them (new bests whatever the verdicts), up to the checker's workers."""
+        them (new bests whatever the verdicts), up to the checker's workers (one at a time
+        under a time budget: each check is then one that fits)."""
         batch, top = [i], results[i][0]
+        workers = 1 if self.runtime is not None else self.checker.workers
         for j in range(i + 1, len(results)):
-            if len(batch) == self.checker.workers:
+            if len(batch) == workers:
                 break
             if results[j][0] > top:
                 batch.append(j)
@@ -248,14 +279,21 @@ class SearchRun:
 
     @property
     def timed_out(self) -> bool:
-        """Whether the ``runtime`` budget had run out at the last :meth:`done`."""
-        return self.runtime is not None and self.progress.seconds >= self.runtime
+        """Whether the time budget ended the run: at the last :meth:`done`, or by leaving no
+        time for a check."""
+        return self._timed_out
 
-    def done(self) -> bool:
-        """Whether the budget has run out (the seconds are counted up to now)."""
+    def done(self, next_round: float = 0.0, check_actions: int = 0) -> bool:
+        """Whether the budget has run out (the seconds are counted up to now), or would
+        before a next round of ``next_round`` seconds and one more check (of a state
+        ``check_actions`` actions long) end."""
         self.progress.seconds = self.elapsed()
         full = self.episodes is not None and self.progress.episodes >= self.episodes
-        return full or self.timed_out
+        checking = self.checker is not None and self.checker.enabled
+        reserve = next_round + (self.checker.estimate(check_actions) if checking else 0.0)
+        if self.runtime is not None and not self.deadline.allows(reserve):
+            self._timed_out = True
+        return full or self._timed_out
 
     def finish(
         self,
@@ -264,12 +302,15 @@ class SearchRun:
         action_space: Optional[str],
         parameters: Optional[dict[str, Any]] = None,
         record: bool = True,
+        space: Any = None,
     ) -> tuple[Optional[CompilerEnvState], SearchProgress]:
-        """The best state (:func:`record_state`; None without ``record``, for a caller that
-        replays ``progress.best_actions`` itself) and the progress, which ends with them."""
+        """The best state (:func:`record_state`, in ``space`` where given; None without
+        ``record``, for a caller that replays ``progress.best_actions`` itself) and the
+        progress, which ends with them."""
         self.bar.close()
         progress = self.progress
         progress.best_actions = list(self.best_actions)
+        progress.timed_out = self.timed_out
         if self.checker is not None:
             progress.count_checks(self.checker)
             # A last check (of the episodes under way) comes after the budget's last count.
@@ -286,6 +327,7 @@ class SearchRun:
             reward,
             action_space,
             parameters,
+            space,
         )
         return state, progress
 
@@ -436,16 +478,28 @@ def record_state(
     reward: float,
     action_space: Optional[str] = None,
     parameters: Optional[dict[str, Any]] = None,
+    space: Any = None,
 ) -> CompilerEnvState:
     """The state ``actions`` reach from ``benchmark``, recorded as the env records its own
     (``env.commandline()``: LLVM's passes, GCC's compile command line) so that ``apply`` and
-    ``validate`` replay it: the actions are replayed in an env without a reward space."""
-    from compiler_gym.registration import make
+    ``validate`` replay it: the actions are replayed in an env without a reward space. Given
+    ``space``, the action space the actions index, and a family whose command line is that
+    space's string of the actions (LLVM's), and a resolved Benchmark, no env is made: on a
+    large program, making one and replaying takes a good part of a short search's budget."""
+    from compiler_gym._engine import _C
+    from compiler_gym.envs.compiler_env import CompilerEnv
+    from compiler_gym.registration import family_class, make
 
+    actions = [int(a) for a in actions]
+    if space is not None and isinstance(benchmark, Benchmark):
+        family = family_class(_C.env_spec(env_id)["family"])
+        if family.commandline is CompilerEnv.commandline:
+            uri = str(benchmark.uri)
+            return CompilerEnvState(uri, space.to_string(actions), walltime, reward)
     with make(env_id, benchmark=benchmark, reward_space=None, parameters=parameters) as env:
         env.reset(action_space=action_space)
-        if len(actions):
-            env.multistep([int(a) for a in actions])
+        if actions:
+            env.multistep(actions)
         return CompilerEnvState(str(env.benchmark.uri), env.commandline(), walltime, reward)
 
 
@@ -526,6 +580,7 @@ def random_search(
     max_episode_length: Optional[int] = None,
     validate: Optional[bool] = None,
     sanitizers: Sequence[str] = (),
+    on_unrunnable: str = "warn",
 ) -> tuple[Optional[CompilerEnvState], SearchProgress]:
     """Runs random episodes on ``benchmark`` and returns the best state found, with the
     search's progress.
@@ -543,10 +598,14 @@ def random_search(
 
     The budget: ``episodes`` episodes and/or ``runtime`` seconds, whichever runs out first; a
     runtime alone is a time budget (episodes unbounded), neither is 100 episodes. The seconds
-    count from the first reset of its envs (making them is not part of the budget), and
-    every env takes at least one step; when time runs out, the best prefix of the episodes
-    under way counts too. With a fixed seed and an ``episodes`` budget the result is exactly
-    reproducible; ``callback`` sees the progress after each episode.
+    count from the call to its return, set-up, validation and recording included (and the
+    program's load, the first time this process resets an env to it): a step of the episodes
+    that would end past the budget is not taken (its time is predicted from the steps so
+    far), nor a check, and ``progress.timed_out`` says so. Every env takes at least one step,
+    and the best of the first results is checked, however short the budget; when time runs
+    out, the best prefix of the episodes under way counts too. With a fixed seed and an
+    ``episodes`` budget the result is exactly reproducible; ``callback`` sees the progress
+    after each episode.
 
     A ``guide`` replaces the uniform choice (a policy guiding the search):
     ``guide(observations, episodes)`` gets each env's ``observation_space`` observation (a
@@ -561,16 +620,24 @@ def random_search(
     ``env`` when an env is given, so the steps checked are its own), up to ``num_threads``
     side by side (0: the CPU count); the check time is part of the budget, and
     ``progress.refused`` and ``progress.check_seconds`` count it
-    (:mod:`compiler_gym.search.checking`).
+    (:mod:`compiler_gym.search.checking`). The benchmark's unoptimized build is run first,
+    and its start checked at the first refusal: where its program cannot run in the sandbox
+    or does not behave like that build, validation is unavailable, and ``on_unrunnable``
+    decides: ``"warn"`` (a
+    :class:`~compiler_gym.errors.ValidationUnavailableWarning`, and the search goes
+    on unvalidated, ``progress.validation`` saying why) or ``"raise"`` (a
+    :class:`~compiler_gym.errors.ValidationUnavailableError` before any search).
 
     The best state is recorded by replaying ``progress.best_actions`` in a new env; with
     ``record=False`` the state is None, for a caller that replays them itself.
     """
+    deadline = Deadline()  # set once the budget is known: from the call's start
     env_id, benchmark, reward_space, parameters = search_target(
         "random_search", env, benchmark, reward_space, parameters
     )
     episodes, runtime = search_budget(episodes, runtime, DEFAULT_EPISODES)
     check_budget("random_search", patience, episodes, runtime, max_episode_length)
+    deadline.seconds = runtime
     rng = np.random.default_rng(seed)
     vec, benchmark = search_vec(
         "random_search",
@@ -583,23 +650,38 @@ def random_search(
         observation_space=observation_space,
         parameters=parameters,
     )
-    action_space = vec.env_action_space.name
-    with (
-        vec,
-        search_checker(
-            env, env_id, benchmark, parameters, validate, sanitizers, num_threads, action_space
-        ) as checker,
-    ):
-        run = SearchRun(episodes, runtime, callback, checker)
+    space = vec.env_action_space
+    action_space = space.name
+    with vec:
         slots = RandomEpisodes(
             vec, range(num_envs), num_envs, patience, first_episode, max_episode_length
         )
         slots.reset(observe=observation_space is not None)
-        run.begin()
-        while True:  # at least one step, however short the budget
-            run.add_round([(reward, prefix) for _, reward, prefix in slots.step(rng, guide)])
-            if run.done():
-                break
-        if run.timed_out:
-            run.add_unfinished(slots.best, slots.actions, slots.best_length)
-    return run.finish(env_id, benchmark, action_space, parameters, record)
+        with search_checker(
+            env,
+            env_id,
+            benchmark,
+            parameters,
+            validate,
+            sanitizers,
+            num_threads,
+            action_space,
+            on_unrunnable,
+            "random_search",
+            deadline,
+        ) as checker:
+            run = SearchRun(episodes, runtime, callback, checker, deadline=deadline)
+            step_seconds = 0.0  # the slowest step so far: what the next one may take
+            waves = -(-num_envs // engine_threads(num_threads))  # of one action each
+            while True:  # at least one step, however short the budget
+                start = time.perf_counter()
+                ended = slots.step(rng, guide)
+                step_seconds = max(step_seconds, time.perf_counter() - start)
+                checker.action_seconds(step_seconds / waves)  # a replay's pace, for checks
+                run.add_round([(reward, prefix) for _, reward, prefix in ended])
+                # Time is kept for a check of the longest best prefix under way.
+                if run.done(step_seconds, int(slots.best_length.max())):
+                    break
+            if run.timed_out:
+                run.add_unfinished(slots.best, slots.actions, slots.best_length)
+    return run.finish(env_id, benchmark, action_space, parameters, record, space)

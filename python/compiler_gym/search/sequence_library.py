@@ -2,7 +2,10 @@
 library of pass sequences learned from training programs, which together cover them well. On
 a new program the policy tries the whole library in one ``try_actions`` call (in parallel on
 the engine's threads), optionally refines the best sequence by mutating it for a fixed budget,
-and takes the best candidate whose program still runs like the unoptimized one.
+and takes the best candidate whose program still runs like the unoptimized one. With a time
+budget (``runtime``), the library is tried in its order (the cover's: the most useful first)
+in calls that end in time, so that a large program gets the first sequences rather than an
+unbounded wait.
 
 Learning a library is three steps, each a function here::
 
@@ -16,7 +19,6 @@ is the command that learned the library of the leaderboard entry.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,16 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from compiler_gym.compiler_env_state import CompilerEnvState
+from compiler_gym.search.budget import (
+    CallCost,
+    Deadline,
+    action_weights,
+    engine_threads,
+    length,
+    try_within,
+)
 from compiler_gym.search.checking import search_checker
+from compiler_gym.search.random_search import SearchProgress
 
 # Rewards below this count as this in the cover's objective (a geometric mean): a sequence
 # that makes one program much worse than its start should cost something, not everything.
@@ -97,22 +108,37 @@ def climb(
     rounds: int,
     batch: int = 32,
     deadline: Optional[float] = None,
-) -> tuple[list[int], float]:
+    start_reward: Optional[float] = None,
+    cost: Optional[CallCost] = None,
+    weight: Any = None,
+) -> tuple[list[int], float, bool]:
     """Hill climbing over sequences from ``env``'s current state: each round tries ``batch``
     :func:`mutants` of the best sequence (one ``try_actions`` call) and keeps the best that
-    improves. Stops after ``rounds`` rounds or at ``deadline`` (``time.perf_counter()``).
-    Returns the best sequence and its reward."""
+    improves. Stops after ``rounds`` rounds or at ``deadline`` (``time.perf_counter()``):
+    then a round's mutants are tried in calls that ``cost`` (the calls timed so far) says
+    end in time, and a round that would not is cut short, its best taken. ``start_reward``
+    is ``start``'s reward where the caller knows it (else it is tried first); ``weight``
+    (:func:`~compiler_gym.search.budget.action_weights`) what each action costs. Returns the
+    best sequence, its reward and whether the deadline cut the climb short."""
     best = list(start)
-    best_reward = float(env.try_actions([best])[0])
+    if start_reward is None:
+        start_reward = float(env.try_actions([best])[0])
+    best_reward = start_reward
+    budget = Deadline.at(deadline)
+    cost = cost if cost is not None else CallCost(engine_threads())
     for _ in range(rounds):
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
+        if budget.expired():
+            return best, best_reward, True
         candidates = mutants(best, batch, env.action_space.n, rng)
-        rewards = np.nan_to_num(env.try_actions(candidates), nan=-np.inf)
-        i = int(np.argmax(rewards))  # the first among equals: deterministic
-        if rewards[i] > best_reward:
-            best, best_reward = candidates[i], float(rewards[i])
-    return best, best_reward
+        tried, cut = try_within(env, candidates, budget, cost, weight=weight)
+        rewards = np.nan_to_num(tried, nan=-np.inf)
+        if len(rewards):
+            i = int(np.argmax(rewards))  # the first among equals: deterministic
+            if rewards[i] > best_reward:
+                best, best_reward = candidates[i], float(rewards[i])
+        if cut:
+            return best, best_reward, True
+    return best, best_reward, False
 
 
 def reward_matrix(
@@ -174,6 +200,9 @@ def library_policy(
     refine_rounds: Optional[int] = None,
     seed: int = 0,
     validate: Optional[bool] = None,
+    runtime: Optional[float] = None,
+    on_unrunnable: str = "warn",
+    progress: Optional[SearchProgress] = None,
 ) -> CompilerEnvState:
     """Applies ``library`` to ``env`` from the start of its benchmark (reset when not in an
     episode, or into the library's action space; the env needs a reward space) and returns
@@ -181,30 +210,186 @@ def library_policy(
 
     Every sequence is tried in one ``try_actions`` call. With ``refine_seconds`` (or
     ``refine_rounds``, a deterministic budget), the best is then climbed (:func:`climb`,
-    seeded with ``seed``). Candidates are taken best first: with validation (``validate``;
-    None: on for a runnable benchmark whose family can check it) the first whose program
-    runs like the unoptimized one; a candidate no better than doing nothing is never taken.
+    seeded with ``seed``) until ``refine_seconds`` from the start. Candidates are taken best
+    first: with validation (``validate``; None: on for a runnable benchmark whose family can
+    check it) the first whose program runs like the unoptimized one, checked in ``env``
+    itself (stepped to it, and reset when refused); a candidate no better than doing nothing
+    is never taken.
+
+    The benchmark's unoptimized build is run first, once, and its start checked at the
+    first refusal: where the program fails in the sandbox, or its start behaves unlike that
+    build, validation is unavailable and ``on_unrunnable`` decides: ``"warn"`` (a
+    :class:`~compiler_gym.errors.ValidationUnavailableWarning`, and the best
+    candidate is taken unchecked) or ``"raise"`` (a
+    :class:`~compiler_gym.errors.ValidationUnavailableError`).
+
+    ``runtime`` bounds the whole policy in seconds (None: no bound), from the call to its
+    return, checks included. The library is then tried in its order (the cover's: the most
+    useful sequences first) in calls that the calls so far say end in time, keeping time to
+    take the best (to step ``env`` to it and check it); the pace is first timed on a prefix
+    of the first sequence; no candidate is taken that would not end in time (the next best
+    that would is). A climb under a budget is a bet on the time left: the best candidate is
+    taken first, the climb runs from a copy of the start, and its result replaces the one
+    taken only when it is better and there is time to take it (and, were it refused, to take
+    the first back). ``progress`` (a :class:`SearchProgress`) records the outcome:
+    candidates tried as ``episodes``, validation, ``timed_out`` when the budget cut the
+    policy short.
     """
-    start = time.perf_counter()
+    deadline = Deadline(runtime)
     other_space = library.action_space not in (None, env.action_space.name)
     if not env.in_episode or env.actions or other_space:
         env.reset(benchmark=env.benchmark, action_space=library.action_space)
+    progress = SearchProgress() if progress is None else progress
+    cost = CallCost(engine_threads())
     sequences = library.actions(env)
-    rewards = np.nan_to_num(env.try_actions(sequences), nan=-np.inf)
-    candidates = [(float(r), i, s) for i, (r, s) in enumerate(zip(rewards, sequences, strict=True))]
-    if refine_seconds > 0 or refine_rounds:
-        best = candidates[int(np.argmax(rewards))][2]
-        rounds = refine_rounds if refine_rounds is not None else 1 << 30
-        deadline = start + refine_seconds if refine_seconds > 0 else None
-        rng = np.random.default_rng(seed)
-        climbed, reward = climb(env, best, rng, rounds, deadline=deadline)
-        candidates.append((reward, -1, climbed))  # first among equal rewards
-    candidates.sort(key=lambda c: (-c[0], c[1]))
-    with search_checker(env, "", env.benchmark, validate=validate) as checker:
-        for reward, _, sequence in candidates:
-            if reward <= 0:
-                break
-            if not checker.enabled or checker.passes([sequence])[0]:
-                env.multistep(sequence)
-                break
+    weight = action_weights(env.action_space)  # default<Oz> costs as 50 single passes
+    longest = max((length(s, weight) for s in sequences), default=1.0)
+    with search_checker(
+        env,
+        "",
+        env.benchmark,
+        validate=validate,
+        on_unrunnable=on_unrunnable,
+        search="library_policy",
+        deadline=deadline,
+    ) as checker:
+        progress.count_checks(checker)
+
+        def take_seconds(work: float = longest) -> float:
+            """What taking a candidate of ``work`` (:func:`length`) costs: stepping ``env``
+            to it (at the pace of the tries so far) and, with validation, a check there."""
+            check = checker.estimate() if checker.enabled else 0.0
+            return cost.predict_sequence(work) + check
+
+        def take_sequence(sequence: Sequence[int]) -> float:
+            """:func:`take_seconds` of ``sequence``."""
+            return take_seconds(length(sequence, weight))
+
+        tried, cut = try_within(env, sequences, deadline, cost, keep=take_seconds, weight=weight)
+        rewards = np.nan_to_num(tried, nan=-np.inf)
+        candidates = [(float(r), i, sequences[i]) for i, r in enumerate(rewards)]
+        progress.episodes = len(candidates)
+        refine = (refine_seconds > 0 or refine_rounds) and candidates and not cut
+        if not refine or deadline.seconds is None:
+            if refine:
+                best = int(np.argmax(rewards))
+                climbed, reward, cut = climb(
+                    env,
+                    sequences[best],
+                    np.random.default_rng(seed),
+                    refine_rounds if refine_rounds is not None else 1 << 30,
+                    deadline=deadline.start + refine_seconds if refine_seconds > 0 else None,
+                    start_reward=float(rewards[best]),
+                    weight=weight,
+                )
+                candidates.append((reward, -1, climbed))  # first among equal rewards
+                progress.episodes += 1
+            _take(env, candidates, checker, library, take_sequence)
+        else:
+            # Under a budget the climb is a bet: the best of the library is taken first, and
+            # the climb runs from a copy of the start on the time left.
+            origin = env.unwrapped.fork()
+            try:
+                held = _take(env, candidates, checker, library, take_sequence)
+                cut = _climb_and_replace(
+                    env,
+                    origin,
+                    held,
+                    candidates,
+                    checker,
+                    library,
+                    seed,
+                    refine_rounds,
+                    refine_seconds,
+                    cost,
+                    weight,
+                    take_sequence,
+                )
+                progress.episodes += 1
+            finally:
+                origin.close()
+        progress.count_checks(checker)
+    progress.timed_out = cut or checker.out_of_time
+    progress.best_actions = list(env.actions)
+    progress.best_reward = float(env.episode_reward) if env.actions else 0.0
+    progress.seconds = deadline.elapsed()
     return env.state
+
+
+def _take(
+    env: Any,
+    candidates: list[tuple[float, int, list[int]]],
+    checker: Any,
+    library: SequenceLibrary,
+    take_seconds: Any,
+) -> Optional[tuple[float, list[int]]]:
+    """Steps ``env`` (at the start) to the best of ``candidates`` that earns more than doing
+    nothing, that there is time to take (``take_seconds(sequence)``, against the checker's
+    deadline) and, with validation, whose program runs like the unoptimized one, checked in
+    ``env`` itself (reset when refused): a replay elsewhere and then here would cost two.
+    Returns the (reward, sequence) taken, or None."""
+    deadline = checker.deadline
+    for reward, _, sequence in sorted(candidates, key=lambda c: (-c[0], c[1])):
+        if reward <= 0:
+            break
+        if deadline is not None and not deadline.allows(take_seconds(sequence)):
+            checker.out_of_time = True  # no time for this one: a shorter one may fit
+            continue
+        env.multistep(sequence)
+        if not checker.enabled or not checker.refuses(env):
+            return reward, list(sequence)
+        env.reset(benchmark=env.benchmark, action_space=library.action_space)
+    return None
+
+
+def _climb_and_replace(
+    env: Any,
+    origin: Any,
+    held: Optional[tuple[float, list[int]]],
+    candidates: list[tuple[float, int, list[int]]],
+    checker: Any,
+    library: SequenceLibrary,
+    seed: int,
+    refine_rounds: Optional[int],
+    refine_seconds: float,
+    cost: CallCost,
+    weight: Any,
+    take_seconds: Any,
+) -> bool:
+    """The climb of a budgeted :func:`library_policy`, from ``origin`` (a copy of the start)
+    while ``env`` holds ``held``: the best candidate climbed until the time left would only
+    do to replace ``held`` (take the climbed one and, were it refused, take ``held`` back);
+    ``env`` then takes the climbed one when it is better and that still fits. Returns
+    whether the budget cut the climb short."""
+    deadline = checker.deadline
+    reward, i, start = max(candidates, key=lambda c: (c[0], -c[1]))
+
+    def replace_seconds(sequence: Sequence[int]) -> float:
+        back = take_seconds(held[1]) if held is not None and checker.enabled else 0.0
+        return take_seconds(sequence) + back
+
+    end = deadline.start + deadline.seconds - replace_seconds(start)
+    if refine_seconds > 0:
+        end = min(end, deadline.start + refine_seconds)
+    climbed, climbed_reward, cut = climb(
+        origin,
+        start,
+        np.random.default_rng(seed),
+        refine_rounds if refine_rounds is not None else 1 << 30,
+        deadline=end,
+        start_reward=reward,
+        cost=cost,
+        weight=weight,
+    )
+    if climbed_reward <= (held[0] if held is not None else 0.0):
+        return cut
+    if not deadline.allows(replace_seconds(climbed)):
+        checker.out_of_time = True  # env keeps what it holds
+        return cut
+    env.reset(benchmark=env.benchmark, action_space=library.action_space)
+    env.multistep(climbed)
+    if checker.enabled and checker.refuses(env):
+        env.reset(benchmark=env.benchmark, action_space=library.action_space)
+        if held is not None:
+            env.multistep(held[1])
+    return cut
