@@ -382,7 +382,8 @@ def test_one_budget_model_a_runtime_alone_is_a_time_budget(monkeypatch):
     random_module = importlib.import_module("compiler_gym.search.random_search")
     monkeypatch.setattr(random_module, "DEFAULT_EPISODES", 8)
     _, progress = random_search("llvm-v0", "builtin-v0/crc32", runtime=1.0, **kwargs)
-    assert progress.episodes > 8 and progress.timed_out  # the time ended it
+    # The time ended it, not the default count (how many episodes fit depends on the load).
+    assert progress.timed_out
     _, progress = random_search("llvm-v0", "builtin-v0/crc32", **kwargs)
     assert progress.episodes == 8
     _, progress = random_search("llvm-v0", "builtin-v0/crc32", episodes=2, runtime=60, **kwargs)
@@ -392,7 +393,7 @@ def test_one_budget_model_a_runtime_alone_is_a_time_budget(monkeypatch):
     monkeypatch.setattr(nevergrad_module, "DEFAULT_TRIALS", 8)
     kwargs = dict(reward_space="IrInstructionCount", num_envs=4, episode_length=2)
     _, progress = nevergrad_search("llvm-v0", "builtin-v0/crc32", runtime=0.5, **kwargs)
-    assert progress.episodes > 8 and progress.timed_out
+    assert progress.timed_out
     _, progress = nevergrad_search("llvm-v0", "builtin-v0/crc32", **kwargs)
     assert progress.episodes == 8
 
