@@ -2,7 +2,7 @@
 steps/s and observations/s through each policy network, measured the same way in one run.
 
     python benchmarks/gnn_agent.py [--seconds 60] [--device cpu|cuda] [--num-envs 16]
-        [--torch-threads 1] [--programs URI ...] [--json OUT]
+        [--torch-threads 1] [--programs URI ...] [--agents mlp,gnn] [--json OUT]
 
 Both agents train on the MLP agent's training programs (``leaderboard/ppo/training_programs.txt``)
 with their committed settings (``leaderboard/ppo/config.json``: Stable-Baselines3 PPO on
@@ -17,10 +17,16 @@ other:
   agent's observation (Autophase rows, or ProGraML graph batches on the device);
 * policy forward obs/s: the policy network's forward pass (logits and values; for the GNN the
   graph embedding too) on the batches of ``--num-envs`` observations that those steps recorded:
-  Autophase feature rows per second, and graphs per second through the GNN;
+  Autophase feature rows per second, and graphs per second through the GNN, from the engine's
+  graphs (its :class:`Plan` built each time) and from plans built before (as updates reuse
+  them);
 * training steps/s: PPO training (rollouts and updates) from a fresh network for ``--seconds``,
   env steps per second; for the GNN also the graphs embedded per second of GNN time in the
-  run (rollout forwards and update forwards and backwards).
+  run (plans, rollout forwards and update forwards and backwards) and the seconds of each
+  part of the run (``train_parts``: env steps, plans, rollout and update GNN passes, heads
+  and the rest).
+
+``--agents gnn`` measures the GNN agent alone.
 """
 
 from __future__ import annotations
@@ -89,7 +95,7 @@ def measure_mlp(flags: dict) -> dict:
     programs = flags["programs"] or PROGRAMS.read_text().split()
     common = dict(
         num_envs=flags["num_envs"],
-        num_threads=config["num_threads"],
+        num_threads=flags.get("threads") or config["num_threads"],
         benchmarks=programs,
         random_benchmarks=True,
         max_episode_steps=config["episode_length"],
@@ -158,20 +164,22 @@ def measure_gnn(flags: dict) -> dict:
 
     sys.path.insert(0, str(PPO_GNN))
     from agent import Graphs, histograms, load_config, make_policy
-    from train import Trainer
+    from train import Trainer, keep_freed_memory
 
     import compiler_gym
 
     config = load_config()
     config["torch_threads"] = flags["torch_threads"]
     torch.set_num_threads(flags["torch_threads"])
+    if flags["device"] == "cpu":
+        keep_freed_memory()  # as the Trainer does, for the forward figures too
     torch.manual_seed(config["seed"])
     programs = flags["programs"] or PROGRAMS.read_text().split()
     out = {}
     with compiler_gym.make_vec(
         config["env"],
         num_envs=flags["num_envs"],
-        num_threads=config["num_threads"],
+        num_threads=flags.get("threads") or config["num_threads"],
         device=flags["device"],
         benchmarks=programs,
         random_benchmarks=True,
@@ -197,16 +205,28 @@ def measure_gnn(flags: dict) -> dict:
             policy(batch, history)
 
     seconds = _timed(forward, kept, flags["device"])
-    out["policy_obs_per_s"] = sum(b.num_graphs for b in kept) / seconds
-    out["mean_nodes_per_graph"] = sum(b.num_nodes for b in kept) / sum(b.num_graphs for b in kept)
+    graphs = sum(b.num_graphs for b in kept)
+    out["policy_obs_per_s"] = graphs / seconds
+    plans = [policy.plan(b) for b in kept]
+    out["policy_obs_per_s_planned"] = graphs / _timed(forward, plans, flags["device"])
+    out["mean_nodes_per_graph"] = sum(b.num_nodes for b in kept) / graphs
+    out["mean_rows_per_graph"] = sum(sum(x.rows for x in p.layers) for p in plans) / graphs
 
-    trainer = Trainer(config, programs, flags["device"], num_envs=flags["num_envs"])
+    trainer = Trainer(
+        config,
+        programs,
+        flags["device"],
+        num_envs=flags["num_envs"],
+        num_threads=flags.get("threads"),
+    )
     seconds = trainer.train(flags["seconds"])
     out["train_steps"] = trainer.timesteps
     out["train_seconds"] = seconds
     out["train_steps_per_s"] = trainer.timesteps / seconds
     out["train_graphs_per_gnn_s"] = trainer.graphs_embedded / trainer.gnn_seconds
     out["train_gnn_share"] = trainer.gnn_seconds / seconds
+    out["train_parts"] = {**trainer.clock.seconds}
+    out["train_parts"]["other"] = seconds - sum(trainer.clock.seconds.values())
     trainer.close()
     return out
 
@@ -218,6 +238,7 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=16)
     parser.add_argument("--torch-threads", type=int, default=1)
     parser.add_argument("--programs", nargs="+", help="train on these URIs (default: the MLP's)")
+    parser.add_argument("--agents", default="mlp,gnn", help="which agents, comma-separated")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     flags = {
@@ -227,11 +248,21 @@ def main() -> None:
         "torch_threads": args.torch_threads,
         "programs": args.programs,
     }
+    agents = args.agents.split(",")
+    if not agents or set(agents) - {"mlp", "gnn"}:
+        parser.error(f"--agents: mlp, gnn or both, not {args.agents!r}")
     context = multiprocessing.get_context("spawn")
     results = {}
     for name, measure in (("mlp", measure_mlp), ("gnn", measure_gnn)):
-        with context.Pool(1) as pool:
-            results[name] = pool.apply(measure, (flags,))
+        if name in agents:
+            with context.Pool(1) as pool:
+                results[name] = pool.apply(measure, (flags,))
+    if args.json:
+        args.json.write_text(json.dumps({"flags": flags, **results}, indent=1) + "\n")
+    if "gnn" in results:
+        _print_gnn(results["gnn"])
+    if len(results) < 2:
+        return
     mlp, gnn = results["mlp"], results["gnn"]
     print(
         f"\n{args.num_envs} envs, {args.torch_threads} PyTorch thread(s), device {args.device}, "
@@ -247,12 +278,23 @@ def main() -> None:
     print(f"|{'-' * 42}|---------------|--------------|-------|")
     for label, key in rows:
         print(f"| {label:40s} | {mlp[key]:13.1f} | {gnn[key]:12.1f} | {mlp[key] / gnn[key]:5.1f} |")
+
+
+def _print_gnn(gnn: dict) -> None:
+    """The GNN's own figures: its forward passes and where its training run's time went."""
     print(
-        f"\nGNN during training: {gnn['train_graphs_per_gnn_s']:.0f} graphs/s of GNN time "
-        f"(forward, and backward in updates), {100 * gnn['train_gnn_share']:.0f}% of the run"
+        f"\nGNN: {gnn['env_steps_per_s']:.1f} env steps/s (random actions), "
+        f"{gnn['train_steps_per_s']:.1f} training steps/s "
+        f"({gnn['train_steps_per_s'] / gnn['env_steps_per_s']:.2f}x); forward "
+        f"{gnn['policy_obs_per_s']:.1f} graphs/s with plans built, "
+        f"{gnn['policy_obs_per_s_planned']:.1f} on plans ({gnn['mean_nodes_per_graph']:.0f} nodes, "
+        f"{gnn['mean_rows_per_graph']:.0f} distinct rows per graph)"
     )
-    if args.json:
-        args.json.write_text(json.dumps({"flags": flags, **results}, indent=1) + "\n")
+    print(
+        f"GNN during training: {gnn['train_graphs_per_gnn_s']:.0f} graphs/s of GNN time "
+        f"(plans, forward, and backward in updates), {100 * gnn['train_gnn_share']:.0f}% of the "
+        "run; seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in gnn["train_parts"].items())
+    )
 
 
 if __name__ == "__main__":
