@@ -24,6 +24,7 @@ TOOLS = [
     "greedy",
     "manual_env",
     "miscompile",
+    "optimize",
     "random_eval",
     "random_replay",
     "random_search",

@@ -4,7 +4,7 @@
     python benchmarks/leaderboard/sequence_library/train.py \\
         --output=benchmarks/leaderboard/sequence_library/library.txt
     python benchmarks/leaderboard/sequence_library/train.py --action-space=PassesParameterized \\
-        --output=benchmarks/leaderboard/sequence_library/pipelines.txt
+        --output=python/compiler_gym/data/policies/pipelines-v0.txt
 
 Programs: csmith-v0 seeds, gcc-torture-v0, pypi-c-v0 and llvm-stress-v0 benchmarks of
 --min-size to --max-size IR instructions (every k-th in URI order, so the set is fixed).

@@ -65,11 +65,14 @@ class PassPipeline(Commandline):
         """A space of other actions (names of this one's) with the same command."""
         return PassPipeline(name, flags, [self.pipelines[self[f]] for f in flags])
 
+    def pipeline(self, actions: Iterable[int]) -> str:
+        """The ``-passes=`` pipeline that applies ``actions`` in order (``""``: none)."""
+        texts = self.pipelines + self.pipeline_actions
+        return ",".join(texts[int(a)] for a in actions)
+
     def to_string(self, actions: Iterable[int]) -> str:
         """The ``opt -passes=...`` command line that applies ``actions`` in order."""
-        texts = self.pipelines + self.pipeline_actions
-        passes = ",".join(texts[int(a)] for a in actions)
-        return f"opt {shlex.quote('-passes=' + passes)} {self._suffix}"
+        return f"opt {shlex.quote('-passes=' + self.pipeline(actions))} {self._suffix}"
 
     def from_string(self, commandline: str) -> list[int]:
         """The actions of a command line made by :meth:`to_string`: its ``-passes=``

@@ -56,12 +56,18 @@ def _absl_style(
     return str(argv[0]) not in subcommands
 
 
-def user_errors(main: Callable[..., int]) -> Callable[..., int]:
+def user_errors(
+    main: Optional[Callable[..., int]] = None, *, absl: bool = True
+) -> Callable[..., int]:
     """Wraps a tool's ``main``: a mistake in its input (an unknown name, a bad value, a file it
     cannot read or write, a missing optional package, a service that failed) is one
     ``error: ...`` line on stderr and exit status 2, not a traceback. With an ``argv`` that
     starts with the program name (absl's convention), a status other than 0 is raised as
-    ``SystemExit`` as absl's ``app.run`` would, instead of returned."""
+    ``SystemExit`` as absl's ``app.run`` would, instead of returned; ``absl=False`` (as
+    ``@user_errors(absl=False)``) is for a tool of ours whose first argument is positional,
+    which always returns its status."""
+    if main is None:
+        return functools.partial(user_errors, absl=absl)
 
     @functools.wraps(main)
     def run(argv: Optional[Sequence[str]] = None, *args, **kwargs) -> int:
@@ -73,8 +79,10 @@ def user_errors(main: Callable[..., int]) -> Callable[..., int]:
             message = e.args[0] if isinstance(e, KeyError) and e.args else e
             print(f"error: {message}", file=sys.stderr)
             status = 2
-        absl = _CALL.absl if getattr(_CALL, "absl", None) is not None else _absl_style(argv)
-        if status and absl:
+        called_as_absl = (
+            _CALL.absl if getattr(_CALL, "absl", None) is not None else _absl_style(argv)
+        )
+        if status and absl and called_as_absl:
             raise SystemExit(status)
         return status
 
