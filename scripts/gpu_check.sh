@@ -22,6 +22,12 @@
 #                          budget of 1,000 schedules of the 2^26 add, bounded by
 #                          GPU_CHECK_SEARCH_SECONDS; its JSON has schedules/s, the time split
 #                          and the best schedule's share of the copy peak
+#   bench_training_N       issue 50's scale: the MLP and GNN agents' PPO training steps/s beside
+#                          their envs' random-action steps/s at N = 256, 1,024 and 4,096 envs
+#                          (benchmarks/training_throughput.py), on CUDA where torch sees a GPU
+# The summary ends with the targets met or not: the sync step's efficiency at 16 threads from
+# 1,024 envs (longest-first order, 0.9), the isolated engine (0.9 of in-process), the GNN's
+# training (0.7x the engine at 1,024 envs) and forward (20,000 graphs/s).
 # The LLVM benchmarks run builtin-v0's programs as bitcode (the lent machines have no clang-19):
 # the bundle's programs/, or scripts/builtin_bitcode.py's where clang-19 is. Without torch the
 # representation and PPO steps are skipped (SKIP lines), without stable_baselines3 PPO is. Last,
@@ -42,13 +48,19 @@
 #   GPU_CHECK_THREADS="1 2 4 8 16" GPU_CHECK_ENVS="64 1024 4096" GPU_CHECK_ISO_ENVS="64 1024"
 #   GPU_CHECK_BATCH_ENVS=1024 GPU_CHECK_PPO_SECONDS=40 GPU_CHECK_GNN_SECONDS=20   (the sizes;
 #       the largest thread count is the isolation's and PPO's)
+#   GPU_CHECK_TRAIN_ENVS="256 1024 4096" GPU_CHECK_TRAIN_SECONDS=20   (the training steps)
+#   GPU_CHECK_STEPS="bench_training bench_scaling"   (run only these benchmark steps, the set-up
+#       always: splits the whole into two device calls when one would outlast its limit)
 #   GPU_CHECK_ARCHIVE=DIR   (at the end, copy summary.md and a .tar.gz of the output folder
 #       into DIR: the device tool brings back at most 8 files, so run it there as
 #       `GPU_CHECK_ARCHIVE=$OUT scripts/gpu_check.sh /tmp/gpu_check`)
 #
-# The defaults are sized for one device call of at most 10 minutes (timeout_s=600), the whole
-# script ending in about 8. Each step runs even when an earlier one failed; the exit status is
-# non-zero if any failed.
+# Without the training steps the defaults fit one device call of at most 10 minutes
+# (timeout_s=600), ending in about 8; the training steps add about 4 (three sizes, two agents,
+# 20 s of training each), so a session runs two calls on the warm machine:
+#   GPU_CHECK_STEPS="bench_scaling bench_isolation bench_representations bench_gnn bench_loop_tool"
+#   then GPU_CHECK_STEPS="bench_training" (each call rebuilds or unpacks first).
+# Each step runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 DRY_RUN=${GPU_CHECK_DRY_RUN:-0}
@@ -64,7 +76,18 @@ STEP_TIMEOUT=${GPU_CHECK_STEP_TIMEOUT:-300}
 summary=()
 : >"$OUT_DIR/steps.txt"
 # A measurement left by an earlier run in this folder must not pass for this run's.
-rm -f "$OUT_DIR"/{scaling,isolation,representations,ppo,gnn,loop_tool_search}.json "$OUT_DIR/summary.md"
+# With GPU_CHECK_STEPS, those of the other steps stay: an earlier call's, for the summary.
+for bench in bench_scaling bench_isolation bench_representations bench_ppo bench_gnn \
+  bench_loop_tool bench_training; do
+  if [ -z "${GPU_CHECK_STEPS:-}" ] || [[ " $GPU_CHECK_STEPS " == *" $bench "* ]]; then
+    case $bench in
+      bench_loop_tool) rm -f "$OUT_DIR/loop_tool_search.json" ;;
+      bench_training) rm -f "$OUT_DIR"/training_*.json ;;
+      *) rm -f "$OUT_DIR/${bench#bench_}.json" ;;
+    esac
+  fi
+done
+rm -f "$OUT_DIR/summary.md"
 
 record() { # record LINE: a status line for the summary and for steps.txt
   summary+=("$1")
@@ -79,6 +102,10 @@ step() { # step [-t SECONDS] NAME COMMAND...: runs it, logs to $OUT_DIR/NAME.log
   fi
   local name=$1
   shift
+  if [ -n "${GPU_CHECK_STEPS:-}" ] && [[ $name == bench_* ]] && [[ " $GPU_CHECK_STEPS " != *" ${name%%_[0-9]*} "* ]]; then
+    skip "$name" "not in GPU_CHECK_STEPS"
+    return 0
+  fi
   local start=$SECONDS rc=0
   echo "== $name (at most $limit s)"
   timeout -k 10 "$limit" "$@" >"$OUT_DIR/$name.log" 2>&1 || rc=$?
@@ -107,6 +134,8 @@ if [ "$DRY_RUN" = 1 ]; then
   BATCH_ENVS=${GPU_CHECK_BATCH_ENVS:-16}
   PPO_SECONDS=${GPU_CHECK_PPO_SECONDS:-10}
   GNN_SECONDS=${GPU_CHECK_GNN_SECONDS:-4}
+  TRAIN_ENVS=${GPU_CHECK_TRAIN_ENVS:-8 16}
+  TRAIN_SECONDS=${GPU_CHECK_TRAIN_SECONDS:-4}
   POINT_SECONDS=(--seconds 1 --min-seconds 0.3)
   TRIALS=2
   CARD="no GPU (dry run)"
@@ -120,6 +149,8 @@ else
   BATCH_ENVS=${GPU_CHECK_BATCH_ENVS:-1024}
   PPO_SECONDS=${GPU_CHECK_PPO_SECONDS:-40}
   GNN_SECONDS=${GPU_CHECK_GNN_SECONDS:-20}
+  TRAIN_ENVS=${GPU_CHECK_TRAIN_ENVS:-256 1024 4096}
+  TRAIN_SECONDS=${GPU_CHECK_TRAIN_SECONDS:-20}
   POINT_SECONDS=(--seconds 3 --min-seconds 1)
   TRIALS=5
   CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
@@ -171,7 +202,7 @@ if ! has torch; then
   array_type=(--array-type numpy) # make_vec's outputs as NumPy arrays need no torch
 fi
 if [ "${#all[@]}" -lt 4 ]; then
-  for name in bench_scaling bench_isolation bench_representations bench_ppo bench_gnn; do
+  for name in bench_scaling bench_isolation bench_representations bench_ppo bench_gnn bench_training; do
     skip $name "no programs' bitcode in $PROGRAMS (a bundle older than its programs/: rerun scripts/gpu_bundle.sh)"
   done
 else
@@ -217,6 +248,18 @@ else
     step -t $((GNN_SECONDS * 3 + 120)) bench_gnn "$PY" -u benchmarks/gnn_agent.py \
       --seconds "$GNN_SECONDS" --device "$gnn_device" --programs "${all[@]}" \
       --json "$OUT_DIR/gnn.json"
+  fi
+  if ! has torch; then
+    skip bench_training "no torch for $PY"
+  else
+    train_device=cpu
+    if [ "${devices[*]:-}" = "cpu cuda" ]; then train_device=cuda; fi
+    # Issue 50's scale: both agents' training beside the engine, one run per size.
+    for n in $TRAIN_ENVS; do
+      step -t $((TRAIN_SECONDS * 3 + 180)) "bench_training_$n" "$PY" -u benchmarks/training_throughput.py \
+        --num-envs "$n" --seconds "$TRAIN_SECONDS" --threads "$MAX_THREADS" --device "$train_device" \
+        --programs "${all[@]}" --json "$OUT_DIR/training_$n.json"
+    done
   fi
 fi
 

@@ -1,10 +1,10 @@
 """The markdown summary of scripts/gpu_check.sh's CPU-side measurements on a lent machine:
 the vector engine's scaling, the isolated executor against in-process, ProGraML and inst2vec
-batches on CUDA against the CPU, PPO training's steps/s, the GNN agent beside the MLP one, and
-the loop_tool search's
-schedules/s and share of the copy peak, from the JSON files the steps wrote into the output
-folder. A step that wrote nothing shows as not measured, with its
-status line from steps.txt (SKIP and its reason, or FAIL and its log).
+batches on CUDA against the CPU, PPO training's steps/s, the GNN agent beside the MLP one, the
+loop_tool search's schedules/s and share of the copy peak, and both agents' training steps/s
+beside the engine's at 256 to 4,096 envs, then the targets met or not, from the JSON files
+the steps wrote into the output folder. A step that wrote nothing shows as not measured, with
+its status line from steps.txt (SKIP and its reason, or FAIL and its log).
 
     python3 scripts/gpu_check_summary.py OUT_DIR --card "NVIDIA H100 80GB HBM3"
         (prints the tables and writes OUT_DIR/summary.md)
@@ -27,6 +27,14 @@ FILES = {
     "bench_ppo": ("ppo.json", "PPO training"),
     "bench_gnn": ("gnn.json", "GNN and MLP agents"),
     "bench_loop_tool": ("loop_tool_search.json", "loop_tool search"),
+    "bench_training": ("training.json", "Training throughput at scale"),
+}
+# Issue 35's and issue 50's targets on the lent machine: (what, threshold).
+TARGETS = {
+    "scaling": ("sync step efficiency at the most threads, 1,024+ envs", 0.9),
+    "isolation": ("isolated / in-process steps/s", 0.9),
+    "gnn_training": ("GNN training / env steps/s at 1,024 envs", 0.7),
+    "gnn_graphs": ("GNN forward graphs/s", 20000.0),
 }
 
 
@@ -176,6 +184,77 @@ def _loop_tool(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _training(data: dict) -> str:
+    lines = [
+        "Training throughput (`benchmarks/training_throughput.py`): each agent's PPO training "
+        "steps/s beside its envs' steps/s with random actions, side by side in one run "
+        "(target: the GNN at 0.7x the engine at 1,024 envs):",
+        "",
+        "| agent | envs | threads | device | env steps/s | training steps/s | training / env |",
+        "|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for r in sorted(data["rows"], key=lambda r: (r["num_envs"], r["agent"])):
+        env, train = r.get("env_steps_per_s"), r.get("train_steps_per_s")
+        lines.append(
+            f"| {r['agent']} | {r['num_envs']:,} | {r['threads']} | {r['device']} | "
+            f"{_int(env)} | {_int(train)} | {_ratio(train / env if env and train else None)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def targets(results: dict[str, Optional[dict[str, Any]]]) -> list[tuple[str, Optional[float]]]:
+    """Each target of :data:`TARGETS` with the value measured (None: not measured): the
+    lowest over the points the target covers."""
+    measured: dict[str, Optional[float]] = dict.fromkeys(TARGETS)
+    scaling = results.get("bench_scaling")
+    if scaling:
+        most = max(r["threads"] for r in scaling["rows"])
+        values = [
+            r["efficiency"]
+            for r in scaling["rows"]
+            if r["threads"] == most and r["num_envs"] >= 1024 and r.get("efficiency") is not None
+        ]
+        measured["scaling"] = min(values, default=None)
+    isolation = results.get("bench_isolation")
+    if isolation:
+        values = [r["isolated_ratio"] for r in isolation["rows"] if r.get("isolated_ratio")]
+        measured["isolation"] = min(values, default=None)
+    training = results.get("bench_training")
+    if training:
+        values = [
+            r["train_steps_per_s"] / r["env_steps_per_s"]
+            for r in training["rows"]
+            if r["agent"] == "gnn" and r["num_envs"] == 1024 and r.get("env_steps_per_s")
+        ]
+        measured["gnn_training"] = min(values, default=None)
+    gnn = results.get("bench_gnn")
+    if gnn and gnn.get("gnn", {}).get("policy_obs_per_s") is not None:
+        measured["gnn_graphs"] = gnn["gnn"]["policy_obs_per_s"]
+    return [(name, measured[name]) for name in TARGETS]
+
+
+def _targets(results: dict[str, Optional[dict[str, Any]]]) -> str:
+    lines = ["Targets:", "", "| target | threshold | measured | met |", "|---|---:|---:|---|"]
+    for name, value in targets(results):
+        what, threshold = TARGETS[name]
+        met = "not measured" if value is None else ("yes" if value >= threshold else "NO")
+        shown = "-" if value is None else (_int(value) if threshold > 10 else _ratio(value))
+        limit = _int(threshold) if threshold > 10 else _ratio(threshold)
+        lines.append(f"| {what} | {limit} | {shown} | {met} |")
+    return "\n".join(lines) + "\n"
+
+
+def read_training(out_dir: Path) -> Optional[dict]:
+    """The rows of every ``training_<envs>.json`` the training steps wrote, as one result."""
+    rows = []
+    for path in sorted(out_dir.glob("training_*.json")):
+        try:
+            rows += json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+    return {"rows": rows} if rows else None
+
+
 def render(
     results: dict[str, Optional[dict[str, Any]]],
     statuses: dict[str, str],
@@ -193,9 +272,11 @@ def render(
         ("bench_ppo", _ppo),
         ("bench_gnn", _gnn),
         ("bench_loop_tool", _loop_tool),
+        ("bench_training", _training),
     ):
         data = results.get(step)
         parts.append(section(data) if data else _missing(step, statuses))
+    parts.append(_targets(results))
     problems = [f"{k}: {v}" for k, v in statuses.items() if not v.startswith("PASS")]
     if problems:
         parts.append("Skipped or failed: " + "; ".join(problems) + ".\n")
@@ -219,8 +300,10 @@ def main() -> None:
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--card", default="no GPU")
     args = parser.parse_args()
-    results = {}
+    results = {"bench_training": read_training(args.out_dir)}
     for step, (name, _) in FILES.items():
+        if step in results:
+            continue
         path = args.out_dir / name
         try:
             results[step] = json.loads(path.read_text())

@@ -106,3 +106,39 @@ def test_the_gnn_table_sets_the_two_agents_side_by_side():
     assert "16 envs, device cuda, 20 s of PPO training each" in text
     assert "| Autophase MLP | 1,791 | 30,492 | 1,317.5 |" in text
     assert "| ProGraML GNN | 960 | 2,067 | 428.6 |" in text
+
+
+def test_training_rows_and_the_targets(tmp_path):
+    (tmp_path / "training_256.json").write_text(
+        '[{"agent": "gnn", "num_envs": 256, "threads": 16, "device": "cuda",'
+        ' "env_steps_per_s": 8000.0, "train_steps_per_s": 4000.0}]'
+    )
+    (tmp_path / "training_1024.json").write_text(
+        '[{"agent": "mlp", "num_envs": 1024, "threads": 16, "device": "cuda",'
+        ' "env_steps_per_s": 10000.0, "train_steps_per_s": 9000.0},'
+        ' {"agent": "gnn", "num_envs": 1024, "threads": 16, "device": "cuda",'
+        ' "env_steps_per_s": 10000.0, "train_steps_per_s": 6500.0}]'
+    )
+    (tmp_path / "training_4096.json").write_text("not json")  # a step that died mid-write
+    training = summary.read_training(tmp_path)
+    assert [r["num_envs"] for r in training["rows"]] == [1024, 1024, 256]
+    scaling = {
+        "env": "llvm-autophase-ic-v0",
+        "rows": [
+            {"num_envs": n, "threads": t, "steps_per_env": 4, "steps_per_s": 1.0, "efficiency": e}
+            for n, t, e in [(64, 16, 0.5), (1024, 16, 0.93), (4096, 16, 0.91), (1024, 8, 0.2)]
+        ],
+    }
+    isolation = {"rows": [{"num_envs": 64, "threads": 16, "steps_per_s": 1.0}]}
+    results = {"bench_training": training, "bench_scaling": scaling, "bench_isolation": isolation}
+    assert summary.targets(results) == [
+        ("scaling", 0.91),  # the lowest at 16 threads from 1,024 envs: 64 envs do not count
+        ("isolation", None),  # a row without its isolated figure
+        ("gnn_training", 0.65),
+        ("gnn_graphs", None),
+    ]
+    text = summary.render(results, {}, "NVIDIA H100 80GB HBM3", 16, "2026-12-07")
+    assert "| gnn | 256 | 16 | cuda | 8,000 | 4,000 | 0.50 |" in text
+    assert "| GNN training / env steps/s at 1,024 envs | 0.70 | 0.65 | NO |" in text
+    assert "| sync step efficiency at the most threads, 1,024+ envs | 0.90 | 0.91 | yes |" in text
+    assert "| GNN forward graphs/s | 20,000 | - | not measured |" in text
