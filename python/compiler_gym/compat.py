@@ -111,14 +111,15 @@ ALIASES: tuple[Alias, ...] = (
         "compiler_gym.envs.gcc.datasets",
         _GCC,
         (
+            "compiler_gym.datasets.compilergym_gcc:AnghaBenchDataset",
+            "compiler_gym.datasets.compilergym_gcc:CHStoneDataset",
             "compiler_gym.datasets.csmith:CsmithBenchmark",
             "compiler_gym.datasets.csmith:CsmithDataset",
             "compiler_gym.datasets.gcc_torture:GccTortureDataset",
             "get_gcc_datasets",
         ),
-        "the GCC environment's datasets (CompilerGym's downloaded suites, CHStone and "
-        "AnghaBench, are not here: every program comes from the built-in set, a generator, or "
-        "a Debian or PyPI package)",
+        "the GCC environment's datasets (CompilerGym's CHStone and AnghaBench are installed "
+        "from its archives on first use)",
     ),
     Alias(
         "compiler_gym.envs.gcc.gcc",

@@ -21,6 +21,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from compiler_gym.datasets import BuiltinDataset, Dataset, Datasets
+from compiler_gym.datasets.compilergym_gcc import compilergym_gcc_datasets
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
@@ -35,9 +36,11 @@ DEFAULT_GCC = "gcc"
 
 def gcc_datasets(site_data_base: Optional[Union[str, Path]] = None) -> Datasets:
     """The C datasets GCC compiles (a benchmark of several translation units, such as a whole
-    pypi-c library, is refused with ``BenchmarkInitError``); with ``site_data_base`` the ones
-    that install keep their files under it."""
+    pypi-c library, is refused with ``BenchmarkInitError``), CompilerGym's downloaded ones
+    (chstone-v0, anghabench-v1) included; with ``site_data_base`` the ones that install keep
+    their files under it."""
     datasets = [BuiltinDataset(), CsmithDataset(), GccTortureDataset(), PypiCDataset()]
+    datasets += compilergym_gcc_datasets()
     return Datasets(rebase_site_data(datasets, site_data_base))
 
 

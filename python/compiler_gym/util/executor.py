@@ -6,11 +6,20 @@ setting (the local machine, this process for debugging, nowhere, or a SLURM clus
     ...     jobs = [ex.submit(tune, benchmark) for benchmark in benchmarks]
     >>> [job.result() for job in jobs]  # the block waited for them all
 
+:class:`Executor` is a pydantic model, as CompilerGym's is, so that a configuration (a
+Hydra/YAML ``executor:`` section, a field of the caller's own pydantic model) builds it:
+``Executor(**config)``, ``Executor.model_validate(config)`` or ``Executor.parse_obj(config)``,
+and back with ``model_dump()`` / ``dict()`` and ``model_dump_json()`` / ``json()``. A bad
+setting raises pydantic's ``ValidationError`` (a ``ValueError``).
+
 ``local`` runs jobs in a pool of fresh (spawned) processes, so a job's function and its
 arguments must be picklable: a function defined at the top level of an importable module or
 of a script guarded by ``if __name__ == "__main__"``. A fresh process is used rather than a
-fork because the engine runs threads of its own in this one. ``slurm`` needs the optional
-``submitit`` package.
+fork because the engine runs threads of its own in this one. A fresh process has absl's
+flags unparsed, where CompilerGym's forked workers inherited them, so each job of a ``local``
+(or ``slurm``) executor carries this process's parsed flag values and sets them before it
+runs: a job may read ``FLAGS.x`` as the script's own functions do. ``slurm`` needs the
+optional ``submitit`` package.
 """
 
 from __future__ import annotations
@@ -20,6 +29,8 @@ import dataclasses
 import logging
 import multiprocessing
 import os
+import pickle
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -27,6 +38,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from enum import Enum
 from pathlib import Path
 from typing import Any, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +49,12 @@ _default_executor_lock = threading.Lock()
 _JOB_IDS_SHOWN = 8
 
 
-@dataclasses.dataclass(frozen=True)
-class Executor:
+class FrozenExecutorError(dataclasses.FrozenInstanceError, TypeError):
+    """Assigning a field of an :class:`Executor`: an ``AttributeError`` as a frozen
+    dataclass raises, and a ``TypeError`` as CompilerGym's (``allow_mutation=False``) did."""
+
+
+class Executor(BaseModel):
     """How and where jobs run: ``Executor(type="local", cpus=8)``, then submit functions to
     the executor that :meth:`get_executor` yields. Fields (fixed once made):
 
@@ -50,7 +67,13 @@ class Executor:
     - ``timeout_hours``: how long a job may run (``local``: how long a result is waited for).
     - ``block``: whether leaving the ``get_executor`` block waits for every job; always true
       for ``local`` and ``noop``, and ``debug`` runs its jobs then in any case.
+
+    Unknown keys of a configuration are ignored, as CompilerGym's pydantic v1 model did.
     """
+
+    # Frozen: hashable, and assignment refused (by __setattr__ below, with CompilerGym's
+    # exception types rather than pydantic v2's ValidationError).
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     class Type(str, Enum):
         """Where jobs run."""
@@ -65,33 +88,93 @@ class Executor:
         """Not at all: every result is None (to check a script's setup without the work)."""
 
     type: Executor.Type
-    slurm_partition: Optional[str] = None
-    cpus: int = 1
+    slurm_partition: Optional[str] = Field(default=None, validate_default=True)
+    cpus: int = Field(default=1, validate_default=True)
     gpus: int = 0
-    timeout_hours: float = 12
-    block: bool = False
+    timeout_hours: float = 12.0
+    block: bool = Field(default=False, validate_default=True)
 
-    def __post_init__(self) -> None:
+    # Field validators run in field order, so ``type`` (first) is in ``info.data`` for the
+    # others unless it was itself invalid.
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _known_type(cls, value: Any) -> Executor.Type:
         try:
-            kind = Executor.Type(self.type)
+            return Executor.Type(value)
         except ValueError:
             names = ", ".join(t.value for t in Executor.Type)
-            raise ValueError(f"unknown executor type {self.type!r}; one of: {names}") from None
-        if isinstance(self.cpus, bool) or self.cpus != int(self.cpus) or self.cpus < -1:
-            raise ValueError(f"cpus is a positive integer or -1 (every CPU), not {self.cpus!r}")
-        if self.cpus == 0:
-            raise ValueError("cpus is a positive integer or -1 (every CPU), not 0")
-        if isinstance(self.gpus, bool) or self.gpus != int(self.gpus) or self.gpus < 0:
-            raise ValueError(f"gpus is an integer >= 0, not {self.gpus!r}")
-        if not self.timeout_hours > 0:
-            raise ValueError(f"timeout_hours must be positive, not {self.timeout_hours!r}")
-        if kind == Executor.Type.SLURM and not self.slurm_partition:
+            raise ValueError(f"unknown executor type {value!r}; one of: {names}") from None
+
+    @field_validator("slurm_partition")
+    @classmethod
+    def _slurm_needs_a_partition(cls, value: Optional[str], info: ValidationInfo):
+        if info.data.get("type") == Executor.Type.SLURM and not value:
             raise ValueError("a slurm executor needs a slurm_partition")
-        object.__setattr__(self, "type", kind)
-        if kind == Executor.Type.LOCAL and self.cpus == -1:
-            object.__setattr__(self, "cpus", os.cpu_count() or 1)
-        if kind in (Executor.Type.LOCAL, Executor.Type.NOOP):
-            object.__setattr__(self, "block", True)
+        return value
+
+    @field_validator("cpus", "gpus", mode="before")
+    @classmethod
+    def _not_a_bool(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic takes True for 1; a count given as a bool is a mistake in a config.
+        if isinstance(value, bool):
+            raise ValueError(f"{info.field_name} is an integer, not {value!r}")
+        return value
+
+    @field_validator("cpus")
+    @classmethod
+    def _cpu_count(cls, value: int, info: ValidationInfo) -> int:
+        if value < -1 or value == 0:
+            raise ValueError(f"cpus is a positive integer or -1 (every CPU), not {value!r}")
+        if value == -1 and info.data.get("type") == Executor.Type.LOCAL:
+            return os.cpu_count() or 1
+        return value
+
+    @field_validator("gpus")
+    @classmethod
+    def _gpu_count(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError(f"gpus is an integer >= 0, not {value!r}")
+        return value
+
+    @field_validator("timeout_hours")
+    @classmethod
+    def _positive_timeout(cls, value: float) -> float:
+        if not value > 0:
+            raise ValueError(f"timeout_hours must be positive, not {value!r}")
+        return value
+
+    @field_validator("block")
+    @classmethod
+    def _local_always_blocks(cls, value: bool, info: ValidationInfo) -> bool:
+        return value or info.data.get("type") in (Executor.Type.LOCAL, Executor.Type.NOOP)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenExecutorError(f"cannot assign to field {name!r}: an Executor is fixed")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenExecutorError(f"cannot delete field {name!r}: an Executor is fixed")
+
+    # CompilerGym's (pydantic v1) names, without pydantic v2's deprecation warnings.
+
+    @classmethod
+    def parse_obj(cls, obj: Any) -> Executor:
+        """An executor from a mapping of its fields (``model_validate``)."""
+        return cls.model_validate(obj)
+
+    @classmethod
+    def parse_raw(cls, data: Union[str, bytes]) -> Executor:
+        """An executor from JSON text (``model_validate_json``)."""
+        return cls.model_validate_json(data)
+
+    def dict(self, **kwargs: Any) -> dict[str, Any]:
+        """The fields as a dict (``model_dump``; ``type`` stays an :class:`Executor.Type`,
+        which equals its name)."""
+        return self.model_dump(**kwargs)
+
+    def json(self, **kwargs: Any) -> str:
+        """The fields as JSON text (``model_dump_json``)."""
+        return self.model_dump_json(**kwargs)
 
     @contextlib.contextmanager
     def get_executor(
@@ -134,7 +217,10 @@ class Executor:
         else:
             backend, name = DummyExecutor(), "noop"
 
-        executor = WrappedExecutor(backend, name=name)
+        # Jobs of another process take this one's absl flags with them (an in-process job
+        # reads them directly).
+        in_other_process = self.type in (Executor.Type.LOCAL, Executor.Type.SLURM)
+        executor = WrappedExecutor(backend, name=name, carry_flags=in_other_process)
         finished = False
         try:
             yield executor
@@ -159,17 +245,87 @@ class Executor:
             return _default_executor
 
 
+# -------------------------------------------------------------------------------------------
+# absl flags in jobs of other processes.
+
+# A flag's state as a job carries it: (value, present, using_default_value).
+_FlagState = tuple[Any, int, bool]
+
+
+def parsed_flag_values() -> Optional[dict[str, _FlagState]]:
+    """This process's absl flags, by name, when they have been parsed (None when absl is
+    not in use or its flags are not parsed: a job then finds them as a fresh process does).
+    A flag whose value cannot be pickled is left out (with a warning): the job sees its
+    default."""
+    absl_flags = sys.modules.get("absl.flags")
+    if absl_flags is None or not absl_flags.FLAGS.is_parsed():
+        return None
+    FLAGS = absl_flags.FLAGS
+    states: dict[str, _FlagState] = {}
+    for name in FLAGS:
+        flag = FLAGS[name]
+        if flag.name != name or name in states:  # a short name of a flag
+            continue
+        try:
+            pickle.dumps(flag.value)
+        except Exception as e:
+            logger.warning(
+                "flag --%s is not passed to jobs: its value cannot be pickled: %s", name, e
+            )
+            continue
+        states[name] = (flag.value, flag.present, flag.using_default_value)
+    return states
+
+
+def apply_flag_values(states: dict[str, _FlagState]) -> None:
+    """Sets this process's absl flags to ``states`` (from :func:`parsed_flag_values` in
+    another process) and marks them parsed. Flags not in ``states`` go back to their defaults;
+    flags this process has not defined are skipped. Validators do not run again: the values
+    passed them where they were parsed."""
+    from absl import flags as absl_flags
+
+    FLAGS = absl_flags.FLAGS
+    FLAGS.unparse_flags()  # a pool process runs many jobs: start each from the defaults
+    for name, (value, present, using_default) in states.items():
+        if name in FLAGS:
+            flag = FLAGS[name]
+            flag.value = value
+            flag.present = present
+            flag.using_default_value = using_default
+    FLAGS.mark_as_parsed()
+
+
+class WithFlags:
+    """A job that first sets its process's absl flags to those of the process that
+    submitted it, then calls ``fn`` (picklable when ``fn`` is)."""
+
+    def __init__(self, fn: Callable[..., Any], flag_values: dict[str, _FlagState]):
+        self.fn = fn
+        self.flag_values = flag_values
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Sets the flags, then returns ``fn(*args, **kwargs)``."""
+        apply_flag_values(self.flag_values)
+        return self.fn(*args, **kwargs)
+
+
 class WrappedExecutor:
     """The executor of a :meth:`Executor.get_executor` block: submits jobs to ``unwrapped``
-    (the backend) and keeps them, in order, in ``jobs``."""
+    (the backend) and keeps them, in order, in ``jobs``. With ``carry_flags`` each job takes
+    the absl flags parsed in this process at submission (:class:`WithFlags`)."""
 
-    def __init__(self, executor: Any, name: str):
+    def __init__(self, executor: Any, name: str, carry_flags: bool = False):
         self.unwrapped = executor
         self.jobs: list[Any] = []
         self.name = name
+        self.carry_flags = carry_flags
 
     def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Starts ``fn(*args, **kwargs)`` as a job and returns the job."""
+        if self.carry_flags:
+            flag_values = parsed_flag_values()
+            if flag_values is not None:
+                fn = WithFlags(fn, flag_values)
         job = self.unwrapped.submit(fn, *args, **kwargs)
         logger.info("Submitting job %s to %s ...", job.job_id, self)
         self.jobs.append(job)
@@ -331,8 +487,12 @@ class DummyExecutor:
 __all__ = [
     "DummyExecutor",
     "Executor",
+    "FrozenExecutorError",
     "LocalParallelExecutor",
     "LocalSynchronousExecutor",
+    "WithFlags",
     "WrappedExecutor",
+    "apply_flag_values",
+    "parsed_flag_values",
     "wait_on_jobs",
 ]
