@@ -410,10 +410,13 @@ const std::vector<ObservationRow>& ObservationTable() {
                 .doc = "Median seconds of the benchmark's program after default<O0>, measured "
                        "once per benchmark: C0 of the Runtime reward."},
        .compute = RuntimeO0},
+      // Both platform dependent, as in CompilerGym: whether a program links (the default of
+      // a user program's runnable) depends on the host's libraries and tools.
       {.spec = {.name = "IsBuildable",
                 .dtype = DType::kBool,
                 .low = 0,
                 .high = 1,
+                .platform_dependent = true,
                 .doc = "Whether the benchmark can be linked into an executable."},
        .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(s.benchmark->benchmark().buildable);
@@ -422,6 +425,7 @@ const std::vector<ObservationRow>& ObservationTable() {
                 .dtype = DType::kBool,
                 .low = 0,
                 .high = 1,
+                .platform_dependent = true,
                 .doc = "Whether the benchmark's executable can be run."},
        .compute = [](Impl& s) -> StatusOr<Observation> {
          return Observation(s.benchmark->benchmark().runnable);

@@ -52,6 +52,13 @@ class ValidationResult:
     # benchmark's fault, not the state's: the replay and the reward are checked all the same.
     benchmark_run_failed: bool = False
 
+    def __post_init__(self):
+        # What json() wrote reads back, as CompilerGym's pydantic model parsed it:
+        # ValidationResult(**json.loads(result.json())) == result.
+        if isinstance(self.state, dict):
+            self.state = CompilerEnvState(**self.state)
+        self.errors = [_error_of(e) for e in self.errors]
+
     def okay(self) -> bool:
         """True when the replay found nothing wrong (a program that cannot run is not
         okay: its behaviour could not be checked)."""
@@ -111,6 +118,13 @@ class ValidationResult:
             errors=[e for r in results for e in r.errors],
             **{name: any(getattr(r, name) for r in results) for name in _FLAGS},
         )
+
+
+def _error_of(error):
+    """A ``{"type", "data"}`` dict (a :class:`ValidationError` as JSON) as the record it was."""
+    if isinstance(error, dict) and set(error) == {"type", "data"}:
+        return ValidationError(**error)
+    return error
 
 
 def _error_dict(error: Error):

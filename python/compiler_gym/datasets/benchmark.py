@@ -222,6 +222,19 @@ class Benchmark:
         return b
 
     @property
+    def proto(self) -> Any:
+        """CompilerGym's ``benchmark.proto``: this benchmark as the service's ``Benchmark``
+        message (:class:`compiler_gym.service.proto.Benchmark`), its ``program`` holding the
+        program's bytes (the file's, for a benchmark of one file). A benchmark of several
+        files is no one message: ``ValueError``."""
+        from compiler_gym.service import proto  # it imports this module: imported when used
+
+        if len(self.files) > 1:
+            raise ValueError(f"{self.uri} has {len(self.files)} files: a message holds one")
+        contents = Path(self.files[0]).read_bytes() if self.files else self.data
+        return proto.Benchmark(uri=str(self.uri), program=proto.File(contents=contents))
+
+    @property
     def sources(self) -> list[BenchmarkSource]:
         """The benchmark's files (or its in-memory IR) as :class:`BenchmarkSource`."""
         if not self.files:

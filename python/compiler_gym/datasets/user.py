@@ -57,10 +57,16 @@ class FilesDataset(Dataset):
 
     CompilerGym's keywords work too: ``dataset_root`` for ``root``, ``file_glob`` to take
     only the files it matches (relative to the root, e.g. ``"*/*.bc"``),
-    ``benchmark_file_suffix`` to take only files with that suffix, named without it,
-    ``memoize_uris`` (default True, as CompilerGym's) to list the folder once and keep that
-    list, ``site_data_base`` and the other arguments of :class:`Dataset` (``references``,
-    ``deprecated``, ``validatable``).
+    ``benchmark_file_suffix`` to take only files with that suffix (any suffix), named without
+    it, ``memoize_uris`` (default True, as CompilerGym's) to list the folder once and keep
+    that list, ``site_data_base`` and the other arguments of :class:`Dataset`
+    (``references``, ``deprecated``, ``validatable``).
+
+    ``every_file`` (default: True when the folder is given as CompilerGym's ``dataset_root``,
+    False for ``root``) takes every file, as CompilerGym's FilesDataset did: a file that is
+    not a program is named with its whole name (``notes.txt``) and its benchmark is the file
+    as it is (:meth:`Benchmark.from_file`). Files are listed in CompilerGym's order: a
+    folder's files by name, then its subfolders by name.
     """
 
     def __init__(
@@ -79,6 +85,7 @@ class FilesDataset(Dataset):
         benchmark_file_suffix: str = "",
         memoize_uris: bool = True,
         site_data_base: Optional[Union[str, Path]] = None,
+        every_file: Optional[bool] = None,
         **dataset_args,
     ):
         if (root is None) == (dataset_root is None):
@@ -96,6 +103,7 @@ class FilesDataset(Dataset):
         self._root = Path(root if root is not None else dataset_root).expanduser()
         self.file_glob = file_glob
         self.benchmark_file_suffix = benchmark_file_suffix
+        self.every_file = dataset_root is not None if every_file is None else every_file
         self.copt = list(copt or [])
         self.link_args = list(link_args or [])
         self.runnable = runnable
@@ -119,17 +127,21 @@ class FilesDataset(Dataset):
         self.install()
         files = {}
         suffix = self.benchmark_file_suffix
-        candidates = self.root.glob(self.file_glob) if self.file_glob else self.root.rglob("*")
-        for path in sorted(candidates):
-            if path.suffix not in PROGRAM_SUFFIXES or not path.is_file():
+        globbed = set(self.root.glob(self.file_glob)) if self.file_glob else None
+        for path in _walk(self.root):
+            if globbed is not None and path not in globbed:
                 continue
             relative = path.relative_to(self.root).as_posix()
             if suffix:
                 if not relative.endswith(suffix):
                     continue
                 name = relative[: -len(suffix)]
-            else:
+            elif path.suffix in PROGRAM_SUFFIXES:
                 name = path.relative_to(self.root).with_suffix("").as_posix()
+            elif self.every_file:
+                name = relative
+            else:
+                continue
             files.setdefault(name, path)  # a.c and a.ll: the first in name order
         if self.memoize_uris:
             self._memoized_files = files
@@ -149,6 +161,8 @@ class FilesDataset(Dataset):
         # included: modification time and size) are the same.
         if not path.is_file():
             raise LookupError(f"Benchmark not found: {uri} (the file {path} is gone)")
+        if path.suffix not in PROGRAM_SUFFIXES:
+            return Benchmark.from_file(str(uri), path)  # not a program: the file as it is
         key = (str(uri), tuple(self.copt), tuple(self.link_args), self.runnable)
         made = self._made.get(key)
         if made is not None and made[1] == _stamps(made[0]._inputs):
@@ -168,6 +182,17 @@ class FilesDataset(Dataset):
             # Stamped after the build: a file changed during it is seen as changed next time.
             self._made[key] = (benchmark, _stamps(benchmark._inputs))
         return _copy(benchmark)
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """The regular files under ``root`` in CompilerGym's order: a folder's files by name,
+    then each subfolder's, by name."""
+    for folder, subfolders, names in os.walk(root):
+        subfolders.sort()
+        for name in sorted(names):
+            path = Path(folder) / name
+            if path.is_file():
+                yield path
 
 
 def _stamps(paths) -> tuple:

@@ -36,7 +36,9 @@ def _space_by_name(space: Any, spec_type: type, table: dict[str, Any], what: str
     if space is None or isinstance(space, spec_type):
         return space
     if space not in table:
-        raise LookupError(f"Unknown {what} space: {space!r}{did_you_mean(space, table)}")
+        # CompilerGym's text, then the closest names.
+        hint = did_you_mean(space, table)
+        raise LookupError(f"{what.capitalize()} space not found: {space}{hint}")
     return table[space]
 
 

@@ -57,6 +57,69 @@ def inst2vec_statement_graph(bitcode: bytes) -> tuple[list[str], list[tuple[int,
     return graph["statements"], [tuple(edge) for edge in graph["edges"]]
 
 
+# A count below its least is refused with the text of CompilerGym's service (the engine
+# refuses it too, and any other value that is not a count, in its own words).
+_COUNTS = {
+    "runtime_observation_count": ("runtimes_per_observation_count", 1),
+    "runtime_warmup_runs_count": ("warmup_runs_count_per_runtime_observation", 0),
+}
+
+
+def _check_count(name: str, value: Any) -> None:
+    compiler_gym_name, least = _COUNTS[name]
+    try:
+        below = int(value) == float(value) and int(value) < least
+    except (TypeError, ValueError):
+        return  # not a number: the engine says so
+    if below:
+        raise ValueError(f"{compiler_gym_name} must be >= {least}. Received: {int(value)}")
+
+
+class Inst2vec:
+    """The inst2vec vocabulary and embeddings of the ``Inst2vec*`` observations (CompilerGym's
+    ``env.inst2vec``, its ``Inst2vecEncoder``), read from the package's data (trained by
+    :mod:`compiler_gym.bin.train_inst2vec`): ``vocab`` maps a normalized statement (an item
+    of ``Inst2vecPreprocessedText``) to its index, ``"!UNK"`` to the index of every unknown
+    statement; ``embeddings`` is the ``float32`` table, one row per index."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+
+    @functools.cached_property
+    def vocab(self) -> dict[str, int]:
+        """Statement -> index, with ``"!UNK"`` (the last index)."""
+        text = (self.directory / "vocabulary.txt").read_text(encoding="utf-8")
+        statements = text.split("\n")
+        if statements and statements[-1] == "":
+            statements.pop()
+        vocab = {statement: i for i, statement in enumerate(statements)}
+        vocab["!UNK"] = len(statements)
+        return vocab
+
+    @functools.cached_property
+    def embeddings(self) -> np.ndarray:
+        """The embedding of each index, ``[len(vocab), dimensions]`` float32 (stored as
+        float16)."""
+        table = np.fromfile(self.directory / "embeddings.f16", dtype=np.float16)
+        return table.reshape(len(self.vocab), -1).astype(np.float32)
+
+    def encode(self, statements: list[str]) -> list[int]:
+        """The index of each statement (``Inst2vecEmbeddingIndices`` of
+        ``Inst2vecPreprocessedText``)."""
+        unknown = self.vocab["!UNK"]
+        return [self.vocab.get(s, unknown) for s in statements]
+
+    def embed(self, indices: list[int]) -> np.ndarray:
+        """The embeddings of indices (``Inst2vec`` of ``Inst2vecEmbeddingIndices``)."""
+        return self.embeddings[np.asarray(indices, dtype=np.int64)]
+
+
+@functools.cache
+def inst2vec() -> Inst2vec:
+    """The package's :class:`Inst2vec`, read once per process when first used."""
+    return Inst2vec(Path(__file__).resolve().parent.parent / "data" / "inst2vec")
+
+
 def clang_path() -> str:
     """The clang-19 the engine compiles with (``$COMPILER_GYM_CLANG`` overrides)."""
     return _call("clang_path")
@@ -220,6 +283,8 @@ class LlvmEnv(CompilerEnv):
         ``value``)."""
         if key in _COMPILER_GYM_PARAMS:
             sets, name = _COMPILER_GYM_PARAMS[key]
+            if sets:
+                _check_count(name, value)
             return super().send_param(name, value) if sets else self.get_param(name)
         return super().send_param(key, value, resend_on_reset)
 
@@ -230,6 +295,7 @@ class LlvmEnv(CompilerEnv):
 
     @runtime_observation_count.setter
     def runtime_observation_count(self, n: int) -> None:
+        _check_count("runtime_observation_count", n)
         self._env.set_parameter("runtime_observation_count", str(n))
 
     @property
@@ -239,7 +305,14 @@ class LlvmEnv(CompilerEnv):
 
     @runtime_warmup_runs_count.setter
     def runtime_warmup_runs_count(self, n: int) -> None:
+        _check_count("runtime_warmup_runs_count", n)
         self._env.set_parameter("runtime_warmup_runs_count", str(n))
+
+    @property
+    def inst2vec(self) -> Inst2vec:
+        """CompilerGym's ``env.inst2vec``: the vocabulary and embeddings behind the
+        ``Inst2vec*`` observations (see :class:`Inst2vec`)."""
+        return inst2vec()
 
     @property
     def runtime_timeout_seconds(self) -> float:

@@ -26,8 +26,16 @@ class _RuntimeReward(Reward):
             default_negates_returns=True,
             doc=doc,
         )
-        if runtime_count < 1 or warmup_count < 0:
-            raise ValueError("runtime_count must be >= 1 and warmup_count >= 0")
+        # Checked here, where the mistake is made; CompilerGym's service checked at reset.
+        # The messages are its service's, naming the parameters the counts set.
+        if runtime_count < 1:
+            raise ValueError(
+                f"runtimes_per_observation_count must be >= 1. Received: {runtime_count}"
+            )
+        if warmup_count < 0:
+            raise ValueError(
+                f"warmup_runs_count_per_runtime_observation must be >= 0. Received: {warmup_count}"
+            )
         self.runtime_count = runtime_count
         self.warmup_count = warmup_count
         self.starting_runtimes: Optional[list[float]] = None
