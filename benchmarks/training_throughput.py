@@ -10,9 +10,11 @@ Writes (``--json``) a list of rows ``{"agent": "mlp"|"gnn", "num_envs", "threads
 a process of its own with ``benchmarks/gnn_agent.py``'s measurements: the engine alone, for
 ``--seconds`` / 4, with random actions and the agent's observation and settings (Autophase
 rows, or ProGraML graph batches on ``--device``), then PPO from a fresh network for
-``--seconds`` (the Autophase MLP agent's Stable-Baselines3 PPO, the GNN agent's
-``leaderboard/ppo_gnn/train.py``). ``--threads``: the engine's threads (the agents' configs
-otherwise); ``--programs``: train on these URIs (default: the MLP agent's training programs).
+``--seconds`` (the package's trainer, :mod:`compiler_gym.train`; ``--agents mlp-sb3`` and
+``mlp-torchrl`` train the MLP with Stable-Baselines3's or TorchRL's PPO instead).
+``--batch-size`` < ``--num-envs``: asynchronous collection. ``--threads``: the engine's
+threads (the agents' configs otherwise); ``--programs``: train on these URIs (default: the MLP
+agent's training programs).
 """
 
 from __future__ import annotations
@@ -44,14 +46,13 @@ def rows(results: dict, flags: dict) -> list[dict]:
 
 def _measure(agent: str, flags: dict) -> dict:
     """One agent's figures, and the engine threads it used."""
-    measure = gnn_agent.measure_mlp if agent == "mlp" else gnn_agent.measure_gnn
-    out = measure(flags)
+    out = gnn_agent.MEASURES[agent](flags)
     out["threads"] = flags["threads"] or _config_threads(agent)
     return out
 
 
 def _config_threads(agent: str) -> int:
-    folder = gnn_agent.PPO if agent == "mlp" else gnn_agent.PPO_GNN
+    folder = gnn_agent.PPO_GNN if agent == "gnn" else gnn_agent.PPO
     return json.loads((folder / "config.json").read_text())["num_threads"]
 
 
@@ -60,6 +61,7 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=64)
     parser.add_argument("--seconds", type=float, default=60.0, help="training time per agent")
     parser.add_argument("--threads", type=int, help="the engine's threads (default: configs')")
+    parser.add_argument("--batch-size", type=int, help="envs per recv (< num-envs: async)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--torch-threads", type=int, default=1)
     parser.add_argument("--agents", default="mlp,gnn", help="which agents, comma-separated")
@@ -67,13 +69,14 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args()
     agents = args.agents.split(",")
-    if not agents or set(agents) - {"mlp", "gnn"}:
-        parser.error(f"--agents: mlp, gnn or both, not {args.agents!r}")
+    if not agents or set(agents) - set(gnn_agent.MEASURES):
+        parser.error(f"--agents: some of {', '.join(gnn_agent.MEASURES)}, not {args.agents!r}")
     flags = {
         "seconds": args.seconds,
         "device": args.device,
         "num_envs": args.num_envs,
         "threads": args.threads,
+        "batch_size": args.batch_size,
         "torch_threads": args.torch_threads,
         "programs": args.programs,
     }

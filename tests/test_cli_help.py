@@ -30,6 +30,7 @@ TOOLS = [
     "random_search",
     "search",
     "service",
+    "train",
     "train_inst2vec",
     "validate",
 ]

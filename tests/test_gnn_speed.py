@@ -1,12 +1,9 @@
 """The GNN agent's fast paths (benchmarks/leaderboard/ppo_gnn): each cuts repeated work and must
 give the numbers of the plain computation. A plan's distinct rows against one row per node and
 against dense matrices, a hash collision caught, a batch against its graphs one by one, a
-minibatch's distinct states against a pass per row (loss and gradients), and a rollout's reused
-embeddings against fresh forward passes of what the envs observed."""
+minibatch's distinct states against a pass per row (loss and gradients). (A rollout's reused
+embeddings against fresh forward passes: tests/test_train.py.)"""
 
-import importlib.util
-import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,9 +11,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import compiler_gym  # noqa: E402
+from compiler_gym.agents import gnn, gnn_graphs  # noqa: E402
+from compiler_gym.train import ppo  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-PPO_GNN = HERE.parent / "benchmarks" / "leaderboard" / "ppo_gnn"
+LEADERBOARD = HERE.parent / "benchmarks" / "leaderboard" / "ppo_gnn"
 BENCHMARKS = ["benchmark://builtin-v0/crc32", "benchmark://builtin-v0/qsort"]
 
 # The network's sparse products are torch sparse CSR tensors, which warn that they are in beta.
@@ -24,29 +23,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta"),
     pytest.mark.filterwarnings("ignore:Sparse invariant checks are implicitly disabled"),
 ]
-
-
-def _load(name: str, path: Path):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-# Under the names tests/test_gnn_agent.py uses (one copy of each class); train.py imports
-# ``agent``, which is the MLP agent's module when tests/test_ppo_agent.py ran first.
-gnn = _load("ppo_gnn_agent", PPO_GNN / "agent.py")
-_mlp_agent = sys.modules.get("agent")
-sys.modules["agent"] = gnn
-try:
-    train = _load("ppo_gnn_train", PPO_GNN / "train.py")
-finally:
-    if _mlp_agent is None:
-        del sys.modules["agent"]
-    else:
-        sys.modules["agent"] = _mlp_agent
 
 
 def _graph(n, edges, text=None, types=None):
@@ -167,7 +143,7 @@ def test_a_hash_collision_is_caught_by_the_comparison(monkeypatch):
     graphs = _fixed_graphs()
     policy = _policy()
     plan = policy.plan(graphs)
-    monkeypatch.setattr(gnn, "_HASH_BITS", 0)  # torch.randint(1, ...): every weight 0
+    monkeypatch.setattr(gnn_graphs, "_HASH_BITS", 0)  # torch.randint(1, ...): every weight 0
     colliding = policy.plan(graphs)
     assert [layer.rows for layer in colliding.layers] >= [layer.rows for layer in plan.layers]
     with torch.no_grad():
@@ -213,7 +189,7 @@ def engine_graphs():
 def test_the_batched_forward_equals_per_graph_forwards(engine_graphs):
     """The committed network on the engine's batch: each graph's row is its forward alone,
     and the dense definition's."""
-    agent = gnn.GnnAgent()
+    agent = gnn.GnnAgent(LEADERBOARD / "ppo_gnn-llvm_instcount.pt", LEADERBOARD / "config.json")
     policy = agent.policy
     with torch.no_grad():
         batched = policy.embed(engine_graphs)
@@ -244,43 +220,10 @@ def test_a_minibatch_of_distinct_states_gives_the_same_loss_and_gradients(engine
             k: p.grad.clone() for k, p in policy.named_parameters() if p.grad is not None
         }
 
-    distinct_loss, distinct = loss_and_grads(lambda: train.embed_distinct(policy, plan, states))
+    distinct_loss, distinct = loss_and_grads(lambda: ppo.embed_distinct(policy, plan, states))
     plain_loss, plain = loss_and_grads(lambda: policy.embed(plan.select(states)))
     torch.testing.assert_close(distinct_loss, plain_loss, rtol=1e-12, atol=0)
     assert distinct.keys() == plain.keys() and len(plain) == 10  # the GNN's, not the heads'
     for name, grad in plain.items():
         torch.testing.assert_close(distinct[name], grad, rtol=1e-10, atol=1e-10, msg=name)
         assert grad.abs().sum() > 0, name
-
-
-def test_a_rollout_reuses_embeddings_that_equal_fresh_forward_passes(tmp_path):
-    """Two envs, eight steps: each transition's embedding (computed once per state) equals the
-    forward pass of the graph that env observed at that step; most steps repeat a state."""
-    config = json.loads((PPO_GNN / "config.json").read_text())
-    config["num_envs"] = 2
-    config["ppo"] = {**config["ppo"], "n_steps": 8}
-    trainer = train.Trainer(config, BENCHMARKS, "cpu")
-    observed = []
-    step = trainer.vec.step
-
-    def recording_step(actions):
-        out = step(actions)
-        observed.append(gnn.Graphs.from_batch(out[0], copy=True))
-        return out
-
-    try:
-        observed.append(gnn.Graphs.from_batch(trainer.obs, copy=True))
-        trainer.vec.step = recording_step
-        rollout = trainer.collect()
-    finally:
-        trainer.close()
-    states = rollout["states"].view(8, 2)
-    distinct = rollout["embeddings"].shape[0]
-    assert distinct == rollout["plan"].num_graphs < 16  # states repeat
-    with torch.no_grad():
-        for t in range(8):
-            fresh = trainer.policy.embed(observed[t])
-            reused = rollout["embeddings"][states[t]]
-            torch.testing.assert_close(reused, fresh, rtol=0, atol=1e-6)
-    # The next rollout starts from the states the envs are in, plans kept.
-    assert trainer.states.num_graphs == distinct and trainer.current.shape == (2,)

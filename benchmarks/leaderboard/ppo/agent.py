@@ -8,12 +8,14 @@ the actions taken so far in the episode divided by the episode length (so the po
 what it has done: many passes leave Autophase unchanged, and a memoryless policy would repeat
 them forever).
 
-The policy's outputs index the action table it was trained on, saved as ``actions.txt`` beside
-the weights. :class:`TableAgent` (the base of :class:`PpoAgent`, and of the GNN agent in
-``../ppo_gnn``) maps them to the current table by flag name, so weights stay
-usable when the table changes: an action the table no longer has (``-attributor`` and
-``-newgvn``, excluded after training as nondeterministic, see envs/llvm/PASSES.md) gets
-probability 0, and an action the policy never saw is never chosen.
+The features (:class:`compiler_gym.agents.mlp.Features`) and the action table
+(:class:`compiler_gym.agents.table.TableAgent`) are the package's. The policy's outputs index
+the action table it was trained on, saved as ``actions.txt`` beside the weights.
+:class:`TableAgent` (the base of :class:`PpoAgent`, and of the GNN agent in the package)
+maps them to the current table by flag name, so weights stay usable when the table changes:
+an action the table no longer has (``-attributor`` and ``-newgvn``, excluded after training as
+nondeterministic, see envs/llvm/PASSES.md) gets probability 0, and an action the policy never
+saw is never chosen.
 
 :func:`run_agent` runs the agent (zero-shot, or PPO + guided search) on one program, on an
 env or an env id and a benchmark, and returns the final state; the leaderboard entries
@@ -22,54 +24,26 @@ env or an env id and a benchmark, and returns the final state; the leaderboard e
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
-import gymnasium
 import numpy as np
 
+from compiler_gym.agents import table
+from compiler_gym.agents.mlp import Features, autophase_index  # noqa: F401 (this agent's API)
+from compiler_gym.agents.table import TableAgent
 from compiler_gym.compiler_env_state import CompilerEnvState
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "config.json"
 WEIGHTS = HERE / "ppo-llvm_instcount.zip"
-ACTIONS = "actions.txt"  # beside the weights: the flags the policy's outputs index
+ACTIONS = table.ACTIONS  # beside the weights: the flags the policy's outputs index
 
 
 def load_config(path: Path = CONFIG) -> dict[str, Any]:
     """The training and evaluation settings (``config.json``)."""
-    return json.loads(Path(path).read_text())
-
-
-def autophase_index(name: str) -> int:
-    """The position of an Autophase feature, from the engine's feature table."""
-    from compiler_gym.envs.llvm_env import feature_names
-
-    return feature_names()["Autophase"].index(name)
-
-
-class Features:
-    """Autophase rows and episode actions -> the policy's input rows."""
-
-    def __init__(self, num_actions: int, episode_length: int):
-        self.num_actions = num_actions
-        self.episode_length = episode_length
-        self.total_insts = autophase_index("TotalInsts")
-        self.size = 56 + 1 + num_actions
-        self.space = gymnasium.spaces.Box(0.0, np.inf, (self.size,), np.float32)
-
-    def __call__(self, autophase: np.ndarray, episodes: Sequence[Sequence[int]]) -> np.ndarray:
-        autophase = np.asarray(autophase, np.float64).reshape(len(episodes), 56)
-        total = np.maximum(autophase[:, self.total_insts : self.total_insts + 1], 1.0)
-        out = np.zeros((len(episodes), self.size), np.float32)
-        out[:, :56] = np.clip(autophase / total, 0.0, 8.0)
-        out[:, 56] = np.log1p(total[:, 0]) / 10.0
-        for i, actions in enumerate(episodes):
-            histogram = np.bincount(np.asarray(actions, np.int64), minlength=self.num_actions)
-            out[i, 57:] = histogram / self.episode_length
-        return out
+    return table.load_config(path)
 
 
 def __getattr__(name: str) -> Any:
@@ -80,91 +54,6 @@ def __getattr__(name: str) -> Any:
 
         return FeatureVecEnv
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class TableAgent:
-    """A trained policy whose outputs index the action table it was trained on (``actions.txt``
-    beside its weights), mapped to the current table by flag name (see the module's note), and
-    its zero-shot episode. Subclasses give :meth:`observe` (one env's observation) and
-    :meth:`policy_probabilities` (their network's rows over the trained table); the GNN agent
-    (``../ppo_gnn``) is one."""
-
-    observation_space = "Autophase"
-
-    def map_actions(
-        self, weights: Path, num_outputs: int, env_id: str, action_space: Optional[str] = None
-    ) -> None:
-        """Reads the trained table beside ``weights`` and maps it to the table of ``env_id``'s
-        ``action_space`` (None: its default)."""
-        import compiler_gym
-
-        trained = (Path(weights).parent / ACTIONS).read_text().split()
-        if len(trained) != num_outputs:
-            raise ValueError(
-                f"{ACTIONS} lists {len(trained)} actions, the policy has {num_outputs}"
-            )
-        self.action_space = action_space
-        with compiler_gym.make(env_id, action_space=action_space) as env:
-            current = list(env.action_space.flags)
-        position = {flag: i for i, flag in enumerate(current)}
-        # policy output -> current action (-1: gone), current action -> policy input (-1: new)
-        self.to_env = np.array([position.get(flag, -1) for flag in trained], np.int64)
-        self.to_policy = np.full(len(current), -1, np.int64)
-        self._known = self.to_env >= 0
-        self.to_policy[self.to_env[self._known]] = np.flatnonzero(self._known)
-        self.num_trained = len(trained)
-
-    def observe(self, env) -> Any:
-        """The policy's observation of ``env``'s current state."""
-        return env.observation[self.observation_space]
-
-    def policy_probabilities(self, observations: Any, episodes: list[list[int]]) -> np.ndarray:
-        """The network's probabilities over the trained table, one row per (observation,
-        episode) pair; episodes hold trained-table indices."""
-        raise NotImplementedError
-
-    def probabilities(self, observations: Any, episodes: Sequence[Sequence[int]]):
-        """The policy's probability of each current action, one row per (observation, episode)
-        pair; episodes hold current action indices."""
-        # An action the policy never saw cannot be part of its input histogram.
-        seen = [
-            [int(a) for a in self.to_policy[np.asarray(e, np.int64)] if a >= 0] for e in episodes
-        ]
-        probs = self.policy_probabilities(observations, seen)
-        out = np.zeros((len(episodes), len(self.to_policy)), np.float64)
-        out[:, self.to_env[self._known]] = probs[:, self._known]
-        return out / out.sum(axis=1, keepdims=True)
-
-    def episode(self, env) -> list[int]:
-        """Steps ``env`` (reset to a benchmark, with a reward space) with the config's
-        ``start_actions`` (by name; none by default), then the most probable action for
-        ``episode_length`` steps (with the config's ``no_repeats``, the most probable action
-        not taken yet: a deterministic policy whose best action did nothing would otherwise
-        take it again and again), then rewinds it to the best prefix of that episode that
-        holds the start actions (the empty one too when there are none). Returns the actions
-        of the prefix."""
-        start = [env.action_space[name] for name in self.config.get("start_actions", [])]
-        if start:
-            # The policy saw the programs as they are after these (training started from
-            # them), so its features count only the actions after them.
-            env.multistep(start)
-        actions: list[int] = []
-        rewards = [env.episode_reward]
-        for _ in range(self.config["episode_length"]):
-            p = self.probabilities(self.observe(env), [actions])[0]
-            if self.config.get("no_repeats"):
-                p[actions] = 0
-            action = int(np.argmax(p))
-            _, _, done, _ = env.step(action)
-            if done:  # the compiler failed: the episode ends before that action
-                break
-            actions.append(action)
-            rewards.append(env.episode_reward)
-        best = int(np.argmax(rewards))
-        if best < len(actions):
-            env.reset()
-            env.multistep(start + actions[:best])
-        return start + actions[:best]
 
 
 class PpoAgent(TableAgent):
