@@ -129,6 +129,58 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   return true;
 }
 
+bool LlvmEnv::Impl::RunOwnProcessStep(const PassRow& row, StepOutcome& outcome) {
+  auto since = [](double start) { return ThreadCpuTimer::Now() - start; };
+  if (!fingerprint) {
+    const double start = ThreadCpuTimer::Now();
+    fingerprint = Fingerprint(*module, &fingerprint_cache);
+    outcome.fingerprint_seconds += since(start);
+    outcome.verify_seconds += since(start);
+  }
+  const double start = ThreadCpuTimer::Now();
+  // The use-list order goes in: it is part of the state (a fork keeps it) and passes read it.
+  StatusOr<OwnProcessResult> ran =
+      RunPipelineInOwnProcess(ModuleToBitcode(*module, /*preserve_use_list_order=*/true),
+                              row.pipeline, kDefaultClangTimeoutSeconds);
+  outcome.compute_seconds += since(start) + (ran.ok() ? ran->cpu_seconds : 0);
+  if (!ran.ok()) {  // the module in memory is untouched, but the action did not happen
+    outcome.done = true;
+    outcome.error = Status(ran.status().code(), "pass " + row.flag + ": " + ran.status().message());
+    return false;
+  }
+  const double verify_start = ThreadCpuTimer::Now();
+  auto done_verifying = [&] {
+    outcome.verify_seconds += since(verify_start);
+    outcome.fingerprint_seconds += since(verify_start);
+  };
+  // Unchanged: the module stays as it is, use lists and all.
+  if (ran->bitcode == ModuleToBitcode(*module)) {
+    done_verifying();
+    return true;
+  }
+  std::unique_ptr<llvm::LLVMContext> new_context = NewContext();
+  StatusOr<std::unique_ptr<llvm::Module>> parsed =
+      ParseModule(ran->bitcode, module->getModuleIdentifier(), *new_context);
+  if (!parsed.ok()) {
+    done_verifying();
+    outcome.done = true;
+    outcome.error = Internal("after pass " + row.flag + ": " + parsed.status().message());
+    return false;
+  }
+  // What bitcode does not hold: the counts of names made unique (as a fork copies them).
+  (void)CopyNameCounters(*module, **parsed);
+  ClearAnalyses();
+  RetireModule();  // and the TryActions restore point, in that context: restores go by bitcode
+  fingerprint_cache.bodies.clear();
+  context = std::move(new_context);
+  module = std::move(*parsed);
+  Invalidate();
+  fingerprint = Fingerprint(*module, &fingerprint_cache);
+  outcome.action_had_no_effect = false;
+  done_verifying();
+  return true;
+}
+
 StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
   StepOutcome outcome;
   outcome.actions_applied = 0;
@@ -150,6 +202,10 @@ StatusOr<StepOutcome> LlvmEnv::DoStep(std::span<const int> actions) {
       continue;
     }
 #endif
+    if (row.own_process) {
+      if (!impl_->RunOwnProcessStep(row, outcome)) break;
+      continue;
+    }
     if (!impl_->RunPipelineStep(row.pipeline, row.flag, outcome)) break;
   }
   return outcome;

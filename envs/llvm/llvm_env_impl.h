@@ -199,6 +199,9 @@ struct LlvmEnv::Impl {
   // keep state across runs (e.g. -deadargelim's liveness maps, which then point at deleted
   // functions), so reusing them crashes on a later module. Parsing costs under a microsecond.
   bool RunPipelineStep(const std::string& pipeline, const std::string& name, StepOutcome& outcome);
+  // A row with own_process: the pass runs in opt-19 on the module's bitcode, and the module it
+  // gives back replaces this one (in a new context) when it differs.
+  bool RunOwnProcessStep(const PassRow& row, StepOutcome& outcome);
 
   StatusOr<std::string> Workdir() {
     if (workdir.empty() || workdir_owner != ::getpid()) {

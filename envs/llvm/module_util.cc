@@ -72,6 +72,16 @@ StatusOr<std::string> ClangPath() {
   return NotFound("clang-19 not found: install Debian's clang-19 or set COMPILER_GYM_CLANG");
 }
 
+StatusOr<std::string> OptPath() {
+  if (const char* env = std::getenv("COMPILER_GYM_OPT"); env != nullptr && *env) {
+    return std::string(env);
+  }
+  if (auto found = llvm::sys::findProgramByName("opt-19")) return *found;
+  if (llvm::sys::fs::exists("/usr/lib/llvm-19/bin/opt"))
+    return std::string("/usr/lib/llvm-19/bin/opt");
+  return NotFound("opt-19 not found: install Debian's llvm-19 or set COMPILER_GYM_OPT");
+}
+
 const std::vector<std::string>& ClangFrontendFlags() {
   static const std::vector<std::string> flags = {
       "-O1", "-Xclang", "-disable-llvm-passes", "-Xclang", "-disable-llvm-optzns", "-emit-llvm"};

@@ -102,6 +102,10 @@ StatusOr<std::string> LinkModules(const std::vector<std::string>& modules);
 // Path to clang-19: $COMPILER_GYM_CLANG, else clang-19 on PATH, else LLVM 19's bin dir.
 StatusOr<std::string> ClangPath();
 
+// Path to opt-19 (for the passes that run in a process of their own, passes.h):
+// $COMPILER_GYM_OPT, else opt-19 on PATH, else LLVM 19's bin dir.
+StatusOr<std::string> OptPath();
+
 // The flags a source benchmark is compiled to bitcode with, before its own: unoptimized IR
 // that passes can still optimize (-O1 with LLVM's passes disabled, so no optnone, unlike -O0).
 const std::vector<std::string>& ClangFrontendFlags();

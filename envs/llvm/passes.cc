@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "engine/sandbox.h"
 #include "envs/llvm/module_util.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -16,10 +17,17 @@
 
 namespace compiler_gym::llvm_env {
 
+bool RunsInOwnProcess(const std::string& llvm_name) {
+  // NewGVN orders operands of equal rank (two constants, or values it numbered none) by their
+  // addresses (NewGVN::shouldSwapOperands), so in a long-lived process one module gives one of
+  // several results (PASSES.md, "-newgvn").
+  return llvm_name == "newgvn";
+}
+
 const std::vector<PassRow>& PassTable() {
   static const std::vector<PassRow> table = {
 #define COMPILER_GYM_LLVM_PASS(flag, pipeline, llvm_name, level) \
-  {flag, pipeline, llvm_name, PassLevel::level},
+  {flag, pipeline, llvm_name, PassLevel::level, RunsInOwnProcess(llvm_name)},
 #include "envs/llvm/passes.def"
   };
   return table;
@@ -37,9 +45,9 @@ const std::vector<PassRow>& ParameterizedPassTable() {
 const std::vector<PassRow>& UnsoundPassTable() {
   static const std::vector<PassRow> table = {
 #define COMPILER_GYM_LLVM_PASS(flag, pipeline, llvm_name, level) \
-  {flag, pipeline, llvm_name, PassLevel::level},
+  {flag, pipeline, llvm_name, PassLevel::level, RunsInOwnProcess(llvm_name)},
 #define COMPILER_GYM_LLVM_MISCOMPILING_PASS(flag, pipeline, llvm_name, level) \
-  {flag, pipeline, llvm_name, PassLevel::level},
+  {flag, pipeline, llvm_name, PassLevel::level, RunsInOwnProcess(llvm_name)},
 #include "envs/llvm/passes.def"
   };
   return table;
@@ -186,6 +194,31 @@ Status CheckPipelineAction(const std::string& pipeline) {
     return InvalidArgument("pipeline '" + pipeline + "': " + llvm::toString(std::move(err)));
   }
   return Status::Ok();
+}
+
+StatusOr<OwnProcessResult> RunPipelineInOwnProcess(const std::string& bitcode,
+                                                   const std::string& pipeline,
+                                                   double timeout_seconds) {
+  ASSIGN_OR_RETURN(const std::string opt, OptPath());
+  ASSIGN_OR_RETURN(const std::string dir, MakeTempDir("compiler_gym-opt"));
+  const ScopedPath remove(dir);
+  RETURN_IF_ERROR(WriteFile(dir + "/in.bc", bitcode));
+  // The output without use-list order: a fresh process orders use lists by where it
+  // allocated, which address-space randomization moves; a parse of the output orders them
+  // one way.
+  const SandboxLimits limits{.timeout_seconds = timeout_seconds};
+  ASSIGN_OR_RETURN(ProcessResult r,
+                   RunSandboxed({opt, "-passes=" + pipeline, "-preserve-bc-uselistorder=false",
+                                 "in.bc", "-o", "out.bc"},
+                                limits, dir));
+  if (r.timed_out) return DeadlineExceeded("opt-19 -passes=" + pipeline + " " + r.Describe(limits));
+  if (r.signal != 0) return Crash("opt-19 -passes=" + pipeline + " " + r.Describe(limits));
+  if (!r.ok()) {
+    return Internal("opt-19 -passes=" + pipeline + " " + r.Describe(limits) + ": " +
+                    r.stderr_text.substr(0, 2000));
+  }
+  ASSIGN_OR_RETURN(std::string out, ReadFile(dir + "/out.bc"));
+  return OwnProcessResult{std::move(out), r.cpu_seconds};
 }
 
 Status RunPipeline(llvm::Module& module, llvm::TargetMachine* tm, const std::string& pipeline) {

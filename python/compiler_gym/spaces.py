@@ -336,6 +336,8 @@ class Commandline(NamedDiscrete):
         self._prefix = prefix
         self._suffix = suffix
         self._bare_index: dict[str, int] = {}  # flags without their dashes
+        # Flags of an opt-in space that this one lacks, and that space's name (set by the env).
+        self.opted_out: dict[str, str] = {}
         for i, f in enumerate(self.flags):
             self._bare_index.setdefault(f.lstrip("-"), i)
 
@@ -344,6 +346,12 @@ class Commandline(NamedDiscrete):
         ``space["mem2reg"]``. An unknown one raises ``LookupError`` naming the closest."""
         index = self._name_index.get(flag, self._bare_index.get(flag))
         if index is None:
+            opt_in = self.opted_out.get(flag)
+            if opt_in is not None:
+                raise LookupError(
+                    f"Action {flag!r} is not in {self.name}: it is in the opt-in action space "
+                    f"{opt_in} (make(..., action_space={opt_in!r}))"
+                )
             hint = did_you_mean(flag, self.flags)
             raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")
         return index

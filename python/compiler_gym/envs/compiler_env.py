@@ -143,6 +143,13 @@ class CompilerEnv:
         ]
         # Spaces taken only by name (LLVM's PassesAllUnsound): replays do not fall back to them.
         self._opt_in_spaces = {a["name"] for a in spec["action_spaces"] if a["opt_in"]}
+        # An action found only in an opt-in space: the others' LookupError names that space.
+        for opt_in in (s for s in self.action_spaces if s.name in self._opt_in_spaces):
+            for space in self.action_spaces:
+                if space is not opt_in:
+                    space.opted_out.update(
+                        dict.fromkeys(set(opt_in.names) - set(space.names), opt_in.name)
+                    )
         self.observation = ObservationView(
             self,
             {
