@@ -86,3 +86,23 @@ def http_dir(tmp_path):
     yield served, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+def two_small_graphs() -> tuple[dict, dict]:
+    """Two small ProGraML graphs in the engine's layout (the GNN tests' fixed input), the
+    second with a text id past the vocabulary (unknown)."""
+    a = {
+        "node_text_id": [0, 3, 5, 10],
+        "node_type": [0, 0, 1, 2],
+        "edge_source": [0, 1, 3, 2, 0, 1],
+        "edge_target": [1, 2, 1, 0, 1, 3],
+        "edge_flow": [0, 0, 1, 1, 2, 1],
+    }
+    b = {
+        "node_text_id": [1, 2, 200],
+        "node_type": [0, 1, 0],
+        "edge_source": [0, 1, 1],
+        "edge_target": [2, 2, 0],
+        "edge_flow": [0, 1, 1],
+    }
+    return a, b

@@ -14,6 +14,7 @@ pytest.importorskip("torch_geometric")
 
 import compiler_gym  # noqa: E402
 from compiler_gym.compiler_env_state import CompilerEnvStateReader  # noqa: E402
+from conftest import two_small_graphs  # noqa: E402
 
 # PyG's EdgeIndex products go through torch's sparse CSR tensors, which warn that they are in
 # beta (the agent's module silences them, but pytest puts the filters back for each test).
@@ -108,21 +109,7 @@ def test_the_programl_batches_the_policy_reads(agent):
 
 def _fixed_graphs():
     """Two small graphs, the second with a text id past the vocabulary (unknown)."""
-    a = {
-        "node_text_id": [0, 3, 5, 10],
-        "node_type": [0, 0, 1, 2],
-        "edge_source": [0, 1, 3, 2, 0, 1],
-        "edge_target": [1, 2, 1, 0, 1, 3],
-        "edge_flow": [0, 0, 1, 1, 2, 1],
-    }
-    b = {
-        "node_text_id": [1, 2, 200],
-        "node_type": [0, 1, 0],
-        "edge_source": [0, 1, 1],
-        "edge_target": [2, 2, 0],
-        "edge_flow": [0, 1, 1],
-    }
-    return gnn.Graphs.collate([gnn.Graphs.from_engine_graph(g) for g in (a, b)])
+    return gnn.Graphs.collate([gnn.Graphs.from_engine_graph(g) for g in two_small_graphs()])
 
 
 def test_split_and_collate_are_inverse():

@@ -17,6 +17,7 @@ from compiler_gym.agents.mlp import Features, MlpPolicy, autophase_features  # n
 from compiler_gym.train.config import PpoConfig, TrainConfig  # noqa: E402
 from compiler_gym.train.ppo import Rollout, gae, ppo_update  # noqa: E402
 from compiler_gym.train.trainer import Trainer  # noqa: E402
+from conftest import two_small_graphs  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta"),
@@ -46,21 +47,7 @@ def _config(agent="mlp", **changes):
 
 def _graphs():
     """Two small graphs, the second with a text id past the vocabulary (unknown)."""
-    a = {
-        "node_text_id": [0, 3, 5, 10],
-        "node_type": [0, 0, 1, 2],
-        "edge_source": [0, 1, 3, 2, 0, 1],
-        "edge_target": [1, 2, 1, 0, 1, 3],
-        "edge_flow": [0, 0, 1, 1, 2, 1],
-    }
-    b = {
-        "node_text_id": [1, 2, 200],
-        "node_type": [0, 1, 0],
-        "edge_source": [0, 1, 1],
-        "edge_target": [2, 2, 0],
-        "edge_flow": [0, 1, 1],
-    }
-    return Graphs.collate([Graphs.from_engine_graph(g) for g in (a, b)])
+    return Graphs.collate([Graphs.from_engine_graph(g) for g in two_small_graphs()])
 
 
 def _fixed_update(agent):

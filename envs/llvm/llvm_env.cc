@@ -58,6 +58,15 @@ Status LlvmEnv::DoReset(const Benchmark& benchmark) {
   return Status::Ok();
 }
 
+void LlvmEnv::Impl::EnsureFingerprint(StepOutcome& outcome) {
+  if (fingerprint) return;
+  const double start = ThreadCpuTimer::Now();
+  fingerprint = Fingerprint(*module, &fingerprint_cache);
+  const double seconds = ThreadCpuTimer::Now() - start;
+  outcome.fingerprint_seconds += seconds;
+  outcome.verify_seconds += seconds;
+}
+
 // Runs one module-level pipeline on the working module; `name` is what errors call it.
 // Returns false when the episode ended (outcome says why).
 bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::string& name,
@@ -69,12 +78,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
     return false;
   }
   auto since = [](double start) { return ThreadCpuTimer::Now() - start; };
-  if (!fingerprint) {
-    const double start = ThreadCpuTimer::Now();
-    fingerprint = Fingerprint(*module, &fingerprint_cache);
-    outcome.fingerprint_seconds += since(start);
-    outcome.verify_seconds += since(start);
-  }
+  EnsureFingerprint(outcome);
   EnsureCrashRecovery();
   llvm::CrashRecoveryContext crc;
   // A crash or fatal error inside the pass unwinds to here instead of killing the process.
@@ -131,12 +135,7 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
 
 bool LlvmEnv::Impl::RunOwnProcessStep(const PassRow& row, StepOutcome& outcome) {
   auto since = [](double start) { return ThreadCpuTimer::Now() - start; };
-  if (!fingerprint) {
-    const double start = ThreadCpuTimer::Now();
-    fingerprint = Fingerprint(*module, &fingerprint_cache);
-    outcome.fingerprint_seconds += since(start);
-    outcome.verify_seconds += since(start);
-  }
+  EnsureFingerprint(outcome);
   const double start = ThreadCpuTimer::Now();
   // The use-list order goes in: it is part of the state (a fork keeps it) and passes read it.
   StatusOr<OwnProcessResult> ran =

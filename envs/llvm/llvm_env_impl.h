@@ -195,6 +195,10 @@ struct LlvmEnv::Impl {
     return Status::Ok();
   }
 
+  // The fingerprint of the module before a step, computed once per module (and timed both as
+  // fingerprinting and as verification, which it stands in for).
+  void EnsureFingerprint(StepOutcome& outcome);
+
   // A new pass manager is built for every step: pass objects are built for one run, and some
   // keep state across runs (e.g. -deadargelim's liveness maps, which then point at deleted
   // functions), so reusing them crashes on a later module. Parsing costs under a microsecond.
