@@ -109,10 +109,16 @@ def test_runtime_point_estimate_reward_needs_a_runnable_benchmark():
 def test_run_parameters_are_checked(env):
     env.runtime_observation_count = 2
     assert env.runtime_observation_count == 2
-    for bad in (0, -1, 1.5):
-        with pytest.raises(ValueError, match="runtime_observation_count"):
+    # A count below its least in the words of CompilerGym's service; any other bad value in
+    # the engine's.
+    for bad in (0, -1):
+        with pytest.raises(
+            ValueError, match=f"runtimes_per_observation_count must be >= 1. Received: {bad}"
+        ):
             env.runtime_observation_count = bad
-    with pytest.raises(ValueError, match="runtime_warmup_runs_count"):
+    with pytest.raises(ValueError, match="runtime_observation_count must be an integer >= 1"):
+        env.runtime_observation_count = 1.5
+    with pytest.raises(ValueError, match="warmup_runs_count_per_runtime_observation must be >= 0"):
         env.runtime_warmup_runs_count = -1
     with pytest.raises(ValueError, match="unknown parameter"):
         env._env.set_parameter("no_such_parameter", "1")
