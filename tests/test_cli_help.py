@@ -18,6 +18,7 @@ import pytest
 from absl import app, flags
 
 TOOLS = [
+    "corpus",
     "datasets",
     "demo",
     "fuzz",
