@@ -341,3 +341,28 @@ def test_the_cli_trains_writes_its_files_and_resumes(tmp_path, capsys):
     assert train.main(["--out", str(tmp_path / "none"), "--resume", "--quiet"]) == 2
     assert "no checkpoint" in capsys.readouterr().err
     assert "torch" in sys.modules  # (the CLI imported it; `import compiler_gym` does not)
+
+
+def test_a_run_in_another_action_space_trains_and_replays_there(tmp_path):
+    config = TrainConfig(
+        agent="mlp",
+        programs=["generator://csmith-v0/1"],
+        num_envs=2,
+        episode_length=4,
+        action_space="PassesParameterized",
+        ppo=PpoConfig(n_steps=4, minibatch_size=8, n_epochs=1),
+    )
+    with Trainer(config) as trainer:
+        trainer.train(max_updates=1)
+        with compiler_gym.make("llvm-v0", action_space="PassesParameterized") as env:
+            assert trainer.flags == env.action_space.flags and "default<Oz>" in trainer.flags
+        trainer.save_policy(tmp_path)
+    from compiler_gym.agents.mlp import MlpAgent
+    from compiler_gym.agents.table import run_agent
+
+    agent = MlpAgent(tmp_path / "policy.pt", config.to_dict())
+    assert agent.action_space == "PassesParameterized" and agent.num_trained == 194
+    with compiler_gym.make("llvm-ic-v0", benchmark="generator://csmith-v0/1") as env:
+        state = run_agent(env, agent=agent)
+    # The episode ran in the pipeline space: its state is an `opt -passes=` command line.
+    assert state.commandline.startswith("opt '-passes=")

@@ -293,7 +293,7 @@ class GnnAgent(TableAgent):
         self.policy = make_policy(self.config, num_actions, state["text.weight"].shape[0] - 1)
         self.policy.load_state_dict(state)
         self.policy.to(device).eval()
-        self.map_actions(weights, num_actions, self.config["env"])
+        self.map_actions(weights, num_actions, self.config["env"], self.config.get("action_space"))
 
     def observe(self, env) -> Graphs:
         """``env``'s ProGraML graph on the agent's device."""

@@ -159,7 +159,7 @@ class MlpAgent(TableAgent):
         self.policy = make_policy(self.config, num_actions)
         self.policy.load_state_dict(state)
         self.policy.eval()
-        self.map_actions(weights, num_actions, self.config["env"])
+        self.map_actions(weights, num_actions, self.config["env"], self.config.get("action_space"))
         self.features = Features(self.num_trained, self.config["episode_length"])
 
     def policy_probabilities(self, autophase: np.ndarray, episodes: list[list[int]]):

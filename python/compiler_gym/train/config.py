@@ -64,7 +64,9 @@ class GnnConfig:
 
 @dataclass
 class TrainConfig:
-    """A training run: the agent (``mlp`` or ``gnn``), the envs (``env`` with ``reward``,
+    """A training run: the agent (``mlp`` or ``gnn``), the envs (``env`` in ``action_space``
+    (None: its default; LLVM's ``PassesParameterized`` has ``default<Oz>`` as one action) with
+    ``reward``,
     episodes of ``episode_length`` steps on ``programs`` drawn at random at each reset; none:
     :func:`default_programs`), the vector engine (``num_envs`` envs on ``num_threads``
     threads, each in a worker process with ``isolation="process"`` whose steps are cut off
@@ -77,6 +79,7 @@ class TrainConfig:
 
     agent: str = "mlp"
     env: str = "llvm-v0"
+    action_space: Optional[str] = None
     reward: str = "IrInstructionCountNorm"
     programs: list[str] = field(default_factory=list)
     episode_length: int = 45

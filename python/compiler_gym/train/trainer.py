@@ -142,6 +142,7 @@ class Trainer:
             random_benchmarks=True,
             observation_space=observation_space,
             reward_space=config.reward,
+            action_space=config.action_space,
             max_episode_steps=self.length,
             autoreset="same_step",
             seed=config.seed,
