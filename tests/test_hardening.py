@@ -4,6 +4,7 @@ errors for bad input and for requests that cannot fit, and the episode reward af
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -169,3 +170,32 @@ print("survived", done, info["error_type"], env.step(0)[2])
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["survived", "True", "CRASH", "False"]
+
+
+def test_ir_broken_past_what_the_verifier_prints_is_a_contained_crash():
+    # -loop-fusion (LLVM 19) left phis that do not match their predecessors on this module (a
+    # random episode of builtin-v0/crc32), and the verifier crashed printing them: outside
+    # the crash-contained pass, the process died. Now the step ends the episode, the batch's
+    # other envs and the process go on.
+    fixture = Path(__file__).parent / "data" / "loop_fusion_verifier_crash.ll"
+    with compiler_gym.make("llvm-v0") as env:
+        benchmark = env.make_benchmark(fixture)
+        env.reset(benchmark=benchmark)
+        _, _, done, info = env.step(env.action_space["-loop-fusion"])
+        assert done
+        assert info["error_details"] == (
+            "the verifier crashed on the IR that pass -loop-fusion left"
+        )
+        env.reset(benchmark=benchmark)  # the env goes on
+        env.step(env.action_space["-mem2reg"])
+        assert env.observation["IrInstructionCount"] > 0
+    vec = compiler_gym.make_vec(
+        "llvm-v0", num_envs=2, benchmarks=[benchmark, "benchmark://builtin-v0/crc32"]
+    )
+    try:
+        vec.reset()
+        fusion = vec.env_action_space["-loop-fusion"]
+        _, _, terminated, _, info = vec.step([fusion, fusion])
+        assert list(terminated) == [True, False]
+    finally:
+        vec.close()

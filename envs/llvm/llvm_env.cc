@@ -80,16 +80,11 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
   auto since = [](double start) { return ThreadCpuTimer::Now() - start; };
   EnsureFingerprint(outcome);
   EnsureCrashRecovery();
-  llvm::CrashRecoveryContext crc;
-  // A crash or fatal error inside the pass unwinds to here instead of killing the process.
-  const double start = ThreadCpuTimer::Now();
-  const bool ok = crc.RunSafely([&] { (void)mpm->run(*module, mam); });
-  outcome.compute_seconds += since(start);
-  if (!ok) {
-    // The module, the analyses and the context may be half-modified: freed crash-contained,
-    // analyses before the IR they point into. The next reset starts from a new context.
-    // Freed outermost first, as a scope destroys them: a module manager's proxy clears the
-    // function manager it points into when it goes.
+  // The module, the analyses and the context may be half-modified after a crash: freed
+  // crash-contained, analyses before the IR they point into. The next reset starts from a new
+  // context. Freed outermost first, as a scope destroys them: a module manager's proxy clears
+  // the function manager it points into when it goes.
+  auto crashed = [&](const std::string& what) {
     auto module_analyses = std::make_unique<llvm::ModuleAnalysisManager>(std::exchange(mam, {}));
     auto cgscc_analyses = std::make_unique<llvm::CGSCCAnalysisManager>(std::exchange(cgam, {}));
     auto function_analyses =
@@ -99,32 +94,49 @@ bool LlvmEnv::Impl::RunPipelineStep(const std::string& pipeline, const std::stri
                    loop_analyses, module, context);
     pb.reset();
     benchmark.reset();
+    fingerprint.reset();
     outcome.done = true;
-    outcome.error = Crash("pass " + name + " crashed");
+    outcome.error = Crash(what);
     return false;
-  }
-  // Every step starts from no cached analysis. An analysis that passes kept up to date
-  // incrementally (MemorySSA, the dominator tree) is not the one a fresh computation builds,
-  // and passes read its order: -gvn-hoist after -early-cse-memssa and -memcpyopt hoisted
-  // differently in an env than in its fork, which computes analyses afresh. So the state of
-  // an env is its module alone, which a fork, a replay and a new episode all reproduce.
-  ClearAnalyses();
-  // Whether the module changed is read off the module itself: passes do not always keep
-  // LLVM's contract (a pass that changed the IR does not report all analyses preserved).
+  };
+  // A crash or fatal error inside the pass unwinds to here instead of killing the process.
+  llvm::CrashRecoveryContext crc;
+  const double start = ThreadCpuTimer::Now();
+  const bool ok = crc.RunSafely([&] { (void)mpm->run(*module, mam); });
+  outcome.compute_seconds += since(start);
+  if (!ok) return crashed("pass " + name + " crashed");
+  // What follows reads the IR the pass left, which may be broken past what the verifier's own
+  // printing survives (-loop-fusion left phis that do not match their predecessors, and the
+  // verifier crashed printing them): it runs crash-contained too.
   const double verify_start = ThreadCpuTimer::Now();
-  Canonicalize(*module);
-  ModuleFingerprint after = Fingerprint(*module, &fingerprint_cache);
-  outcome.fingerprint_seconds += since(verify_start);
-  if (after == *fingerprint) {
-    outcome.verify_seconds += since(verify_start);
-    return true;
-  }
-  outcome.action_had_no_effect = false;
-  const ModuleFingerprint before = std::move(*fingerprint);
-  Invalidate();
-  Status verified = VerifyChanged(before, after);
-  fingerprint = std::move(after);
+  bool unchanged = false;
+  Status verified;
+  llvm::CrashRecoveryContext verify_crc;
+  const bool checked = verify_crc.RunSafely([&] {
+    // Every step starts from no cached analysis. An analysis that passes kept up to date
+    // incrementally (MemorySSA, the dominator tree) is not the one a fresh computation builds,
+    // and passes read its order: -gvn-hoist after -early-cse-memssa and -memcpyopt hoisted
+    // differently in an env than in its fork, which computes analyses afresh. So the state of
+    // an env is its module alone, which a fork, a replay and a new episode all reproduce.
+    ClearAnalyses();
+    // Whether the module changed is read off the module itself: passes do not always keep
+    // LLVM's contract (a pass that changed the IR does not report all analyses preserved).
+    Canonicalize(*module);
+    ModuleFingerprint after = Fingerprint(*module, &fingerprint_cache);
+    outcome.fingerprint_seconds += since(verify_start);
+    if (after == *fingerprint) {
+      unchanged = true;
+      return;
+    }
+    const ModuleFingerprint before = std::move(*fingerprint);
+    Invalidate();
+    verified = VerifyChanged(before, after);
+    fingerprint = std::move(after);
+  });
   outcome.verify_seconds += since(verify_start);
+  if (!checked) return crashed("the verifier crashed on the IR that pass " + name + " left");
+  if (unchanged) return true;
+  outcome.action_had_no_effect = false;
   if (!verified.ok()) {
     outcome.done = true;
     outcome.error = Internal("after pass " + name + ": " + verified.message());
