@@ -6,7 +6,8 @@ setting (the local machine, this process for debugging, nowhere, or a SLURM clus
     ...     jobs = [ex.submit(tune, benchmark) for benchmark in benchmarks]
     >>> [job.result() for job in jobs]  # the block waited for them all
 
-:class:`Executor` is a pydantic model, as CompilerGym's is, so that a configuration (a
+:class:`Executor` is a pydantic model, as CompilerGym's is (a pydantic 1 model where pydantic
+1 is installed, as CompilerGym's examples need it), so that a configuration (a
 Hydra/YAML ``executor:`` section, a field of the caller's own pydantic model) builds it:
 ``Executor(**config)``, ``Executor.model_validate(config)`` or ``Executor.parse_obj(config)``,
 and back with ``model_dump()`` / ``dict()`` and ``model_dump_json()`` / ``json()``. A bad
@@ -39,7 +40,16 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+import pydantic
+from pydantic import BaseModel
+
+# CompilerGym's examples define their configurations with pydantic 1 (``root_validator``
+# without arguments fails under pydantic 2), so the model below is defined for either.
+PYDANTIC_V2 = int(pydantic.VERSION.split(".")[0]) >= 2
+if PYDANTIC_V2:
+    from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+else:  # pragma: no cover - exercised with pydantic 1 on the path (tests install it)
+    from pydantic import validator
 
 logger = logging.getLogger(__name__)
 
@@ -54,127 +64,82 @@ class FrozenExecutorError(dataclasses.FrozenInstanceError, TypeError):
     dataclass raises, and a ``TypeError`` as CompilerGym's (``allow_mutation=False``) did."""
 
 
-class Executor(BaseModel):
-    """How and where jobs run: ``Executor(type="local", cpus=8)``, then submit functions to
-    the executor that :meth:`get_executor` yields. Fields (fixed once made):
+class _ExecutorType(str, Enum):
+    """Where jobs run."""
 
-    - ``type``: an :class:`Executor.Type` or its name (``"local"``, ``"debug"``, ``"noop"``,
-      ``"slurm"``).
-    - ``slurm_partition``: the SLURM partition to submit to (required for ``slurm``).
-    - ``cpus``: for ``local`` the number of jobs run at once (-1: every CPU), for ``slurm``
-      the CPUs of each job; ignored by ``debug`` and ``noop``.
-    - ``gpus``: the GPUs of each ``slurm`` job.
-    - ``timeout_hours``: how long a job may run (``local``: how long a result is waited for).
-    - ``block``: whether leaving the ``get_executor`` block waits for every job; always true
-      for ``local`` and ``noop``, and ``debug`` runs its jobs then in any case.
+    SLURM = "slurm"
+    """Submitted to a SLURM cluster through ``submitit``."""
+    LOCAL = "local"
+    """In parallel, in a pool of processes on this machine."""
+    DEBUG = "debug"
+    """One at a time in this process, when their result is asked for."""
+    NOOP = "noop"
+    """Not at all: every result is None (to check a script's setup without the work)."""
 
-    Unknown keys of a configuration are ignored, as CompilerGym's pydantic v1 model did.
-    """
 
-    # Frozen: hashable, and assignment refused (by __setattr__ below, with CompilerGym's
-    # exception types rather than pydantic v2's ValidationError).
-    model_config = ConfigDict(frozen=True, extra="ignore")
+# Named, printed and pickled as the Executor's attribute it is published as.
+_ExecutorType.__name__ = "Type"
+_ExecutorType.__qualname__ = "Executor.Type"
 
-    class Type(str, Enum):
-        """Where jobs run."""
+# The field checks, shared by the pydantic v2 and v1 models below. ``kind`` is the validated
+# ``type`` (None when it was itself invalid): fields are validated in order, ``type`` first.
 
-        SLURM = "slurm"
-        """Submitted to a SLURM cluster through ``submitit``."""
-        LOCAL = "local"
-        """In parallel, in a pool of processes on this machine."""
-        DEBUG = "debug"
-        """One at a time in this process, when their result is asked for."""
-        NOOP = "noop"
-        """Not at all: every result is None (to check a script's setup without the work)."""
 
-    type: Executor.Type
-    slurm_partition: Optional[str] = Field(default=None, validate_default=True)
-    cpus: int = Field(default=1, validate_default=True)
-    gpus: int = 0
-    timeout_hours: float = 12.0
-    block: bool = Field(default=False, validate_default=True)
+def _check_type(value: Any) -> _ExecutorType:
+    try:
+        return _ExecutorType(value)
+    except ValueError:
+        names = ", ".join(t.value for t in _ExecutorType)
+        raise ValueError(f"unknown executor type {value!r}; one of: {names}") from None
 
-    # Field validators run in field order, so ``type`` (first) is in ``info.data`` for the
-    # others unless it was itself invalid.
 
-    @field_validator("type", mode="before")
-    @classmethod
-    def _known_type(cls, value: Any) -> Executor.Type:
-        try:
-            return Executor.Type(value)
-        except ValueError:
-            names = ", ".join(t.value for t in Executor.Type)
-            raise ValueError(f"unknown executor type {value!r}; one of: {names}") from None
+def _check_partition(value: Optional[str], kind: Optional[_ExecutorType]) -> Optional[str]:
+    if kind == _ExecutorType.SLURM and not value:
+        raise ValueError("a slurm executor needs a slurm_partition")
+    return value
 
-    @field_validator("slurm_partition")
-    @classmethod
-    def _slurm_needs_a_partition(cls, value: Optional[str], info: ValidationInfo):
-        if info.data.get("type") == Executor.Type.SLURM and not value:
-            raise ValueError("a slurm executor needs a slurm_partition")
-        return value
 
-    @field_validator("cpus", "gpus", mode="before")
-    @classmethod
-    def _not_a_bool(cls, value: Any, info: ValidationInfo) -> Any:
-        # pydantic takes True for 1; a count given as a bool is a mistake in a config.
-        if isinstance(value, bool):
-            raise ValueError(f"{info.field_name} is an integer, not {value!r}")
-        return value
+def _check_not_bool(value: Any, name: str) -> Any:
+    # pydantic takes True for 1; a count given as a bool is a mistake in a config.
+    if isinstance(value, bool):
+        raise ValueError(f"{name} is an integer, not {value!r}")
+    return value
 
-    @field_validator("cpus")
-    @classmethod
-    def _cpu_count(cls, value: int, info: ValidationInfo) -> int:
-        if value < -1 or value == 0:
-            raise ValueError(f"cpus is a positive integer or -1 (every CPU), not {value!r}")
-        if value == -1 and info.data.get("type") == Executor.Type.LOCAL:
-            return os.cpu_count() or 1
-        return value
 
-    @field_validator("gpus")
-    @classmethod
-    def _gpu_count(cls, value: int) -> int:
-        if value < 0:
-            raise ValueError(f"gpus is an integer >= 0, not {value!r}")
-        return value
+def _check_cpus(value: int, kind: Optional[_ExecutorType]) -> int:
+    if value < -1 or value == 0:
+        raise ValueError(f"cpus is a positive integer or -1 (every CPU), not {value!r}")
+    if value == -1 and kind == _ExecutorType.LOCAL:
+        return os.cpu_count() or 1
+    return value
 
-    @field_validator("timeout_hours")
-    @classmethod
-    def _positive_timeout(cls, value: float) -> float:
-        if not value > 0:
-            raise ValueError(f"timeout_hours must be positive, not {value!r}")
-        return value
 
-    @field_validator("block")
-    @classmethod
-    def _local_always_blocks(cls, value: bool, info: ValidationInfo) -> bool:
-        return value or info.data.get("type") in (Executor.Type.LOCAL, Executor.Type.NOOP)
+def _check_gpus(value: int) -> int:
+    if value < 0:
+        raise ValueError(f"gpus is an integer >= 0, not {value!r}")
+    return value
+
+
+def _check_timeout(value: float) -> float:
+    if not value > 0:
+        raise ValueError(f"timeout_hours must be positive, not {value!r}")
+    return value
+
+
+def _check_block(value: bool, kind: Optional[_ExecutorType]) -> bool:
+    return value or kind in (_ExecutorType.LOCAL, _ExecutorType.NOOP)
+
+
+class _ExecutorBase:
+    """What an :class:`Executor` does, whichever pydantic major version defines its fields."""
+
+    Type = _ExecutorType
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenExecutorError(f"cannot assign to field {name!r}: an Executor is fixed")
 
     def __delattr__(self, name: str) -> None:
         raise FrozenExecutorError(f"cannot delete field {name!r}: an Executor is fixed")
-
-    # CompilerGym's (pydantic v1) names, without pydantic v2's deprecation warnings.
-
-    @classmethod
-    def parse_obj(cls, obj: Any) -> Executor:
-        """An executor from a mapping of its fields (``model_validate``)."""
-        return cls.model_validate(obj)
-
-    @classmethod
-    def parse_raw(cls, data: Union[str, bytes]) -> Executor:
-        """An executor from JSON text (``model_validate_json``)."""
-        return cls.model_validate_json(data)
-
-    def dict(self, **kwargs: Any) -> dict[str, Any]:
-        """The fields as a dict (``model_dump``; ``type`` stays an :class:`Executor.Type`,
-        which equals its name)."""
-        return self.model_dump(**kwargs)
-
-    def json(self, **kwargs: Any) -> str:
-        """The fields as JSON text (``model_dump_json``)."""
-        return self.model_dump_json(**kwargs)
 
     @contextlib.contextmanager
     def get_executor(
@@ -243,6 +208,159 @@ class Executor(BaseModel):
             if _default_executor is None:
                 _default_executor = Executor(type=Executor.Type.LOCAL, cpus=-1)
             return _default_executor
+
+
+if PYDANTIC_V2:
+
+    class Executor(_ExecutorBase, BaseModel):
+        """How and where jobs run: ``Executor(type="local", cpus=8)``, then submit functions
+        to the executor that :meth:`get_executor` yields. Fields (fixed once made):
+
+        - ``type``: an :class:`Executor.Type` or its name (``"local"``, ``"debug"``,
+          ``"noop"``, ``"slurm"``).
+        - ``slurm_partition``: the SLURM partition to submit to (required for ``slurm``).
+        - ``cpus``: for ``local`` the number of jobs run at once (-1: every CPU), for
+          ``slurm`` the CPUs of each job; ignored by ``debug`` and ``noop``.
+        - ``gpus``: the GPUs of each ``slurm`` job.
+        - ``timeout_hours``: how long a job may run (``local``: how long a result is waited
+          for).
+        - ``block``: whether leaving the ``get_executor`` block waits for every job; always
+          true for ``local`` and ``noop``, and ``debug`` runs its jobs then in any case.
+
+        Unknown keys of a configuration are ignored, as CompilerGym's pydantic v1 model did.
+        """
+
+        # Frozen: hashable, and assignment refused (by _ExecutorBase, with CompilerGym's
+        # exception types rather than pydantic v2's ValidationError).
+        model_config = ConfigDict(frozen=True, extra="ignore")
+
+        type: _ExecutorType
+        slurm_partition: Optional[str] = Field(default=None, validate_default=True)
+        cpus: int = Field(default=1, validate_default=True)
+        gpus: int = 0
+        timeout_hours: float = 12.0
+        block: bool = Field(default=False, validate_default=True)
+
+        @field_validator("type", mode="before")
+        @classmethod
+        def _known_type(cls, value: Any) -> _ExecutorType:
+            return _check_type(value)
+
+        @field_validator("slurm_partition")
+        @classmethod
+        def _slurm_needs_a_partition(cls, value: Optional[str], info: ValidationInfo):
+            return _check_partition(value, info.data.get("type"))
+
+        @field_validator("cpus", "gpus", mode="before")
+        @classmethod
+        def _not_a_bool(cls, value: Any, info: ValidationInfo) -> Any:
+            return _check_not_bool(value, info.field_name)
+
+        @field_validator("cpus")
+        @classmethod
+        def _cpu_count(cls, value: int, info: ValidationInfo) -> int:
+            return _check_cpus(value, info.data.get("type"))
+
+        @field_validator("gpus")
+        @classmethod
+        def _gpu_count(cls, value: int) -> int:
+            return _check_gpus(value)
+
+        @field_validator("timeout_hours")
+        @classmethod
+        def _positive_timeout(cls, value: float) -> float:
+            return _check_timeout(value)
+
+        @field_validator("block")
+        @classmethod
+        def _local_always_blocks(cls, value: bool, info: ValidationInfo) -> bool:
+            return _check_block(value, info.data.get("type"))
+
+        # CompilerGym's (pydantic v1) names, without pydantic v2's deprecation warnings.
+
+        @classmethod
+        def parse_obj(cls, obj: Any) -> Executor:
+            """An executor from a mapping of its fields (``model_validate``)."""
+            return cls.model_validate(obj)
+
+        @classmethod
+        def parse_raw(cls, data: Union[str, bytes]) -> Executor:
+            """An executor from JSON text (``model_validate_json``)."""
+            return cls.model_validate_json(data)
+
+        def dict(self, **kwargs: Any) -> dict[str, Any]:
+            """The fields as a dict (``model_dump``; ``type`` stays an
+            :class:`Executor.Type`, which equals its name)."""
+            return self.model_dump(**kwargs)
+
+        def json(self, **kwargs: Any) -> str:
+            """The fields as JSON text (``model_dump_json``)."""
+            return self.model_dump_json(**kwargs)
+
+else:  # pydantic v1, which CompilerGym and its examples' models were written for
+
+    class Executor(_ExecutorBase, BaseModel):  # type: ignore[no-redef]
+        """How and where jobs run (the same fields, checks and methods as with pydantic 2;
+        see the pydantic 2 definition's docstring). Unknown configuration keys are ignored."""
+
+        class Config:
+            frozen = True  # hashable by value; assignment is refused by _ExecutorBase
+            extra = "ignore"
+
+        type: _ExecutorType
+        slurm_partition: Optional[str] = None
+        cpus: int = 1
+        gpus: int = 0
+        timeout_hours: float = 12.0
+        block: bool = False
+
+        @validator("type", pre=True)
+        def _known_type(cls, value: Any) -> _ExecutorType:
+            return _check_type(value)
+
+        @validator("slurm_partition", always=True)
+        def _slurm_needs_a_partition(cls, value: Optional[str], values: dict[str, Any]):
+            return _check_partition(value, values.get("type"))
+
+        @validator("cpus", "gpus", pre=True, always=True)
+        def _not_a_bool(cls, value: Any, field: Any) -> Any:
+            return _check_not_bool(value, field.name)
+
+        @validator("cpus", always=True)
+        def _cpu_count(cls, value: int, values: dict[str, Any]) -> int:
+            return _check_cpus(value, values.get("type"))
+
+        @validator("gpus")
+        def _gpu_count(cls, value: int) -> int:
+            return _check_gpus(value)
+
+        @validator("timeout_hours")
+        def _positive_timeout(cls, value: float) -> float:
+            return _check_timeout(value)
+
+        @validator("block", always=True)
+        def _local_always_blocks(cls, value: bool, values: dict[str, Any]) -> bool:
+            return _check_block(value, values.get("type"))
+
+        # pydantic 2's names, so that code written for either runs on both.
+
+        @classmethod
+        def model_validate(cls, obj: Any) -> Executor:
+            """An executor from a mapping of its fields (``parse_obj``)."""
+            return cls.parse_obj(obj)
+
+        @classmethod
+        def model_validate_json(cls, data: Union[str, bytes]) -> Executor:
+            """An executor from JSON text (``parse_raw``)."""
+            return cls.parse_raw(data)
+
+        def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+            """The fields as a dict (``dict``)."""
+            return self.dict(**kwargs)
+
+        def model_dump_json(self, **kwargs: Any) -> str:
+            """The fields as JSON text (``json``)."""
+            return self.json(**kwargs)
 
 
 # -------------------------------------------------------------------------------------------
