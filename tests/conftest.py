@@ -2,7 +2,12 @@
 
 import functools
 import http.server
+import json
+import os
 import shutil
+import subprocess
+import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -106,3 +111,22 @@ def two_small_graphs() -> tuple[dict, dict]:
         "edge_flow": [0, 1, 1],
     }
     return a, b
+
+
+def run_python(code: str, cwd, first_on_path=None) -> dict:
+    """Runs ``code`` in a fresh Python process (this test's compiler_gym, and
+    ``first_on_path`` before it) and returns the JSON object of its last output line."""
+    package_parent = Path(compiler_gym.__file__).resolve().parent.parent
+    path = [str(p) for p in (first_on_path, package_parent) if p is not None]
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(path + [environment.get("PYTHONPATH", "")])
+    process = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert process.returncode == 0, process.stderr[-4000:]
+    return json.loads(process.stdout.strip().splitlines()[-1])

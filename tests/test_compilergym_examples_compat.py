@@ -11,16 +11,13 @@ on the path; they skip and say why when pip cannot install it.
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-PYTHON_ROOT = Path(__file__).resolve().parents[1] / "python"
+from conftest import run_python
 
 
 @pytest.fixture(scope="module")
@@ -38,23 +35,6 @@ def pydantic_v1(tmp_path_factory) -> Path:
         reason = (process.stderr.strip().splitlines() or ["no output"])[-1]
         pytest.skip(f"pip could not install pydantic 1: {reason}")
     return target
-
-
-def run_with(folder: Path, code: str, cwd: Path) -> dict:
-    """Runs ``code`` with ``folder`` and the package first on the path; returns the JSON
-    object its last line of output prints."""
-    environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join([str(folder), str(PYTHON_ROOT)])
-    process = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert process.returncode == 0, process.stderr[-4000:]
-    return json.loads(process.stdout.strip().splitlines()[-1])
 
 
 # A configuration as llvm_autotuning's experiment defines it (a pydantic 1 model with a root
@@ -116,7 +96,7 @@ def test_executor_is_a_field_of_a_pydantic_v1_model(pydantic_v1: Path, tmp_path:
     """With pydantic 1 installed, Executor is a pydantic 1 model: a field of a CompilerGym
     example's pydantic 1 configuration, with the same checks, messages and methods (both
     pydantic's names) as under pydantic 2."""
-    result = run_with(pydantic_v1, PYDANTIC_V1_CONFIG, tmp_path)
+    result = run_python(PYDANTIC_V1_CONFIG, tmp_path, first_on_path=pydantic_v1)
     assert result["pydantic"].startswith("1.")
     assert result["fields"] == {
         "type": "Type.LOCAL",

@@ -13,40 +13,19 @@ the tests skip and say why.
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
-from typing import Optional
 
 import gymnasium
 import pytest
 
 import compiler_gym
 from compiler_gym.registration import env_class
+from conftest import run_python
 
 PACKAGE_PARENT = Path(compiler_gym.__file__).resolve().parent.parent
 OLD_API, NEW_API = "0.23.1", "0.26.2"
-
-
-def run_python(code: str, cwd: Path, first_on_path: Optional[Path] = None) -> dict:
-    """Runs ``code`` in a fresh Python process (this test's compiler_gym, and
-    ``first_on_path`` before it) and returns the JSON object of its last output line."""
-    path = [str(p) for p in (first_on_path, PACKAGE_PARENT) if p is not None]
-    environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join(path + [environment.get("PYTHONPATH", "")])
-    process = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert process.returncode == 0, process.stderr[-4000:]
-    return json.loads(process.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
