@@ -148,6 +148,7 @@ def test_eval_llvm_instcount_policy_ends_the_program_as_compiler_gyms(tmp_path, 
 # The committed entries (benchmarks/leaderboard/<name>-llvm_instcount.csv, docs/search.md's
 # table): one state per builtin-v0 program each.
 ENTRIES = [
+    "gnn_trainer",
     "greedy",
     "nevergrad-10s",
     "pipeline_search-10s",

@@ -5,6 +5,7 @@ reused embeddings and batched GNN passes against fresh ones, and a tiny run of t
 import csv
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -366,3 +367,30 @@ def test_a_run_in_another_action_space_trains_and_replays_there(tmp_path):
         state = run_agent(env, agent=agent)
     # The episode ran in the pipeline space: its state is an `opt -passes=` command line.
     assert state.commandline.startswith("opt '-passes=")
+
+
+@pytest.mark.parametrize("program", ["crc32", "qsort", "sha256"])
+def test_the_trainers_gnn_entry_replays_its_recorded_states(program):
+    """The gnn_trainer leaderboard entry (a compiler_gym.bin.train run, scored zero-shot by
+    benchmarks/leaderboard/trained_agent.py) gives its recorded states again."""
+    import importlib.util
+
+    from compiler_gym.agents.table import run_agent
+    from compiler_gym.compiler_env_state import CompilerEnvStateReader
+
+    leaderboard = Path(__file__).resolve().parent.parent / "benchmarks" / "leaderboard"
+    spec = importlib.util.spec_from_file_location("trained_agent", leaderboard / "trained_agent.py")
+    trained_agent = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trained_agent)
+    agent = trained_agent.load_agent(leaderboard / "gnn_trainer")
+    (expected,) = [
+        s
+        for s in CompilerEnvStateReader.read_paths(
+            [str(leaderboard / "gnn_trainer-llvm_instcount.csv")]
+        )
+        if s.benchmark == f"benchmark://builtin-v0/{program}"
+    ]
+    with compiler_gym.make("llvm-ic-v0") as env:
+        state = run_agent(env, f"builtin-v0/{program}", agent=agent)
+        assert state.commandline == expected.commandline
+        assert state.reward == pytest.approx(expected.reward)
