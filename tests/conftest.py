@@ -130,3 +130,48 @@ def run_python(code: str, cwd, first_on_path=None) -> dict:
     )
     assert process.returncode == 0, process.stderr[-4000:]
     return json.loads(process.stdout.strip().splitlines()[-1])
+
+
+def dense_gnn_embedding(policy, graphs):
+    """A GNN policy's graph embeddings by the definition, with dense adjacency matrices: each
+    layer adds relu(W [h, mean over successors, mean over predecessors, per flow]) and
+    normalizes; a graph is the mean and max of its nodes and log(1 + nodes) / 10 (an empty
+    one zeros)."""
+    import torch
+
+    n = graphs.num_nodes
+    h = policy.text(graphs.x.clamp(max=policy.vocabulary)) + policy.node_type(graphs.node_type)
+    adjacency = []
+    for row_ptr, col in graphs.csr:
+        a = torch.zeros(n, n)
+        rows = torch.repeat_interleave(torch.arange(n), row_ptr[1:] - row_ptr[:-1])
+        a.index_put_((rows, col), torch.ones(col.numel()), accumulate=True)
+        adjacency += [a, a.t()]
+    for conv in policy.convs:
+        means = [a @ h / a.sum(1, keepdim=True).clamp(min=1) for a in adjacency]
+        h = conv.norm(h + torch.relu(conv.linear(torch.cat([h, *means], dim=1))))
+    pooled = []
+    for g in range(graphs.num_graphs):
+        nodes = h[graphs.ptr[g] : graphs.ptr[g + 1]]
+        if len(nodes) == 0:
+            pooled.append(torch.zeros(2 * h.shape[1] + 1))
+            continue
+        size = torch.log1p(torch.tensor([float(len(nodes))])) / 10
+        pooled.append(torch.cat([nodes.mean(0), nodes.amax(0), size]))
+    return torch.stack(pooled)
+
+
+def pip_install_into(target, packages, what: str):
+    """Installs ``packages`` (no dependencies) into the folder ``target`` with pip, for a test's
+    subprocess only; skips the test, saying why, when pip cannot (no index reachable)."""
+    process = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"]
+        + ["--disable-pip-version-check", "--target", str(target), *packages],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if process.returncode != 0:
+        reason = (process.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"pip could not install {what}: {reason}")
+    return target

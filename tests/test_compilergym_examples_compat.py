@@ -11,30 +11,18 @@ on the path; they skip and say why when pip cannot install it.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import run_python
+from conftest import pip_install_into, run_python
 
 
 @pytest.fixture(scope="module")
 def pydantic_v1(tmp_path_factory) -> Path:
     """A folder holding pydantic 1 (installed with pip); skips when pip cannot."""
     target = tmp_path_factory.mktemp("pydantic-v1")
-    process = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"]
-        + ["--disable-pip-version-check", "--target", str(target), "pydantic>=1.10,<2"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if process.returncode != 0:
-        reason = (process.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"pip could not install pydantic 1: {reason}")
-    return target
+    return pip_install_into(target, ["pydantic>=1.10,<2"], "pydantic 1")
 
 
 # A configuration as llvm_autotuning's experiment defines it (a pydantic 1 model with a root

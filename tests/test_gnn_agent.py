@@ -14,7 +14,7 @@ pytest.importorskip("torch_geometric")
 
 import compiler_gym  # noqa: E402
 from compiler_gym.compiler_env_state import CompilerEnvStateReader  # noqa: E402
-from conftest import two_small_graphs  # noqa: E402
+from conftest import dense_gnn_embedding, two_small_graphs  # noqa: E402
 
 # PyG's EdgeIndex products go through torch's sparse CSR tensors, which warn that they are in
 # beta (the agent's module silences them, but pytest puts the filters back for each test).
@@ -155,28 +155,6 @@ LOGITS = [
 VALUES = [-0.1419039965, -0.1541595459]
 
 
-def _dense_embedding(policy, graphs):
-    """The embedding by the definition, with dense adjacency matrices: each layer adds
-    relu(W [h, mean over successors, mean over predecessors, per flow]) and normalizes."""
-    n = graphs.num_nodes
-    h = policy.text(graphs.x.clamp(max=policy.vocabulary)) + policy.node_type(graphs.node_type)
-    adjacency = []
-    for row_ptr, col in graphs.csr:
-        a = torch.zeros(n, n)
-        rows = torch.repeat_interleave(torch.arange(n), row_ptr[1:] - row_ptr[:-1])
-        a.index_put_((rows, col), torch.ones(col.numel()), accumulate=True)
-        adjacency += [a, a.t()]
-    for conv in policy.convs:
-        means = [a @ h / a.sum(1, keepdim=True).clamp(min=1) for a in adjacency]
-        h = conv.norm(h + torch.relu(conv.linear(torch.cat([h, *means], dim=1))))
-    pooled = []
-    for g in range(graphs.num_graphs):
-        nodes = h[graphs.ptr[g] : graphs.ptr[g + 1]]
-        size = torch.log1p(torch.tensor([float(len(nodes))])) / 10
-        pooled.append(torch.cat([nodes.mean(0), nodes.max(0).values, size]))
-    return torch.stack(pooled)
-
-
 def test_a_fixed_seed_network_gives_the_recorded_numbers():
     torch.manual_seed(0)
     policy = gnn.GnnPolicy(num_actions=5, vocabulary=10, hidden=4, layers=2, head=(8,))
@@ -187,7 +165,7 @@ def test_a_fixed_seed_network_gives_the_recorded_numbers():
     assert embedding.shape == (2, 9) and logits.shape == (2, 5) and values.shape == (2,)
     with torch.no_grad():
         torch.testing.assert_close(
-            embedding, _dense_embedding(policy, _fixed_graphs()), rtol=0, atol=1e-5
+            embedding, dense_gnn_embedding(policy, _fixed_graphs()), rtol=0, atol=1e-5
         )
     torch.testing.assert_close(embedding, torch.tensor(EMBEDDING), rtol=0, atol=1e-5)
     torch.testing.assert_close(logits, torch.tensor(LOGITS), rtol=0, atol=1e-7)

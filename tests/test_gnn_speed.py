@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 import compiler_gym  # noqa: E402
 from compiler_gym.agents import gnn, gnn_graphs  # noqa: E402
 from compiler_gym.train import ppo  # noqa: E402
+from conftest import dense_gnn_embedding  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 LEADERBOARD = HERE.parent / "benchmarks" / "leaderboard" / "ppo_gnn"
@@ -55,30 +56,6 @@ def _policy(seed=0, hidden=8, layers=2, vocabulary=10):
     return gnn.GnnPolicy(5, vocabulary, hidden=hidden, layers=layers, head=(8,))
 
 
-def _dense_embedding(policy, graphs):
-    """The embedding by the definition, with dense adjacency matrices."""
-    n = graphs.num_nodes
-    h = policy.text(graphs.x.clamp(max=policy.vocabulary)) + policy.node_type(graphs.node_type)
-    adjacency = []
-    for row_ptr, col in graphs.csr:
-        a = torch.zeros(n, n)
-        rows = torch.repeat_interleave(torch.arange(n), row_ptr[1:] - row_ptr[:-1])
-        a.index_put_((rows, col), torch.ones(col.numel()), accumulate=True)
-        adjacency += [a, a.t()]
-    for conv in policy.convs:
-        means = [a @ h / a.sum(1, keepdim=True).clamp(min=1) for a in adjacency]
-        h = conv.norm(h + torch.relu(conv.linear(torch.cat([h, *means], dim=1))))
-    pooled = []
-    for g in range(graphs.num_graphs):
-        nodes = h[graphs.ptr[g] : graphs.ptr[g + 1]]
-        if len(nodes) == 0:
-            pooled.append(torch.zeros(2 * h.shape[1] + 1))
-            continue
-        size = torch.log1p(torch.tensor([float(len(nodes))])) / 10
-        pooled.append(torch.cat([nodes.mean(0), nodes.amax(0), size]))
-    return torch.stack(pooled)
-
-
 @pytest.mark.parametrize("layers", [1, 2, 3])
 def test_a_plan_computes_each_distinct_row_once_with_the_same_numbers(layers):
     graphs = _fixed_graphs()
@@ -95,7 +72,7 @@ def test_a_plan_computes_each_distinct_row_once_with_the_same_numbers(layers):
     assert plan.layers[0].count.tolist() == [1, 2, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1]
     with torch.no_grad():
         fast, slow = policy.embed(plan), policy.embed(per_node)
-        dense = _dense_embedding(policy, graphs)
+        dense = dense_gnn_embedding(policy, graphs)
     torch.testing.assert_close(fast, slow, rtol=0, atol=1e-6)
     torch.testing.assert_close(fast, dense, rtol=0, atol=1e-6)
     assert not fast[2].any()  # the empty graph
@@ -103,7 +80,7 @@ def test_a_plan_computes_each_distinct_row_once_with_the_same_numbers(layers):
     # star's tied leaves) as torch.amax shares them.
     weights = torch.randn(fast.shape)
     grads = []
-    for embed in (lambda: policy.embed(plan), lambda: _dense_embedding(policy, graphs)):
+    for embed in (lambda: policy.embed(plan), lambda: dense_gnn_embedding(policy, graphs)):
         policy.zero_grad()
         (embed() * weights).sum().backward()
         grads.append([p.grad.clone() for p in policy.parameters() if p.grad is not None])
@@ -198,7 +175,7 @@ def test_the_batched_forward_equals_per_graph_forwards(engine_graphs):
             torch.testing.assert_close(alone[0], batched[i], rtol=0, atol=1e-5)
         one = engine_graphs.split()[0]
         torch.testing.assert_close(
-            policy.embed(one), _dense_embedding(policy, one), rtol=0, atol=1e-5
+            policy.embed(one), dense_gnn_embedding(policy, one), rtol=0, atol=1e-5
         )
     plan = policy.plan(engine_graphs)
     assert sum(layer.rows for layer in plan.layers) < engine_graphs.num_nodes  # shared rows

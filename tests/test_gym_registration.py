@@ -13,8 +13,6 @@ the tests skip and say why.
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
 import gymnasium
@@ -22,7 +20,7 @@ import pytest
 
 import compiler_gym
 from compiler_gym.registration import env_class
-from conftest import run_python
+from conftest import pip_install_into, run_python
 
 PACKAGE_PARENT = Path(compiler_gym.__file__).resolve().parent.parent
 OLD_API, NEW_API = "0.23.1", "0.26.2"
@@ -41,16 +39,7 @@ def install_gym(version: str, folders: dict[str, Path], tmp_path_factory) -> Pat
         packages = [f"gym=={version}"]
         if importlib.util.find_spec("cloudpickle") is None:  # gym's one needed dependency
             packages.append("cloudpickle")
-        process = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"]
-            + ["--disable-pip-version-check", "--target", str(target), *packages],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if process.returncode != 0:
-            reason = (process.stderr.strip().splitlines() or ["no output"])[-1]
-            pytest.skip(f"pip could not install gym=={version}: {reason}")
+        pip_install_into(target, packages, f"gym=={version}")
         folders[version] = target
     return folders[version]
 

@@ -154,12 +154,22 @@ def test_asynchronous_collection_delivers_every_envs_transitions_once_and_in_ord
     rollouts; the envs' actions are those of a synchronous run of the same seed."""
     config = _config(num_envs=4, batch_size=2, ppo=PpoConfig(n_steps=12, minibatch_size=16))
     batches = []
+    # What the engine said of each env's transitions as they arrived: the episode index and
+    # the step's number in it (the ended episode's, when it ended).
+    episode, elapsed = {env: [] for env in range(4)}, {env: [] for env in range(4)}
     with Trainer(config) as trainer:
         recv = trainer.vec.recv
 
         def recording_recv(*args, **kwargs):
             out = recv(*args, **kwargs)
-            batches.append(out[4]["env_id"].tolist())
+            info = out[4]
+            batches.append(info["env_id"].tolist())
+            ended = np.asarray(out[2] | out[3], bool)
+            final = info.get("final_info", info)
+            for i, env in enumerate(info["env_id"].tolist()):
+                source = final if ended[i] else info
+                episode[env].append(int(source["episode_index"][i]))
+                elapsed[env].append(int(source["elapsed_steps"][i]))
             return out
 
         trainer.vec.recv = recording_recv
@@ -168,16 +178,14 @@ def test_asynchronous_collection_delivers_every_envs_transitions_once_and_in_ord
     # the envs that are done wait for the others).
     assert all(1 <= len(b) <= 2 for b in batches) and sum(len(b) == 2 for b in batches) > 12
     assert sorted(sum(batches, [])) == sorted(list(range(4)) * 24)  # 2 x 12 steps per env
-    episode = torch.cat([trace["episode"] for _, trace in rollouts])  # [24, 4]
-    elapsed = torch.cat([trace["elapsed"] for _, trace in rollouts])
     for env in range(4):
         # Episodes of 10 steps: 1..10, then 1..10, then 1..4, in episodes 0, 1, 2.
-        assert elapsed[:, env].tolist() == list(range(1, 11)) * 2 + [1, 2, 3, 4]
-        assert episode[:, env].tolist() == [0] * 10 + [1] * 10 + [2] * 4
+        assert elapsed[env] == list(range(1, 11)) * 2 + [1, 2, 3, 4]
+        assert episode[env] == [0] * 10 + [1] * 10 + [2] * 4
     with Trainer(config.replace(batch_size=4)) as trainer:
         assert not trainer.config.asynchronous
-        synchronous = [trainer.collect()[0] for _ in range(2)]
-    for (rollout, _), same in zip(rollouts, synchronous, strict=True):
+        synchronous = [trainer.collect() for _ in range(2)]
+    for rollout, same in zip(rollouts, synchronous, strict=True):
         assert torch.equal(rollout.actions, same.actions)
         torch.testing.assert_close(rollout.returns, same.returns, rtol=0, atol=1e-5)
 
@@ -228,7 +236,7 @@ def test_a_reused_embedding_equals_a_fresh_forward_pass():
         with torch.no_grad():
             first = trainer.policy.embed(trainer.states)  # the graphs of the reset
         trainer.vec.step = recording_step
-        rollout, _ = trainer.collect()
+        rollout = trainer.collect()
         policy = trainer.policy
         after = trainer.current
     states = rollout.state_index.view(8, 2)

@@ -186,11 +186,8 @@ class Trainer:
         with self.clock("rollout_embed"), torch.no_grad():
             return self.policy.embed(states)
 
-    def collect(self) -> tuple[Rollout, dict[str, torch.Tensor]]:
-        """One rollout of ``n_steps`` transitions of every env, with advantages and returns;
-        and its trace, ``[n_steps, num_envs]`` tensors of what the engine said of each
-        transition: ``episode`` (the env's episode index) and ``elapsed`` (the step's number
-        in it, from 1)."""
+    def collect(self) -> Rollout:
+        """One rollout of ``n_steps`` transitions of every env, with advantages and returns."""
         steps, n, device = self.ppo.n_steps, self.num_envs, self.device
         kept, current = torch.unique(self.current, return_inverse=True)
         states = [self.policy.select(self.states, kept)]
@@ -207,10 +204,6 @@ class Trainer:
             "value": torch.zeros(steps, n, device=device),
             "reward": torch.zeros(steps, n, device=device),
             "done": torch.zeros(steps, n, dtype=torch.bool, device=device),
-        }
-        trace = {
-            "episode": torch.zeros(steps, n, dtype=torch.int64),
-            "elapsed": torch.zeros(steps, n, dtype=torch.int64),
         }
         filled = torch.zeros(n, dtype=torch.int64, device=device)
 
@@ -240,16 +233,7 @@ class Trainer:
             reward = reward.to(device, torch.float32)
             buf["reward"][t, ids] = reward
             buf["done"][t, ids] = done
-            # The engine's own count of each transition (the ended episode's, when it ended).
             ended = np.asarray(terminated.cpu() | truncated.cpu(), bool)
-            final = info.get("final_info", info)
-            t_cpu, ids_cpu = t.cpu(), torch.as_tensor(ids_np)
-            trace["episode"][t_cpu, ids_cpu] = torch.as_tensor(
-                np.where(ended, final["episode_index"], info["episode_index"]).astype(np.int64)
-            )
-            trace["elapsed"][t_cpu, ids_cpu] = torch.as_tensor(
-                np.where(ended, final["elapsed_steps"], info["elapsed_steps"]).astype(np.int64)
-            )
             action = buf["action"][t, ids]
             self.counts[ids, action] += 1
             self.counts[ids[done]] = 0
@@ -319,7 +303,7 @@ class Trainer:
             advantages=advantages.reshape(-1),
             returns=(advantages + buf["value"]).reshape(-1),
         )
-        return rollout, trace
+        return rollout
 
     # -- training -----------------------------------------------------------------------
 
@@ -369,7 +353,7 @@ class Trainer:
             )
 
         while more():
-            rollout, _ = self.collect()
+            rollout = self.collect()
             stats = self.update(rollout)
             self.seconds = seconds_before + time.perf_counter() - start
             row = {
