@@ -196,3 +196,49 @@ def test_a_budget_is_zero_or_more_seconds():
     with pytest.raises(ValueError, match="a time budget is 0 seconds or more, got -1"):
         Deadline(-1)
     assert Deadline(0).expired() and not Deadline(None).expired()
+
+
+def test_a_random_search_checks_a_prefix_under_way_and_uses_the_rest_of_its_budget(
+    monkeypatch,
+):
+    """On a fake clock where a step of the episodes takes 0.01 s and a check of a program
+    0.5 s, a 3 s random search with validation (CompilerGym's llvm_autotuning runs one and
+    asserts that it took its 3 s) searches until its last step fits: the check of an episode
+    under way that would be the new best is made when the time left no longer holds it and a
+    step, and the search goes on after it. Before, it kept time for a check of its longest
+    best prefix under way, whether or not that would be a new best, and stopped at 2.2 s."""
+    import importlib
+
+    clock = fake_clock(monkeypatch)
+    checking = importlib.import_module("compiler_gym.search.checking")
+    search = importlib.import_module("compiler_gym.search.random_search")
+    for module in (checking, search):
+        monkeypatch.setattr(module, "time", budget_module.time)
+
+    def check(*args, **kwargs):
+        clock.now += 0.5
+        return []
+
+    def probe(*args, **kwargs):
+        clock.now += 0.5
+        return None
+
+    monkeypatch.setattr(checking, "program_problems", check)
+    monkeypatch.setattr(checking, "run_reason", probe)
+    step = search.RandomEpisodes.step
+
+    def timed_step(self, *args, **kwargs):
+        clock.now += 0.01
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(search.RandomEpisodes, "step", timed_step)
+    state, progress = random_search(
+        "llvm-ic-v0", "benchmark://builtin-v0/crc32", runtime=3.0, patience=350, num_envs=1
+    )
+    assert progress.validation == "on" and progress.timed_out
+    # The last step ended where one more would not fit.
+    assert 3.0 - 0.01 < clock.now <= 3.0 and progress.seconds == pytest.approx(clock.now)
+    assert progress.checks >= 2 and progress.refused == 0  # the probe, then mid-run checks
+    assert state.reward == progress.best_reward > 0
+    with compiler_gym.make("llvm-ic-v0", benchmark="benchmark://builtin-v0/crc32") as env:
+        assert env.validate(state).okay()

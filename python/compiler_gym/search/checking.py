@@ -157,6 +157,7 @@ class SemanticsChecker:
         self._probe_seconds = 0.0
         self._slowest_check = 0.0
         self._action_seconds = 0.0
+        self._search_pace = 0.0
         self._search = ("search", "", "warn")  # (search, benchmark URI, on_unrunnable)
         # Why the start state fails a check (None: it passes), asked at the first refusal.
         self.start_reason: Optional[Callable[[], Optional[str]]] = None
@@ -262,7 +263,14 @@ class SemanticsChecker:
         """Seconds a check of a state ``actions`` actions from the start may take: the
         slowest build-and-run timed (before any, the probe's run) and the replay of its
         actions at the slowest pace timed (or told: :meth:`action_seconds`)."""
-        return (self._slowest_check or self._probe_seconds) + actions * self._action_seconds
+        pace = max(self._action_seconds, self._search_pace)
+        return (self._slowest_check or self._probe_seconds) + actions * pace
+
+    def search_pace(self, seconds: float) -> None:
+        """Tells the checker the search's mean seconds per action so far (each call replaces
+        the last): a replay of a long prefix takes about that per action, where its slowest
+        action, taken as the pace of all, would overstate it many times."""
+        self._search_pace = seconds
 
     def action_seconds(self, seconds: float) -> None:
         """Tells the checker that one action of the search's program may take ``seconds``

@@ -266,16 +266,25 @@ class SearchRun:
         return dict(zip(batch, passed, strict=True))
 
     def add_unfinished(
-        self, best: np.ndarray, actions: Sequence[Sequence[int]], best_length: Sequence[int]
-    ) -> None:
+        self,
+        best: np.ndarray,
+        actions: Sequence[Sequence[int]],
+        best_length: Sequence[int],
+        rows: Optional[Sequence[int]] = None,
+    ) -> set[int]:
         """When time ran out mid-episode, the best prefix of the episodes under way (each
-        slot's ``best`` reward, episode ``actions`` and ``best_length``, in slot order) counts
-        too: a short budget may end before the first episode does. With a checker, the next
-        best prefix stands in for one that is refused."""
-        order = sorted(range(len(best)), key=lambda i: -best[i])  # the first of equals first
+        slot's ``best`` reward, episode ``actions`` and ``best_length``, in slot order; only
+        those of ``rows`` where given) counts too: a short budget may end before the first
+        episode does. With a checker, the next best prefix stands in for one that is refused.
+        Returns the slots whose prefix was refused."""
+        rows = range(len(best)) if rows is None else rows
+        order = sorted(rows, key=lambda i: -best[i])  # the first of equals first
         if self.checker is None:
             order = order[:1]
-        self.add_round([(best[i], actions[i][: best_length[i]]) for i in order], finished=False)
+        refused = self.add_round(
+            [(best[i], actions[i][: best_length[i]]) for i in order], finished=False
+        )
+        return {order[i] for i in refused}
 
     @property
     def timed_out(self) -> bool:
@@ -283,17 +292,28 @@ class SearchRun:
         time for a check."""
         return self._timed_out
 
-    def done(self, next_round: float = 0.0, check_actions: int = 0) -> bool:
+    def done(self, next_round: float = 0.0, check_actions: Optional[int] = 0) -> bool:
         """Whether the budget has run out (the seconds are counted up to now), or would
         before a next round of ``next_round`` seconds and one more check (of a state
-        ``check_actions`` actions long) end."""
+        ``check_actions`` actions long; None: no check awaited) end."""
         self.progress.seconds = self.elapsed()
         full = self.episodes is not None and self.progress.episodes >= self.episodes
         checking = self.checker is not None and self.checker.enabled
-        reserve = next_round + (self.checker.estimate(check_actions) if checking else 0.0)
+        reserve = next_round
+        if checking and check_actions is not None:
+            reserve += self.checker.estimate(check_actions)
         if self.runtime is not None and not self.deadline.allows(reserve):
             self._timed_out = True
         return full or self._timed_out
+
+    def resume(self, next_round: float) -> bool:
+        """After :meth:`done` ran out of time for a round and a check, and the check was made
+        (:meth:`add_unfinished`): whether a round of ``next_round`` seconds still fits, and
+        then the run goes on (no longer timed out)."""
+        if self.runtime is None or not self.deadline.allows(next_round):
+            return False
+        self._timed_out = False
+        return True
 
     def finish(
         self,
@@ -369,8 +389,25 @@ class RandomEpisodes:
         self.total = np.zeros(len(self.slots))
         self.best = np.zeros(len(self.slots))  # an empty prefix is worth 0
         self.best_length = np.zeros(len(self.slots), dtype=int)
+        # The best prefix length of the episode under way already checked (-1: none) and
+        # whether it was refused: a check made before its episode ends is not made again.
+        self.checked_length = np.full(len(self.slots), -1)
+        self.refused = np.zeros(len(self.slots), dtype=bool)
         self.observations: Optional[np.ndarray] = None
         self.steps = 0  # steps of the search's random stream taken so far
+
+    def awaiting_check(self, best_reward: float) -> np.ndarray:
+        """Which slots' best prefix so far would be a new best over ``best_reward`` and has
+        not been checked (:meth:`checked`)."""
+        return (self.best > best_reward) & (self.checked_length != self.best_length)
+
+    def checked(self, rows: Sequence[int], refused: set[int]) -> None:
+        """Notes that the best prefixes of ``rows`` were checked before their episodes
+        ended, those of ``refused`` refused: when such an episode ends on that prefix, its
+        result is worth nothing rather than checked again."""
+        for i in rows:
+            self.checked_length[i] = self.best_length[i]
+            self.refused[i] = i in refused
 
     def reset(self, observe: bool = False) -> None:
         """Starts every slot's first episode; with ``observe``, keeps the engine's
@@ -401,6 +438,7 @@ class RandomEpisodes:
         self.total = np.array(state["total"], dtype=np.float64)
         self.best = np.array(state["best"], dtype=np.float64)
         self.best_length = np.array(state["best_length"], dtype=int)
+        self.checked_length[:], self.refused[:] = -1, False
         # Depth by depth, the slots whose episode is that long step together (the others
         # stay where they are: send/recv step only the envs named).
         depth = 0
@@ -459,10 +497,16 @@ class RandomEpisodes:
         for i in np.flatnonzero(ended):
             if i == first:
                 self.given = []
+            refused = self.refused[i] and self.checked_length[i] == self.best_length[i]
             finished.append(
-                (int(mine[i]), float(self.best[i]), self.actions[i][: self.best_length[i]])
+                (
+                    int(mine[i]),
+                    -np.inf if refused else float(self.best[i]),
+                    self.actions[i][: self.best_length[i]],
+                )
             )
             self.actions[i], self.total[i], self.best[i], self.best_length[i] = [], 0.0, 0.0, 0
+            self.checked_length[i], self.refused[i] = -1, False
         if ended.any():
             obs, _ = self.vec.reset(options={"reset_mask": ended})
             if self.observations is not None:
@@ -601,11 +645,13 @@ def random_search(
     count from the call to its return, set-up, validation and recording included (and the
     program's load, the first time this process resets an env to it): a step of the episodes
     that would end past the budget is not taken (its time is predicted from the steps so
-    far), nor a check, and ``progress.timed_out`` says so. Every env takes at least one step,
-    and the best of the first results is checked, however short the budget; when time runs
-    out, the best prefix of the episodes under way counts too. With a fixed seed and an
-    ``episodes`` budget the result is exactly reproducible; ``callback`` sees the progress
-    after each episode.
+    far), nor a check, and ``progress.timed_out`` says so. When the time left no longer
+    holds a step and the check of a prefix under way that would be a new best, that prefix is
+    checked then, and the search goes on with the time left after it. Every env takes at
+    least one step, and the best of the first results is checked, however short the budget;
+    when time runs out, the best prefix of the episodes under way counts too. With a fixed
+    seed and an ``episodes`` budget the result is exactly reproducible; ``callback`` sees the
+    progress after each episode.
 
     A ``guide`` replaces the uniform choice (a policy guiding the search):
     ``guide(observations, episodes)`` gets each env's ``observation_space`` observation (a
@@ -672,16 +718,34 @@ def random_search(
         ) as checker:
             run = SearchRun(episodes, runtime, callback, checker, deadline=deadline)
             step_seconds = 0.0  # the slowest step so far: what the next one may take
+            steps, stepping = 0, 0.0  # and their time: a replay's pace, for checks
             waves = -(-num_envs // engine_threads(num_threads))  # of one action each
             while True:  # at least one step, however short the budget
                 start = time.perf_counter()
                 ended = slots.step(rng, guide)
-                step_seconds = max(step_seconds, time.perf_counter() - start)
-                checker.action_seconds(step_seconds / waves)  # a replay's pace, for checks
+                took = time.perf_counter() - start
+                step_seconds = max(step_seconds, took)
+                steps, stepping = steps + 1, stepping + took
+                checker.search_pace(stepping / steps / waves)
                 run.add_round([(reward, prefix) for _, reward, prefix in ended])
-                # Time is kept for a check of the longest best prefix under way.
-                if run.done(step_seconds, int(slots.best_length.max())):
-                    break
+                # Time is kept for a check of the longest prefix under way that would be a
+                # new best (the others need none), and when that time runs short the check
+                # is made now: the rest of the budget goes on searching, so that a search
+                # takes the time it was given rather than stopping to keep time for a check.
+                awaiting = np.flatnonzero(slots.awaiting_check(run.progress.best_reward))
+                longest = int(slots.best_length[awaiting].max()) if len(awaiting) else None
+                if run.done(step_seconds, longest):
+                    if not (run.timed_out and len(awaiting) and checker.enabled):
+                        break
+                    slots.checked(
+                        awaiting,
+                        run.add_unfinished(
+                            slots.best, slots.actions, slots.best_length, rows=awaiting
+                        ),
+                    )
+                    if not run.resume(step_seconds):
+                        break
             if run.timed_out:
-                run.add_unfinished(slots.best, slots.actions, slots.best_length)
+                rows = np.flatnonzero(slots.checked_length != slots.best_length)
+                run.add_unfinished(slots.best, slots.actions, slots.best_length, rows=rows)
     return run.finish(env_id, benchmark, action_space, parameters, record, space)
