@@ -179,3 +179,41 @@ def test_a_failing_opt_ends_the_newgvn_step_with_its_error(tmp_path, monkeypatch
         assert "COMPILER_GYM_OPT" not in os.environ
         env.reset()
         assert not env.step(env.action_space["-newgvn"])[2]
+
+
+def test_the_action_space_variable_runs_compilergym_s_flag_lists_unchanged(monkeypatch):
+    """The explicit choice that runs CompilerGym's example scripts, whose default flag lists
+    name -newgvn, unchanged: ``COMPILER_GYM_ACTION_SPACE=PassesAllUnsound`` makes every env
+    made without ``action_space=`` start in that space (tabular_q's lookup by flag, then a
+    step, as the script does; the state replays in another such env). Envs of another family
+    ignore it; a near miss is an error, not silently the default."""
+    monkeypatch.setenv("COMPILER_GYM_ACTION_SPACE", "PassesAllUnsound")
+    with compiler_gym.make("llvm-ic-v0", benchmark="benchmark://builtin-v0/crc32") as env:
+        env.reset()
+        assert env.action_space.name == "PassesAllUnsound"
+        _, _, done, _ = env.step(env.action_space.flags.index("-newgvn"))
+        assert not done and env.commandline() == "opt -newgvn input.bc -o output.bc"
+        state = env.state
+        with env.fork() as fork:
+            assert fork.action_space.name == "PassesAllUnsound"
+        with compiler_gym.make("llvm-ic-v0") as other:
+            assert other.validate(state).okay()
+    # The vector engine's envs too (its spaces are a probe env's: both must agree).
+    with compiler_gym.make_vec("llvm-ic-v0", num_envs=2, benchmarks=["builtin-v0/crc32"]) as vec:
+        assert vec.env_action_space.name == "PassesAllUnsound"
+        vec.reset()
+        _, _, terminated, _, _ = vec.step(np.array([122, 0]))
+        assert not terminated.any()
+    # An explicit argument wins.
+    with compiler_gym.make("llvm-v0", action_space="PassesAll") as env:
+        assert env.action_space.name == "PassesAll"
+    with compiler_gym.make("gcc-v0") as env:
+        assert env.action_space.name == "default"
+    monkeypatch.setenv("COMPILER_GYM_ACTION_SPACE", "PassesAllUnsond")
+    with pytest.raises(LookupError, match="COMPILER_GYM_ACTION_SPACE='PassesAllUnsond'; did you"):
+        compiler_gym.make("llvm-v0")
+    monkeypatch.delenv("COMPILER_GYM_ACTION_SPACE")
+    with compiler_gym.make("llvm-v0") as env:
+        assert env.action_space.name == "PassesAll"
+        with pytest.raises(LookupError, match="COMPILER_GYM_ACTION_SPACE=PassesAllUnsound"):
+            env.action_space["-newgvn"]

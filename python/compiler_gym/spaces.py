@@ -350,7 +350,8 @@ class Commandline(NamedDiscrete):
             if opt_in is not None:
                 raise LookupError(
                     f"Action {flag!r} is not in {self.name}: it is in the opt-in action space "
-                    f"{opt_in} (make(..., action_space={opt_in!r}))"
+                    f"{opt_in} (make(..., action_space={opt_in!r}), or for every env made "
+                    f"without one, COMPILER_GYM_ACTION_SPACE={opt_in})"
                 )
             hint = did_you_mean(flag, self.flags)
             raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")

@@ -19,7 +19,7 @@ import numpy as np
 
 from compiler_gym._engine import _C
 from compiler_gym.datasets import Benchmark
-from compiler_gym.envs.compiler_env import _Closed, default_isolation
+from compiler_gym.envs.compiler_env import _Closed, default_action_space, default_isolation
 from compiler_gym.errors import EnvironmentNotSupported
 from compiler_gym.registration import make
 
@@ -110,6 +110,10 @@ class CompilerVecEnv(gymnasium.vector.VectorEnv):
             k: v for k, v in (parameters or {}).items() if not str(k).startswith("worker.")
         }
         with make(id, parameters=family_parameters) as probe:
+            if "action_space" not in (parameters or {}):  # $COMPILER_GYM_ACTION_SPACE's
+                chosen = default_action_space([s.name for s in probe.action_spaces])
+                if chosen is not None:
+                    parameters = {**(parameters or {}), "action_space": chosen}
             if observation_space == "default":
                 spec = probe.observation_space_spec
                 observation_space = spec.id if spec else probe.gymnasium_observation

@@ -63,6 +63,26 @@ def default_isolation() -> str:
     return os.environ.get("COMPILER_GYM_ISOLATION", "none")
 
 
+#: The environment variable that names the action space envs start in when made without
+#: ``action_space=`` (where they have a space of that name): the explicit choice that runs a
+#: script's passes of an opt-in space (LLVM's ``PassesAllUnsound``) by name, unchanged.
+ACTION_SPACE_VARIABLE = "COMPILER_GYM_ACTION_SPACE"
+
+
+def default_action_space(names: Sequence[str]) -> Optional[str]:
+    """The action space an env with action spaces ``names`` starts in when none is given:
+    ``$COMPILER_GYM_ACTION_SPACE`` where it names one of them, else None (the id's first).
+    A name close to one of them but not one is a ``LookupError``, not silently ignored; an
+    env with no space near that name (another family's) ignores it."""
+    name = os.environ.get(ACTION_SPACE_VARIABLE, "").strip()
+    if not name or name in names:
+        return name or None
+    hint = did_you_mean(name, names)
+    if hint:
+        raise LookupError(f"Unknown action space ${ACTION_SPACE_VARIABLE}={name!r}{hint}")
+    return None
+
+
 def _is_default(space: Any) -> bool:
     """Whether a space argument asks for the id's default (a space object is never that)."""
     return isinstance(space, str) and space == "default"
@@ -127,6 +147,8 @@ class CompilerEnv:
         ``parameters`` are the family's settings (as :meth:`send_param`), applied when the env
         is made; some decide its spaces (GCC's ``gcc_bin``). ``observation_space`` and
         ``reward_space`` default to the id's; None gives none (no reward is computed).
+        ``action_space`` defaults to the one ``$COMPILER_GYM_ACTION_SPACE`` names where the
+        env has it (:func:`default_action_space`), else the id's.
         """
         entry = next((e for e in _C.env_ids() if e["id"] == env_id), None)
         if entry is None:
@@ -164,6 +186,8 @@ class CompilerEnv:
             self, {r["name"]: EngineReward.from_dict(i, r) for i, r in enumerate(rewards)}
         )
         self.datasets = datasets
+        if action_space is None and "action_space" not in self.parameters:
+            action_space = default_action_space([a.name for a in self.action_spaces])
         if action_space is not None:
             self.action_space = self._action_space_by_name(action_space)
 
