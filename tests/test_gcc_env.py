@@ -223,6 +223,21 @@ def test_a_failing_compile_ends_the_episode_and_the_env_resets(env):
     assert not env.step(env.action_space.flags.index("-O3"))[2]
 
 
+def test_a_compile_past_the_timeout_is_a_service_error_that_code_can_retry(env):
+    """gcc_autotuning's random search (CompilerGym's example) retries a failed compile with
+    ``except ServiceError``: a compile past the time limit is one too (and a TimeoutError).
+    Random choices of every option made GCC 12 run past 60 s there."""
+    env.timeout = 0.001
+    env.choices = [0] * len(env.gcc_spec.options)
+    with pytest.raises(ServiceError, match="timed out after 0.001 s") as raised:
+        env.observation["obj_size"]
+    assert isinstance(raised.value, TimeoutError)
+    assert type(raised.value) is compiler_gym.errors.ServiceTimeout
+    env.timeout = 60
+    env.reset()  # the example's retry: the default choices compile
+    assert env.observation["obj_size"] > 0
+
+
 def test_benchmarks_gcc_cannot_compile_are_benchmark_init_errors(tmp_path):
     bitcode = tmp_path / "x.bc"
     bitcode.write_bytes(b"BC\xc0\xde")

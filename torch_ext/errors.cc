@@ -15,7 +15,7 @@ const char* ExceptionNameFor(StatusCode code) {
     case StatusCode::kNotFound:
       return "FileNotFoundError";
     case StatusCode::kDeadlineExceeded:
-      return "TimeoutError";
+      return "ServiceTimeout";  // a TimeoutError too
     case StatusCode::kBenchmarkInit:
       return "BenchmarkInitError";
     case StatusCode::kUnimplemented:

@@ -19,6 +19,7 @@ from compiler_gym.errors.service_errors import (
     ServiceInitError,
     ServiceIsClosed,
     ServiceOSError,
+    ServiceTimeout,
     ServiceTransportError,
     SessionNotFound,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "ServiceInitError",
     "ServiceIsClosed",
     "ServiceOSError",
+    "ServiceTimeout",
     "ServiceTransportError",
     "SessionNotFound",
     "TooManyRequests",

@@ -5,6 +5,13 @@ class ServiceError(Exception):
     """An error inside the compiler service (a crashing pass, a failed codegen, ...)."""
 
 
+class ServiceTimeout(ServiceError, TimeoutError):
+    """The compiler ran past its time limit (a GCC compile past ``env.timeout``, a step past
+    the worker's ``step_timeout_seconds``, a program run past its limit): a ``TimeoutError``,
+    and a ``ServiceError`` as every other failure of the compiler, so that code written for
+    CompilerGym that retries a failed compile (``except ServiceError``) retries this too."""
+
+
 class SessionNotFound(ServiceError):
     """The call needs an episode in progress: call ``reset()`` first."""
 
