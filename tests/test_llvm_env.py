@@ -162,6 +162,12 @@ def test_observation_values(env):
     assert env.observation["IsBuildable"] is True and env.observation["IsRunnable"] is True
     cpu = env.observation["CpuInfo"]
     assert cpu["cores_count"] >= 1 and cpu["name"]
+    # CompilerGym's keys in its order: each cache level's size and count (HostCaches in
+    # envs/llvm/runtime_test.cc pins the counting).
+    levels = ("l1i", "l1d", "l2", "l3", "l4")
+    caches = [f"{level}_cache_{what}" for level in levels for what in ("size", "count")]
+    assert list(cpu) == ["name", "cores_count", *caches]
+    assert all((cpu[f"{c}_cache_size"] == -1) == (cpu[f"{c}_cache_count"] == 0) for c in levels)
     assert env.observation["TextSizeBytes"] >= env.observation["ObjectTextSizeBytes"]
     sha = env.observation["IrSha1"]
     assert len(sha) == 40 and int(sha, 16) >= 0

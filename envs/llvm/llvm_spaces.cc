@@ -78,30 +78,14 @@ StatusOr<Observation> RuntimeO0(Impl& s) {
 }
 
 nlohmann::ordered_json CpuInfoJson() {
+  // CompilerGym's keys, in its order: each cache level's size in bytes (-1 when absent) and
+  // count.
   nlohmann::ordered_json info;
   info["name"] = llvm::sys::getHostCPUName().str();
   info["cores_count"] = std::thread::hardware_concurrency();
-  // Cache sizes from sysfs (bytes); absent levels are -1, as CompilerGym reports them.
-  for (const char* key :
-       {"l1i_cache_size", "l1d_cache_size", "l2_cache_size", "l3_cache_size", "l4_cache_size"}) {
-    info[key] = -1;
-  }
-  for (int index = 0; index < 8; ++index) {
-    const std::string dir =
-        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-    auto read = [&](const char* file) -> std::string {
-      // sysfs reports a size of 4096 for every file: read it as a stream.
-      auto buffer = llvm::MemoryBuffer::getFileAsStream(dir + file);
-      return buffer ? (*buffer)->getBuffer().trim().str() : "";
-    };
-    const std::string level = read("level"), type = read("type"), size = read("size");
-    if (level.empty() || size.empty()) continue;
-    int64_t bytes = std::atoll(size.c_str());
-    if (size.back() == 'K') bytes *= 1024;
-    if (size.back() == 'M') bytes *= 1024 * 1024;
-    std::string key = "l" + level;
-    if (level == "1") key += type == "Instruction" ? "i" : "d";
-    info[key + "_cache_size"] = bytes;
+  for (const HostCache& cache : HostCaches()) {
+    info[cache.name + "_size"] = cache.size;
+    info[cache.name + "_count"] = cache.count;
   }
   return info;
 }
@@ -434,8 +418,8 @@ const std::vector<ObservationRow>& ObservationTable() {
                 .kind = kDict,
                 .low = 0,
                 .platform_dependent = true,
-                .doc = "The host CPU: name, cores_count and cache sizes in bytes (-1 when "
-                       "absent)."},
+                .doc = "The host CPU: name, cores_count and each cache level's size in "
+                       "bytes (-1 when absent) and count."},
        .compute = [](Impl&) -> StatusOr<Observation> {
          static const std::string info = CpuInfoJson().dump();
          return Observation(Json{info});

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <set>
 
 #include "envs/llvm/codegen.h"
 #include "envs/llvm/module_util.h"
@@ -163,6 +166,55 @@ std::vector<std::string> CompareRuns(const ProcessResult& reference, const Proce
                        FirstLine(b.substr(std::min(line_start, b.size()))) + "\"");
   }
   return problems;
+}
+
+std::vector<HostCache> HostCaches(const std::string& cpu_root) {
+  namespace fs = std::filesystem;
+  std::vector<HostCache> caches = {
+      {"l1i_cache"}, {"l1d_cache"}, {"l2_cache"}, {"l3_cache"}, {"l4_cache"}};
+  auto read = [](const fs::path& file) {
+    std::ifstream in(file);
+    std::string text;
+    std::getline(in, text);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    return text;
+  };
+  // CPUs in numeric order, so that each size is cpu0's, as before, where sizes differ.
+  std::map<long, fs::path> cpus;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cpu_root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 3 && name.rfind("cpu", 0) == 0 &&
+        std::all_of(name.begin() + 3, name.end(), [](char c) { return std::isdigit(c); })) {
+      cpus.emplace(std::stol(name.substr(3)), entry.path());
+    }
+  }
+  std::map<std::string, std::set<std::string>> sharers;  // per cache name
+  for (const auto& [number, cpu] : cpus) {
+    for (int index = 0; index < 16; ++index) {
+      const fs::path dir = cpu / "cache" / ("index" + std::to_string(index));
+      const std::string level = read(dir / "level"), type = read(dir / "type");
+      const std::string size = read(dir / "size");
+      if (level.empty() || size.empty()) continue;
+      std::string name = "l" + level;
+      if (level == "1") name += type == "Instruction" ? "i" : "d";
+      name += "_cache";
+      auto cache = std::find_if(caches.begin(), caches.end(),
+                                [&](const HostCache& c) { return c.name == name; });
+      if (cache == caches.end()) continue;
+      if (cache->size < 0) {
+        int64_t bytes = std::atoll(size.c_str());
+        if (size.back() == 'K') bytes *= 1024;
+        if (size.back() == 'M') bytes *= 1024 * 1024;
+        cache->size = bytes;
+      }
+      // Without the list of sharers, each CPU's cache counts as its own.
+      const std::string shared = read(dir / "shared_cpu_list");
+      sharers[name].insert(shared.empty() ? std::to_string(number) : shared);
+    }
+  }
+  for (HostCache& cache : caches) cache.count = static_cast<int>(sharers[cache.name].size());
+  return caches;
 }
 
 }  // namespace compiler_gym::llvm_env

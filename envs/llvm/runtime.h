@@ -82,4 +82,17 @@ StatusOr<ProcessResult> RunOnce(const Executable& executable, const Benchmark& b
 std::vector<std::string> CompareRuns(const ProcessResult& reference, const ProcessResult& run,
                                      const SandboxLimits& limits);
 
+// One level of the host's caches as CompilerGym's CpuInfo reports it: the size of one cache
+// in bytes (-1 when the host has none) and how many there are.
+struct HostCache {
+  std::string name;  // l1i_cache, l1d_cache, l2_cache, l3_cache, l4_cache
+  int64_t size = -1;
+  int count = 0;
+};
+
+// The host's caches, in that order, from sysfs under `cpu_root` (a cpuN/cache/indexK folder
+// per CPU and cache: level, type, size, shared_cpu_list): a cache shared by several CPUs is
+// one cache, told apart by the CPUs that share it.
+std::vector<HostCache> HostCaches(const std::string& cpu_root = "/sys/devices/system/cpu");
+
 }  // namespace compiler_gym::llvm_env

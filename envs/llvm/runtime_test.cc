@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+
 namespace compiler_gym::llvm_env {
 namespace {
 
@@ -50,6 +54,47 @@ TEST(CompareRuns, SignalAndTimeOut) {
   problems = CompareRuns(Ended(0, ""), slow, {.timeout_seconds = 2});
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("timed out after 2 s"), std::string::npos);
+}
+
+// A sysfs tree of two CPUs, each with its own L1 caches and L2, sharing one L3 (this CI
+// machine's layout); cpu1 lists no sharers for its L2, so it counts as its own.
+TEST(HostCaches, CountsCachesByTheirSharersAndTakesCpu0sSizes) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / "host_caches_test";
+  fs::remove_all(root);
+  auto cache = [&](int cpu, int index, const std::string& level, const std::string& type,
+                   const std::string& size, const std::string& shared) {
+    const fs::path dir =
+        root / ("cpu" + std::to_string(cpu)) / "cache" / ("index" + std::to_string(index));
+    fs::create_directories(dir);
+    std::ofstream(dir / "level") << level << "\n";
+    std::ofstream(dir / "type") << type << "\n";
+    std::ofstream(dir / "size") << size << "\n";
+    if (!shared.empty()) std::ofstream(dir / "shared_cpu_list") << shared << "\n";
+  };
+  for (int cpu : {0, 1}) {
+    const std::string own = std::to_string(cpu);
+    cache(cpu, 0, "1", "Data", "48K", own);
+    cache(cpu, 1, "1", "Instruction", "32K", own);
+    cache(cpu, 2, "2", "Unified", cpu == 0 ? "1024K" : "2048K", cpu == 0 ? own : "");
+    cache(cpu, 3, "3", "Unified", "32M", "0-1");
+  }
+  fs::create_directories(root / "cpufreq");  // not a CPU
+  std::vector<HostCache> caches = HostCaches(root.string());
+  ASSERT_EQ(caches.size(), 5u);
+  std::vector<std::tuple<std::string, int64_t, int>> got;
+  for (const HostCache& c : caches) got.emplace_back(c.name, c.size, c.count);
+  EXPECT_EQ(got, (std::vector<std::tuple<std::string, int64_t, int>>{{"l1i_cache", 32 << 10, 2},
+                                                                     {"l1d_cache", 48 << 10, 2},
+                                                                     {"l2_cache", 1024 << 10, 2},
+                                                                     {"l3_cache", 32 << 20, 1},
+                                                                     {"l4_cache", -1, 0}}));
+  // No sysfs at all: every level absent.
+  for (const HostCache& c : HostCaches((root / "missing").string())) {
+    EXPECT_EQ(c.size, -1);
+    EXPECT_EQ(c.count, 0);
+  }
+  fs::remove_all(root);
 }
 
 }  // namespace

@@ -176,15 +176,14 @@ def feature_names() -> dict[str, list[str]]:
     return json.loads(_call("feature_names"))
 
 
-# Keys of the CpuInfo observation, as CompilerGym's space names them (the engine reports no
-# cache counts, CompilerGym's l1i_cache_count and the like).
+# Keys of the CpuInfo observation, as CompilerGym's space names them, in its order.
 _CPU_INFO_KEYS = (
     "cores_count",
-    "l1i_cache_size",
-    "l1d_cache_size",
-    "l2_cache_size",
-    "l3_cache_size",
-    "l4_cache_size",
+    *(
+        f"{cache}_cache_{what}"
+        for cache in ("l1i", "l1d", "l2", "l3", "l4")
+        for what in ("size", "count")
+    ),
 )
 
 
