@@ -65,8 +65,9 @@ Status Env::CheckActions(std::span<const int> actions) const {
   const int n = NumActions(action_space_);
   for (int a : actions) {
     if (a < 0 || a >= n) {
-      return OutOfRange("action " + std::to_string(a) + " is out of range [0, " +
-                        std::to_string(n) + ")");
+      // CompilerGym's words first.
+      return OutOfRange("Out-of-range action: action " + std::to_string(a) +
+                        " is out of range [0, " + std::to_string(n) + ")");
     }
   }
   return Status::Ok();
@@ -238,12 +239,16 @@ StatusOr<double> Env::Reward(int reward_index) {
   if (reward_index < 0 || reward_index >= static_cast<int>(Spec().reward_spaces.size())) {
     return InvalidArgument("unknown reward space index " + std::to_string(reward_index));
   }
-  if (!in_episode_) return NoEpisode("reward requested before reset()");
+  if (!in_episode_) return NotInEpisode("reward");
   const RewardSpec& spec = Spec().reward_spaces[reward_index];
   RewardState& state = rewards_[reward_index];
   double initial = 0;
   if (!spec.initial_observation.empty() || !spec.maximize) {
     ASSIGN_OR_RETURN(initial, ScalarObservation(spec.initial_observation));
+    if (std::isnan(initial)) {  // an observation with no value here: no reward either
+      return InvalidArgument("reward " + spec.name + " has no value for " + benchmark_uri_ +
+                             ": its observation " + spec.initial_observation + " has none");
+    }
   }
   ASSIGN_OR_RETURN(double cost, ScalarObservation(spec.cost_observation));
   if (spec.maximize) {

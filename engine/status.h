@@ -95,6 +95,10 @@ inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move
 // The call needs an episode in progress (SessionNotFound); other missing preconditions (a
 // recv() with nothing sent) are kFailedPrecondition.
 inline Status NoEpisode(std::string m) { return {StatusCode::kNoEpisode, std::move(m)}; }
+// An observation or reward asked for outside an episode, in CompilerGym's words first.
+inline Status NotInEpisode(const std::string& what) {
+  return NoEpisode("Must call reset() before step(): " + what + " requested outside an episode");
+}
 // What this machine cannot provide (no CUDA driver or device): EnvironmentNotSupported.
 inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
 // An outside program (a compiler, the benchmark under test) failed or crashed.

@@ -1117,7 +1117,7 @@ def test_a_pasted_command_line_gives_its_actions(client, tmp_path):
     # Every state's own command line gives its actions back, the start state's none.
     started = client.get(f"/api/v4/start/{REWARD}/-mem2reg,-gvn,-licm/{CRC32}").json()
     states = started["states"]
-    assert states[0]["commandline"] == "opt input.bc -o output.bc"
+    assert states[0]["commandline"] == "opt  input.bc -o output.bc"  # CompilerGym's two spaces
     for state in states:
         flags = [s["action_name"] for s in states[1 : state["id"] + 1]]
         assert parse(state["commandline"])["flags"] == flags

@@ -167,12 +167,15 @@ def test_compiler_gym_gcc_names(tmp_path):
 
 
 def test_missing_or_non_gcc_compilers_are_typed_errors():
-    with pytest.raises(FileNotFoundError):
+    # Each is also a ServiceError, as CompilerGym's tests expect of a bad gcc_bin.
+    with pytest.raises(FileNotFoundError) as missing:
         compiler_gym.make("gcc-v0", gcc_bin="/no/such/gcc")
+    assert isinstance(missing.value, ServiceError)
     with pytest.raises(FileNotFoundError):
         compiler_gym.make("gcc-v0", gcc_bin="no-such-gcc-command")
-    with pytest.raises(ValueError, match="not a GCC"):
+    with pytest.raises(ValueError, match="not a GCC") as not_gcc:
         compiler_gym.make("gcc-v0", gcc_bin=shutil.which("true"))
+    assert isinstance(not_gcc.value, ServiceError)
     with compiler_gym.make("gcc-v0", gcc_bin="gcc-12") as env:
         env.reset()
         assert env.command_line.startswith("gcc-12 ")

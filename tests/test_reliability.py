@@ -173,7 +173,7 @@ def test_make_vec_refuses_loose_actions(vec, actions, message):
         (None, "must be an integer"),
         (2**40, "out of range"),
         (-1, r"out of range \[0, 121\)"),
-        ([0, 1, 121], r"action 121 is out of range \[0, 121\)"),
+        ([0, 1, 121], r"^Out-of-range action: action 121 is out of range \[0, 121\)"),
         ([0, 1, 1.5], "must be an integer"),
     ],
 )

@@ -1,6 +1,7 @@
 """Building and running programs: Runtime, Buildtime, the Runtime rewards, and the parameters
 that control runs."""
 
+import math
 import os
 import statistics
 
@@ -58,6 +59,11 @@ def test_not_runnable_benchmarks_have_no_runs():
         assert env.observation["IsBuildable"] is False
         assert env.observation["Runtime"].shape == (0,)
         assert env.observation["Buildtime"].shape == (0,)
+        # No reference runtime either (code that observes every space goes on), and so no
+        # Runtime reward: a clear error, not a NaN reward.
+        assert math.isnan(env.observation["RuntimeO0"])
+        with pytest.raises(ValueError, match="reward Runtime has no value for generator://llvm"):
+            env.reward["Runtime"]
 
 
 def test_runtime_reward_is_the_change_of_the_median(env):

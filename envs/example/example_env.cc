@@ -96,7 +96,7 @@ StatusOr<StepOutcome> ExampleEnv::DoStep(std::span<const int> actions) {
 }
 
 StatusOr<Observation> ExampleEnv::Observe(int index) {
-  if (!in_episode()) return NoEpisode("observation requested before reset()");
+  if (!in_episode()) return NotInEpisode("observation");
   switch (index) {
     case kValues: {
       std::vector<int64_t> padded(kMaxLength, 0);

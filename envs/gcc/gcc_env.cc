@@ -506,7 +506,7 @@ StatusOr<Observation> GccEnv::Observe(int index) {
   if (index < 0 || index >= static_cast<int>(ObservationTable().size())) {
     return InvalidArgument("unknown observation space index " + std::to_string(index));
   }
-  if (!in_episode()) return NoEpisode("observation requested before reset()");
+  if (!in_episode()) return NotInEpisode("observation");
   if (!s.cache[index]) {
     ASSIGN_OR_RETURN(Observation value, ObservationTable()[index].compute(s));
     s.cache[index] = std::move(value);

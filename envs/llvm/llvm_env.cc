@@ -237,7 +237,7 @@ StatusOr<Observation> LlvmEnv::Observe(int index) {
     return InvalidArgument("unknown observation space index " + std::to_string(index));
   }
   Impl& s = *impl_;
-  if (!in_episode()) return NoEpisode("observation requested before reset()");
+  if (!in_episode()) return NotInEpisode("observation");
   if (!s.module) return NoEpisode("the episode ended with an error; call reset()");
   const ObservationRow& row = table[index];
   if (row.cacheable && s.cache[index]) return *s.cache[index];

@@ -73,6 +73,11 @@ StatusOr<Observation> Runtime(Impl& s) {
 }
 
 StatusOr<Observation> RuntimeO0(Impl& s) {
+  // No value, as Runtime's empty list, so that code observing every space goes on; the
+  // Runtime reward refuses a NaN C0 with a clear error (Env::Reward).
+  if (!s.benchmark->benchmark().runnable) {
+    return Observation(std::numeric_limits<double>::quiet_NaN());
+  }
   ASSIGN_OR_RETURN(ProgramRuns runs, s.benchmark->ReferenceRun(s.run_config));
   return Observation(Median(runs.runtimes));
 }
@@ -392,7 +397,8 @@ const std::vector<ObservationRow>& ObservationTable() {
                 .deterministic = false,
                 .platform_dependent = true,
                 .doc = "Median seconds of the benchmark's program after default<O0>, measured "
-                       "once per benchmark: C0 of the Runtime reward."},
+                       "once per benchmark: C0 of the Runtime reward; NaN when the benchmark "
+                       "is not runnable."},
        .compute = RuntimeO0},
       // Both platform dependent, as in CompilerGym: whether a program links (the default of
       // a user program's runnable) depends on the host's libraries and tools.

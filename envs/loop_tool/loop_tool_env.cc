@@ -157,7 +157,7 @@ StatusOr<double> LoopToolEnv::Seconds() {
 }
 
 StatusOr<Observation> LoopToolEnv::Observe(int index) {
-  if (!in_episode()) return NoEpisode("observation requested before reset()");
+  if (!in_episode()) return NotInEpisode("observation");
   switch (index) {
     case kActionState: {
       const Loop& loop = schedule_.loops[schedule_.cursor];

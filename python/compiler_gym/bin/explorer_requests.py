@@ -76,7 +76,9 @@ def parse_actions(text: str, flags: list[str], limit: int) -> list[int]:
             value = None
         if value is not None:
             if not 0 <= value < len(flags):
-                raise ExplorerError(400, f"action {value} is out of range [0, {len(flags)})")
+                raise ExplorerError(
+                    400, f"Out-of-range action: action {value} is out of range [0, {len(flags)})"
+                )
             actions.append(value)
             continue
         if index is None:

@@ -185,6 +185,7 @@ class CompilerEnv:
         self.reward = RewardView(
             self, {r["name"]: EngineReward.from_dict(i, r) for i, r in enumerate(rewards)}
         )
+        self._add_spaces()  # before the spaces are chosen: make() may name a derived one
         self.datasets = datasets
         if action_space is None and "action_space" not in self.parameters:
             action_space = default_action_space([a.name for a in self.action_spaces])
@@ -210,6 +211,10 @@ class CompilerEnv:
         )
         self._episode_start: Optional[float] = None
         self.reward_range: tuple[float, float] = (-math.inf, math.inf)
+
+    def _add_spaces(self) -> None:
+        """A family's hook: adds the observation spaces it derives in Python (or refines the
+        engine's), called when the env is made, before its spaces are chosen."""
 
     # ---------------------------------------------------------------------------------------
     # Spaces and benchmark.
@@ -789,9 +794,11 @@ class CompilerEnv:
         )
 
     def __copy__(self):
+        # CompilerGym's words first (its env class is ClientServiceCompilerEnv).
         raise TypeError(
-            f"{type(self).__name__} cannot be shallow-copied (two objects would step one "
-            "engine env): use env.fork() or copy.deepcopy(env)"
+            "ClientServiceCompilerEnv instances do not support shallow copies. Use deepcopy() "
+            f"or env.fork(): a shallow copy of this {type(self).__name__} would step the same "
+            "engine env"
         )
 
     def __deepcopy__(self, memo) -> CompilerEnv:

@@ -28,7 +28,12 @@ from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
 from compiler_gym.envs.state_summary import StateSummary
-from compiler_gym.errors import EnvironmentNotSupported, ServiceError
+from compiler_gym.errors import (
+    CompilerNotFound,
+    CompilerNotSupported,
+    EnvironmentNotSupported,
+    ServiceError,
+)
 from compiler_gym.spaces import EngineReward
 
 DEFAULT_GCC = "gcc"
@@ -194,12 +199,17 @@ class GccEnv(CompilerEnv):
         parameters.setdefault("gcc_bin", str(gcc_bin or DEFAULT_GCC))
         if timeout is not None:
             parameters["compile_timeout_seconds"] = timeout
-        super().__init__(
-            env_id,
-            datasets=datasets or gcc_datasets(datasets_site_path),
-            parameters=parameters,
-            **kwargs,
-        )
+        try:
+            super().__init__(
+                env_id,
+                datasets=datasets or gcc_datasets(datasets_site_path),
+                parameters=parameters,
+                **kwargs,
+            )
+        except FileNotFoundError as e:  # no such compiler
+            raise CompilerNotFound(str(e)) from None
+        except ValueError as e:  # not a GCC (or a setting it refuses)
+            raise CompilerNotSupported(str(e)) from None
         self._gcc_spec: Optional[GccSpec] = None
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shlex
 from pathlib import Path
 from typing import Any, NamedTuple, Optional
 
@@ -242,6 +243,8 @@ class LlvmEnv(CompilerEnv):
 
     def __init__(self, env_id: str = "llvm-v0", datasets: Optional[Datasets] = None, **kwargs):
         super().__init__(env_id, datasets=datasets or llvm_datasets(), **kwargs)
+
+    def _add_spaces(self) -> None:
         for name, space in _compiler_gym_spaces().items():
             self.observation.spaces[name].space = space
         # CompilerGym's LexedIrTuple: LexedIr's columns as one LexedToken per token.
@@ -271,6 +274,18 @@ class LlvmEnv(CompilerEnv):
             current.append(add)
             self._env.set_parameter(key, "\n".join(current))
         return current
+
+    def opt_commandline(self) -> str:
+        """The ``opt-19`` command that turns the benchmark's start into this episode's module:
+        ``opt '-passes=...' input.bc -o output.bc``, the pipeline of each action in order (as
+        the engine ran it). :meth:`commandline` keeps CompilerGym's format, the states' (legacy
+        pass flags such as ``opt -mem2reg``, which LLVM 19's ``opt`` no longer takes)."""
+        space = self.action_space
+        if isinstance(space, PassPipeline):
+            return space.to_string(self.actions)
+        pipelines = [row[1] for row in pass_table(space.name)]
+        pipeline = ",".join(pipelines[a] for a in self.actions)
+        return f"opt {shlex.quote('-passes=' + pipeline)} input.bc -o output.bc"
 
     make_benchmark = staticmethod(make_benchmark)
     make_benchmark_from_source = staticmethod(make_benchmark_from_source)

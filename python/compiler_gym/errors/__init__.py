@@ -14,6 +14,8 @@ from compiler_gym.errors.dataset_errors import (
 )
 from compiler_gym.errors.download_errors import DownloadFailed, TooManyRequests
 from compiler_gym.errors.service_errors import (
+    CompilerNotFound,
+    CompilerNotSupported,
     EnvironmentNotSupported,
     ServiceError,
     ServiceInitError,
@@ -32,6 +34,8 @@ from compiler_gym.errors.validation_errors import (
 __all__ = [
     "BenchmarkInitError",
     "CompileTimeout",
+    "CompilerNotFound",
+    "CompilerNotSupported",
     "DatasetInitError",
     "DownloadFailed",
     "EnvironmentNotSupported",

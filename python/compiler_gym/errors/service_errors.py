@@ -12,6 +12,17 @@ class ServiceTimeout(ServiceError, TimeoutError):
     CompilerGym that retries a failed compile (``except ServiceError``) retries this too."""
 
 
+class CompilerNotFound(ServiceError, FileNotFoundError):
+    """An env's compiler does not exist (GCC's ``gcc_bin``): a ``FileNotFoundError``, and a
+    ``ServiceError`` as CompilerGym reported a service that could not start its compiler."""
+
+
+class CompilerNotSupported(ServiceError, ValueError):
+    """An env's compiler exists but is not one the env can use (a ``gcc_bin`` that is not
+    GCC), or a setting it was made with is refused: a ``ValueError``, and a ``ServiceError``
+    as in CompilerGym."""
+
+
 class SessionNotFound(ServiceError):
     """The call needs an episode in progress: call ``reset()`` first."""
 

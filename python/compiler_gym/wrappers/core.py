@@ -340,7 +340,9 @@ class CommandlineWithTerminalAction(CompilerEnvWrapper):
                 and not isinstance(a, bool)
                 and not 0 <= a < self._space.n
             ):
-                raise ValueError(f"action {a} is out of range [0, {self._space.n})")
+                raise ValueError(
+                    f"Out-of-range action: action {a} is out of range [0, {self._space.n})"
+                )
         ends = self._terminal in actions
         if ends:
             actions = actions[: actions.index(self._terminal)]
@@ -401,7 +403,9 @@ class ConstrainedCommandline(ActionWrapper):
         if not isinstance(index, (int, np.integer)) or isinstance(index, (bool, np.bool_)):
             raise ValueError(f"an action must be an integer, got {action!r}")
         if not 0 <= index < self._space.n:
-            raise ValueError(f"action {index} is out of range [0, {self._space.n})")
+            raise ValueError(
+                f"Out-of-range action: action {index} is out of range [0, {self._space.n})"
+            )
         return self._forward[int(index)]
 
     def reverse_action(self, action: Any) -> Any:
