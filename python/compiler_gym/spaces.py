@@ -1,36 +1,51 @@
 """Spaces of compiler_gym environments, built from the tables the C++ engine exports.
 
 Nothing here lists a pass, an observation or a reward by name: the names, shapes and bounds come
-from ``compiler_gym._C``.
+from ``compiler_gym._C``. The observation space specs live in :mod:`compiler_gym.views`, as
+CompilerGym's ``ObservationSpaceSpec`` did; they are importable from here too.
 """
 
 from __future__ import annotations
 
-import copy
-import json
+import importlib
+import numbers
 import re
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from collections.abc import Sequence as SequenceOf
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, Optional
 
 import gymnasium
 import numpy as np
 
-from compiler_gym.engine_rows import EngineRow, from_row, graph_to_networkx
+from compiler_gym.engine_rows import EngineRow, from_row
 from compiler_gym.util.names import did_you_mean
-
-_INT64_MAX = np.iinfo(np.int64).max
 
 # CompilerGym's spaces was a package with a module per space: an empty package path lets its
 # module paths (compiler_gym.spaces.reward) be compiler_gym.compat's aliases of this module.
 __path__: list[str] = []
 
+# Defined in compiler_gym.views, which imports this module: found there when first asked for.
+_IN_VIEWS = ("ObservationSpaceSpec", "DerivedObservationSpaceSpec", "space_from_row")
+
+
+def __getattr__(name: str) -> Any:
+    """The observation space specs of :mod:`compiler_gym.views`, under their old names here."""
+    if name in _IN_VIEWS:
+        return getattr(importlib.import_module("compiler_gym.views"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class UnknownName(LookupError, ValueError):
+    """A name that a space does not have: a ``LookupError``, as this package raises, and a
+    ``ValueError``, as CompilerGym's spaces raised (their lookup was ``list.index``)."""
+
 
 class Scalar(gymnasium.spaces.Space):
     """One number between ``min`` and ``max`` (None: unbounded) of ``dtype``: CompilerGym's
-    ``Scalar``. A ``bool`` scalar holds ``True`` and ``False``; other dtypes refuse them."""
+    ``Scalar``. A ``bool`` scalar holds ``True`` and ``False``; other dtypes refuse them.
+    ``sample()`` gives a value of ``dtype`` as given: a Python ``int`` for ``dtype=int``."""
 
     def __init__(
         self,
@@ -42,6 +57,8 @@ class Scalar(gymnasium.spaces.Space):
         super().__init__(shape=(), dtype=dtype)
         self.name = name
         self.min, self.max = min, max
+        # self.dtype is NumPy's; a sample of a Python type is of that type (CompilerGym's).
+        self._sample_type = dtype if dtype in (int, float, bool) else self.dtype.type
 
     def contains(self, x: Any) -> bool:
         if isinstance(x, np.ndarray) and x.shape == ():
@@ -63,8 +80,8 @@ class Scalar(gymnasium.spaces.Space):
         if np.issubdtype(self.dtype, np.integer):
             info = np.iinfo(self.dtype)
             low, high = max(int(low), info.min), min(int(high), info.max)
-            return self.dtype.type(self.np_random.integers(low, high, endpoint=True))
-        return self.dtype.type(self.np_random.uniform(low, high))
+            return self._sample_type(self.np_random.integers(low, high, endpoint=True))
+        return self._sample_type(self.np_random.uniform(low, high))
 
     def __repr__(self) -> str:
         return f"Scalar({self.name}, [{self.min}, {self.max}], {np.dtype(self.dtype).name})"
@@ -107,8 +124,14 @@ class Box(gymnasium.spaces.Box):
         self.name = name
 
     def __eq__(self, other: Any) -> bool:
-        """Equal boxes of the same name (CompilerGym's)."""
-        return isinstance(other, Box) and self.name == other.name and super().__eq__(other)
+        """Boxes of the same name, shape and bounds, whatever their dtypes: CompilerGym's,
+        whose gym compared no dtype."""
+        return (
+            isinstance(other, Box)
+            and (self.name, self.shape) == (other.name, other.shape)
+            and np.array_equal(self.low, other.low)
+            and np.array_equal(self.high, other.high)
+        )
 
 
 class Dict(gymnasium.spaces.Dict):
@@ -131,6 +154,19 @@ def _same_dtype(a: Any, b: Any) -> bool:
         return np.dtype(a) == np.dtype(b)
     except TypeError:
         return False
+
+
+def _element_fits(value: Any, dtype: Any) -> bool:
+    """Whether one element of a list is of a sequence's element ``dtype``, as CompilerGym
+    checks each: a float sequence refuses an ``int`` (``[0.0, 0]``), an integer one a float."""
+    kind = np.dtype(dtype).kind
+    if kind == "f":
+        return isinstance(value, (float, np.floating))
+    if kind in "iu":
+        return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    if kind == "b":
+        return isinstance(value, (bool, np.bool_))
+    return True
 
 
 class Sequence(gymnasium.spaces.Space):
@@ -171,6 +207,8 @@ class Sequence(gymnasium.spaces.Space):
         if isinstance(self.dtype, type) and issubclass(self.dtype, tuple):
             # Records (NamedTuples, such as LexedIrTuple's tokens): a list of them.
             return isinstance(x, (list, tuple)) and all(isinstance(v, self.dtype) for v in x)
+        if not isinstance(x, np.ndarray) and not all(_element_fits(v, self.dtype) for v in x):
+            return False
         values = np.asarray(x)
         if values.ndim != 1:
             return False
@@ -207,6 +245,9 @@ class Permutation(Sequence):
     def __init__(self, name: str, scalar_range: Scalar):
         if scalar_range.min is None or scalar_range.max is None:
             raise ValueError("a Permutation needs a bounded scalar_range")
+        if not np.issubdtype(scalar_range.dtype, np.integer):
+            # CompilerGym's message, which its callers match.
+            raise TypeError("Permutation space can have integral scalar range only.")
         size = int(scalar_range.max) - int(scalar_range.min) + 1
         super().__init__(name, (size, size), np.int64, scalar_range=scalar_range)
 
@@ -228,6 +269,10 @@ class Discrete(gymnasium.spaces.Discrete):
         super().__init__(n)
         self.name = name
 
+    def __eq__(self, other: Any) -> bool:
+        """Equal spaces of the same name (CompilerGym's)."""
+        return isinstance(other, Discrete) and self.name == other.name and super().__eq__(other)
+
 
 class Tuple(gymnasium.spaces.Tuple):
     """Spaces in order under one name: CompilerGym's ``Tuple(spaces, name)``."""
@@ -235,6 +280,10 @@ class Tuple(gymnasium.spaces.Tuple):
     def __init__(self, spaces: Iterable[gymnasium.spaces.Space], name: str):
         super().__init__(tuple(spaces))
         self.name = name
+
+    def __eq__(self, other: Any) -> bool:
+        """Equal spaces under the same name (CompilerGym's)."""
+        return isinstance(other, Tuple) and self.name == other.name and super().__eq__(other)
 
 
 class SpaceSequence(gymnasium.spaces.Space):
@@ -278,10 +327,13 @@ class SpaceSequence(gymnasium.spaces.Space):
 
 class NamedDiscrete(gymnasium.spaces.Discrete):
     """A discrete space whose values have names: CompilerGym's ``NamedDiscrete``.
-    ``space["name"]`` is the index of a name; an unknown one names the closest."""
+    ``space["name"]`` is the index of a name; an unknown one raises :class:`UnknownName`,
+    naming the closest. It has at least one name."""
 
     def __init__(self, items: Iterable[str], name: str):
         self.names: list[str] = [str(item) for item in items]
+        if not self.names:
+            raise ValueError("No values for discrete space")  # CompilerGym's message
         super().__init__(len(self.names))
         self.name = name
         self._name_index: dict[str, int] = {}
@@ -291,25 +343,35 @@ class NamedDiscrete(gymnasium.spaces.Discrete):
     def __getitem__(self, name: str) -> int:
         if name not in self._name_index:
             hint = did_you_mean(name, self.names)
-            raise LookupError(f"Unknown name {name!r} in {self.name}{hint}")
+            raise UnknownName(f"Unknown name {name!r} in {self.name}{hint}")
         return self._name_index[name]
 
-    def to_string(self, values: Iterable[int]) -> str:
-        """The names of ``values``, separated by spaces."""
-        return " ".join(self.names[int(v)] for v in values)
+    def to_string(self, values: Any) -> str:
+        """The names of ``values`` (a value or an iterable of them), separated by spaces."""
+        return " ".join(self.names[v] for v in _as_values(values))
 
     def from_string(self, text: str) -> list[int]:
         """The values of space-separated names."""
         return [self[name] for name in text.split()]
 
     def __repr__(self) -> str:
-        return f"NamedDiscrete({self.name}, n={self.n})"
+        """The names, as CompilerGym prints the space: ``NamedDiscrete([a, b])``."""
+        return f"NamedDiscrete([{', '.join(self.names)}])"
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, NamedDiscrete) and (other.name, other.names) == (
             self.name,
             self.names,
         )
+
+
+def _as_values(values: Any) -> list[int]:
+    """The indices in ``values``: one index (an integer) or an iterable of them."""
+    if isinstance(values, numbers.Integral) or (
+        isinstance(values, np.ndarray) and values.ndim == 0
+    ):
+        return [int(values)]
+    return [int(v) for v in values]
 
 
 class CommandlineFlag(NamedTuple):
@@ -326,13 +388,24 @@ class Commandline(NamedDiscrete):
     ``names`` are the flags, as CompilerGym's are (``names.index("-O3")``); ``space["mem2reg"]``
     also finds a flag without its dashes.
 
+    Made as CompilerGym's, ``Commandline(items, name)`` with ``items`` its
+    :class:`CommandlineFlag` rows (or flag strings), or in this package's order,
+    ``Commandline(name, flags, prefix, suffix)``: a ``str`` first is the name.
+
     >>> space.to_string([0, 3])
     'opt -add-discriminators -alignment-from-assumptions input.bc -o output.bc'
     """
 
-    def __init__(self, name: str, flags: SequenceOf[str], prefix: str = "", suffix: str = ""):
-        super().__init__(flags, name)
-        self.flags: list[str] = list(flags)
+    def __init__(self, items: Any, name: Any, prefix: str = "", suffix: str = ""):
+        if isinstance(items, str):  # this package's order: (name, flags)
+            items, name = name, items
+        rows = [
+            item if isinstance(item, CommandlineFlag) else CommandlineFlag(str(item), str(item), "")
+            for item in items
+        ]
+        self.flags: list[str] = [row.flag for row in rows]
+        self.descriptions: list[str] = [row.description for row in rows]
+        super().__init__(self.flags, name)
         self._prefix = prefix
         self._suffix = suffix
         self._bare_index: dict[str, int] = {}  # flags without their dashes
@@ -348,24 +421,32 @@ class Commandline(NamedDiscrete):
         if index is None:
             opt_in = self.opted_out.get(flag)
             if opt_in is not None:
-                raise LookupError(
+                raise UnknownName(
                     f"Action {flag!r} is not in {self.name}: it is in the opt-in action space "
                     f"{opt_in} (make(..., action_space={opt_in!r}), or for every env made "
                     f"without one, COMPILER_GYM_ACTION_SPACE={opt_in})"
                 )
             hint = did_you_mean(flag, self.flags)
-            raise LookupError(f"Unknown action {flag!r} in {self.name}{hint}")
+            raise UnknownName(f"Unknown action {flag!r} in {self.name}{hint}")
         return index
 
     def derived(self, name: str, flags: SequenceOf[str]) -> Commandline:
         """A space of other ``flags`` with this one's command around them (wrappers'
-        spaces: a subset, an added action)."""
-        return Commandline(name, flags, self._prefix, self._suffix)
+        spaces: a subset, an added action). A flag of this space keeps its description."""
+        known = dict(zip(self.flags, self.descriptions, strict=True))
+        rows = [CommandlineFlag(f, f, known.get(f, "")) for f in flags]
+        return Commandline(rows, name, self._prefix, self._suffix)
 
-    def to_string(self, actions: Iterable[int]) -> str:
-        """Returns the command line that applies ``actions`` in order."""
-        parts = [self._prefix] + [self.flags[int(a)] for a in actions] + [self._suffix]
-        return " ".join(p for p in parts if p)
+    def to_string(self, actions: Any) -> str:
+        """Returns the command line that applies ``actions`` (an action or an iterable of
+        them) in order. The flags sit between the prefix and suffix with a space either
+        side, as CompilerGym's: no actions leave two spaces (``opt  input.bc -o output.bc``)."""
+        text = " ".join(self.flags[a] for a in _as_values(actions))
+        if self._prefix:
+            text = f"{self._prefix} {text}"
+        if self._suffix:
+            text = f"{text} {self._suffix}"
+        return text
 
     def from_string(self, commandline: str) -> list[int]:
         """Parses a command line made by :meth:`to_string` back into actions."""
@@ -382,7 +463,7 @@ class Commandline(NamedDiscrete):
         actions = []
         for token in tokens:
             if token not in self._name_index:
-                raise ValueError(f"Unknown flag in command line: {token!r}")
+                raise UnknownName(f"Unknown flag in command line: {token!r}")
             actions.append(self._name_index[token])
         return actions
 
@@ -391,6 +472,63 @@ class Commandline(NamedDiscrete):
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, Commandline) and self.flags == other.flags
+
+
+class ActionSpace(gymnasium.spaces.Space):
+    """CompilerGym's wrapper that gives any action space the action-space methods: its
+    attributes, ``sample``, ``seed``, membership and equality are the ``wrapped`` space's;
+    ``to_string`` and ``from_string`` are too where it has them, else actions are written as
+    comma-separated values (``"0,1,0"``)."""
+
+    def __init__(self, space: Any):
+        # No Space.__init__: shape, dtype and the rest are the wrapped space's (__getattr__).
+        self.wrapped = space
+
+    def __getattr__(self, name: str) -> Any:
+        # Dunders (copy's, pickle's) and ``wrapped`` itself are this object's, never forwarded.
+        if name == "wrapped" or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.wrapped, name)
+
+    def __getitem__(self, name: Any) -> Any:
+        return self.wrapped[name]
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        """The wrapped space's (Space's own property raises rather than forwarding)."""
+        return self.wrapped.is_np_flattenable
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        """A sample of the wrapped space (with ``mask`` or ``probability`` when given)."""
+        kwargs = {k: v for k, v in (("mask", mask), ("probability", probability)) if v is not None}
+        return self.wrapped.sample(**kwargs)
+
+    def seed(self, seed: Optional[int] = None) -> Any:
+        """Seeds the wrapped space."""
+        return self.wrapped.seed(seed)
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` is in the wrapped space."""
+        return self.wrapped.contains(x)
+
+    def __eq__(self, other: Any) -> bool:
+        return self.wrapped == (other.wrapped if isinstance(other, ActionSpace) else other)
+
+    def to_string(self, actions: Any) -> str:
+        """The text of ``actions``: the wrapped space's ``to_string``, else the values
+        separated by commas. :meth:`from_string` reads it back."""
+        if hasattr(self.wrapped, "to_string"):
+            return self.wrapped.to_string(actions)
+        return ",".join(str(a) for a in actions)
+
+    def from_string(self, text: str) -> list:
+        """The actions of a text made by :meth:`to_string`."""
+        if hasattr(self.wrapped, "from_string"):
+            return self.wrapped.from_string(text)
+        return [np.dtype(self.wrapped.dtype).type(v) for v in text.split(",")]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.wrapped})"
 
 
 class _NamedSpace:
@@ -404,182 +542,6 @@ class _NamedSpace:
 
     def __hash__(self) -> int:
         return hash(self.name)
-
-
-# The engine's dtype names. float64 is Python's float, as CompilerGym's double spaces are.
-_DTYPES = {"int64": np.int64, "float32": np.float32, "float64": float, "bool": bool}
-
-
-def _bound(value: float, dtype: Any) -> Any:
-    """An engine bound (a double, infinite when open) as a bound of ``dtype``: an open integer
-    bound is the type's extreme, as CompilerGym's unset Int64Range bounds are."""
-    if dtype is bool:
-        return bool(value)
-    if np.issubdtype(dtype, np.integer):
-        if np.isinf(value):
-            return int(np.iinfo(dtype).max if value > 0 else np.iinfo(dtype).min)
-        return int(value)
-    return float(value)
-
-
-def space_from_row(row: dict) -> gymnasium.spaces.Space:
-    """The :mod:`compiler_gym.spaces` space of an engine observation row, typed as CompilerGym
-    types the same kind of observation: a number is a :class:`Scalar`, a fixed-shape array a
-    :class:`Box`, and variable-length values a :class:`Sequence`: of ``str`` for text and
-    for values sent as JSON text (dicts, graphs; length up to int64's max, as an unbounded
-    length reads in CompilerGym), of ``np.int8`` for bytes (the value is an int8 array), of
-    the element dtype for a 1-d array of any length, of ``np.ndarray`` for rows of an array.
-    A family may set a finer space on the spec (``env.observation.spaces[name].space``), as
-    LLVM's does for its dict observations."""
-    kind, name, shape = row["kind"], row["name"], tuple(row["shape"])
-    dtype = _DTYPES.get(row["dtype"])
-    if kind == "scalar":
-        return Scalar(name, _bound(row["low"], dtype), _bound(row["high"], dtype), dtype)
-    if kind == "vector" and -1 not in shape:
-        if dtype is bool:
-            return Box(0, 1, name, shape=shape, dtype=np.bool_)
-        low, high = _bound(row["low"], dtype), _bound(row["high"], dtype)
-        return Box(low, high, name, shape=shape, dtype=dtype)
-    if kind == "vector":  # a number per measurement (Runtime): any count
-        values = Scalar(None, _bound(row["low"], dtype), _bound(row["high"], dtype), dtype)
-        return Sequence(name, (0, _INT64_MAX), dtype, scalar_range=values)
-    if kind == "ragged":
-        return Sequence(name, (0, None), dtype if len(shape) == 1 else np.ndarray)
-    if kind == "bytes":
-        return Sequence(name, (0, _INT64_MAX), np.int8)
-    if kind == "text" and -1 not in shape:
-        return Sequence(name, (shape[0], shape[0]), str)
-    return Sequence(name, (0, _INT64_MAX), str)
-
-
-@dataclass(eq=False)
-class ObservationSpaceSpec(_NamedSpace, EngineRow):
-    """An observation space: its name (``id``), gymnasium ``space`` and properties."""
-
-    id: str
-    index: int
-    space: gymnasium.spaces.Space
-    kind: str
-    dtype: str
-    deterministic: bool
-    platform_dependent: bool
-    doc: str = ""
-    scalar_default: float = 0  # the engine's default of a scalar space (gcc's sizes: -1)
-    row: dict = field(default_factory=dict, repr=False)  # the engine's row: every field
-    # What the engine observes when an error ended the episode, before translate().
-    engine_default: Any = field(default=None, repr=False)
-
-    @classmethod
-    def from_dict(cls, index: int, spec: dict, engine_default: Any = None) -> ObservationSpaceSpec:
-        """The spec of the engine's observation space ``index``, from its exported row."""
-        return from_row(
-            cls,
-            spec,
-            id=spec["name"],
-            index=index,
-            space=space_from_row(spec),
-            engine_default=engine_default,
-        )
-
-    @property
-    def name(self) -> str:
-        """The same as ``id``, so that observation and reward spaces both have a ``name``."""
-        return self.id
-
-    def translate(self, value: Any) -> Any:
-        """Turns a raw value from the engine into the Python value users see."""
-        if self.kind == "dict":
-            return json.loads(value)
-        if self.kind == "ragged":
-            return value.reshape((-1,) + tuple(self.row["shape"][1:]))
-        if self.kind == "bytes":  # an int8 array, as CompilerGym's byte observations
-            return np.frombuffer(value, dtype=np.int8)
-        if self.kind == "graph":
-            return graph_to_networkx(value)
-        if self.kind == "scalar" and self.dtype == "int64":
-            return int(value)
-        return value
-
-    @property
-    def default_value(self) -> Any:
-        """The observation returned when an error ended the episode (an attribute, as in
-        CompilerGym): the engine's default for the space, translated."""
-        return self.translate(copy.deepcopy(self.engine_default))
-
-    def step_value(self, value: Any, episode_ended: bool) -> Any:
-        """The Python value of a step's raw observation (the engine's default when an error
-        ended the episode)."""
-        del episode_ended  # the engine has already put the default in
-        return self.translate(value)
-
-    def make_derived_space(
-        self,
-        id: str,
-        translate: Callable[[Any], Any],
-        space: Optional[gymnasium.spaces.Space] = None,
-        deterministic: Optional[bool] = None,
-        default_value: Any = None,
-        platform_dependent: Optional[bool] = None,
-    ) -> DerivedObservationSpaceSpec:
-        """A space computed from this one (CompilerGym's): its value is ``translate`` of this
-        space's. Unset properties are this space's; ``default_value`` (what an episode that
-        ended in an error observes) defaults to ``translate`` of this space's default."""
-        return DerivedObservationSpaceSpec(
-            id=id,
-            index=self.index,
-            space=space if space is not None else self.space,
-            kind=self.kind,
-            dtype=self.dtype,
-            deterministic=self.deterministic if deterministic is None else deterministic,
-            platform_dependent=(
-                self.platform_dependent if platform_dependent is None else platform_dependent
-            ),
-            doc=f"{id}: derived from {self.id}",
-            base=self,
-            derive=translate,
-            derived_default=default_value,
-        )
-
-    def __repr__(self) -> str:
-        return f"ObservationSpaceSpec({self.id})"
-
-
-@dataclass(eq=False)
-class DerivedObservationSpaceSpec(ObservationSpaceSpec):
-    """An observation computed in Python from an engine space's value (see
-    :meth:`ObservationSpaceSpec.make_derived_space`): the engine computes ``base``, which
-    ``derive`` turns into this space's value."""
-
-    base: Optional[ObservationSpaceSpec] = None
-    derive: Optional[Callable[[Any], Any]] = None
-    derived_default: Any = None
-
-    def translate(self, value: Any) -> Any:
-        """The base space's value of the engine's raw ``value``, derived."""
-        return self.derive(self.base.translate(value))
-
-    @property
-    def default_value(self) -> Any:
-        """The given default, else the base space's default derived."""
-        if self.derived_default is not None:
-            return self.derived_default
-        return self.derive(self.base.default_value)
-
-    def step_value(self, value: Any, episode_ended: bool) -> Any:
-        """As the base space's, but a derived space given a ``default_value`` observes it
-        when an error ended the episode (CompilerGym's)."""
-        if episode_ended and self.derived_default is not None:
-            return self.derived_default
-        return self.translate(value)
-
-    def make_derived_space(self, id: str, translate: Callable[[Any], Any], **kwargs: Any):
-        """A space derived from this one: ``translate`` applies to this space's value."""
-        derived = super().make_derived_space(id, translate, **kwargs)
-        outer, inner = translate, self.derive
-        return replace(derived, base=self.base, derive=lambda value: outer(inner(value)))
-
-    def __repr__(self) -> str:
-        return f"DerivedObservationSpaceSpec({self.id} <- {self.base.id})"
 
 
 @dataclass(eq=False)
