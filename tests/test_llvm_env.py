@@ -375,7 +375,10 @@ def test_clang_invocations_as_compiler_gym_makes_them(tmp_path, monkeypatch):
         assert "ret i32 42" in env.observation["Ir"]
         count = env.observation["IrInstructionCount"]
         command = invocation.command(tmp_path / "n.bc")
-        assert command[-5:] == ["-c", "-o", str(tmp_path / "n.bc"), "-DN=42", str(source)]
+        # CompilerGym's order: the output, the system's include directories, the arguments.
+        at = command.index("-c")
+        assert command[at : at + 4] == ["-c", "-o", str(tmp_path / "n.bc"), "-isystem"]
+        assert command[-2:] == ["-DN=42", str(source)] and "/usr/include" in command
         subprocess.run(command, check=True)
         env.reset(benchmark=make_benchmark(tmp_path / "n.bc"))
         assert env.observation["IrInstructionCount"] == count

@@ -139,6 +139,8 @@ ALIASES: tuple[Alias, ...] = (
         "compiler_gym.envs.llvm",
         (
             f"{_MAKE_BENCHMARK}:ClangInvocation",
+            "HostCompilerFailure",
+            "UnableToParseHostCompilerOutput",
             "get_system_library_flags",
             f"{_MAKE_BENCHMARK}:make_benchmark",
             f"{_MAKE_BENCHMARK}:make_benchmark_from_command_line",

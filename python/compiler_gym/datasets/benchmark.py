@@ -99,11 +99,16 @@ class Benchmark:
     first env in a process to load the benchmark decides them; they are not part of its
     identity. ``build_timeout_seconds`` bounds each compiler run that builds the program from
     source (LLVM: clang-19, 300 s unless set; 0 is the family's default).
+
+    As in CompilerGym, ``uri`` and ``proto`` are read-only, benchmarks order by URI, the
+    first argument may be another benchmark (a :class:`compiler_gym.service.proto.Benchmark`
+    message among them) whose program and URI this one takes, and ``sources`` are the
+    benchmark's source files as (name, contents) pairs (:meth:`add_source` adds one).
     """
 
     def __init__(
         self,
-        uri: str,
+        uri: Union[str, BenchmarkUri, Benchmark],
         files: Optional[list[str]] = None,
         data: Union[bytes, Any] = b"",
         compile_args: Optional[list[str]] = None,
@@ -114,8 +119,21 @@ class Benchmark:
         expected_output: Optional[str] = None,
         known_costs: Optional[dict[str, int]] = None,
         build_timeout_seconds: float = 0,
+        validation_callbacks: Optional[list[Callable[[Any], Iterable[Any]]]] = None,
+        sources: Optional[Iterable[tuple[str, bytes]]] = None,
     ):
-        self.uri = BenchmarkUri.from_string(uri) if not isinstance(uri, BenchmarkUri) else uri
+        # CompilerGym's Benchmark(proto): the message's program, which it must have by reset.
+        self._needs_program = isinstance(uri, Benchmark)
+        self._program_error: Optional[ValueError] = None
+        if isinstance(uri, Benchmark):
+            try:
+                files = files or uri.files
+            except ValueError as e:  # a File(uri=) of another scheme: an error at reset
+                self._program_error = e
+            if isinstance(data, bytes) and not data:
+                data = uri.data
+            uri = uri.uri
+        self._uri = BenchmarkUri.from_string(uri) if not isinstance(uri, BenchmarkUri) else uri
         self.files = [str(f) for f in (files or [])]
         # Bytes, or any buffer of them: observation["Bitcode"] is an int8 array.
         self.data = data if isinstance(data, bytes) else bytes(memoryview(data))
@@ -130,6 +148,18 @@ class Benchmark:
             raise ValueError(f"build_timeout_seconds must be >= 0, not {build_timeout_seconds!r}")
         self.build_timeout_seconds = float(build_timeout_seconds)
         self._validation_callbacks: list[Callable[[Any], Iterable[Any]]] = []
+        for callback in validation_callbacks or ():
+            self.add_validation_callback(callback)
+        self._sources = [BenchmarkSource(str(n), bytes(c)) for n, c in (sources or ())]
+
+    @property
+    def uri(self) -> BenchmarkUri:
+        """The benchmark's name (read-only, as in CompilerGym)."""
+        return self._uri
+
+    def add_source(self, source: BenchmarkSource) -> None:
+        """Adds a source file to :attr:`sources` (CompilerGym's)."""
+        self._sources.append(BenchmarkSource(str(source[0]), bytes(source[1])))
 
     def add_validation_callback(self, callback: Callable[[Any], Iterable[Any]]) -> None:
         """Adds a check that :meth:`CompilerEnv.validate` runs on an env holding this
@@ -207,6 +237,10 @@ class Benchmark:
 
     def to_engine(self) -> _C.Benchmark:
         """The engine's view of this benchmark."""
+        if getattr(self, "_program_error", None) is not None:
+            raise self._program_error
+        if getattr(self, "_needs_program", False) and not self.files and not self.data:
+            raise ValueError(f"No program set in Benchmark: {self.uri}")
         b = _C.Benchmark()
         b.uri = str(self.uri)
         b.files = self.files
@@ -236,7 +270,10 @@ class Benchmark:
 
     @property
     def sources(self) -> list[BenchmarkSource]:
-        """The benchmark's files (or its in-memory IR) as :class:`BenchmarkSource`."""
+        """The benchmark's source files as :class:`BenchmarkSource`: those given
+        (``sources=``, :meth:`add_source`), else its files (or its in-memory IR)."""
+        if self._sources:
+            return list(self._sources)
         if not self.files:
             return [BenchmarkSource("benchmark.bc", self.data)] if self.data else []
         return [BenchmarkSource(Path(f).name, Path(f).read_bytes()) for f in self.files]
@@ -254,6 +291,18 @@ class Benchmark:
         if isinstance(other, Benchmark):
             return str(self.uri) == str(other.uri)
         return str(self.uri) == str(other)
+
+    def __lt__(self, other) -> bool:
+        return str(self.uri) < str(other.uri if isinstance(other, Benchmark) else other)
+
+    def __le__(self, other) -> bool:
+        return self < other or self == other
+
+    def __gt__(self, other) -> bool:
+        return str(self.uri) > str(other.uri if isinstance(other, Benchmark) else other)
+
+    def __ge__(self, other) -> bool:
+        return self > other or self == other
 
     def __hash__(self) -> int:
         return hash(str(self.uri))

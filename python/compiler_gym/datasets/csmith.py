@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from compiler_gym._engine import _C
-from compiler_gym.datasets.benchmark import Benchmark, BenchmarkUri
+from compiler_gym.datasets.benchmark import Benchmark, BenchmarkSource, BenchmarkUri
 from compiler_gym.datasets.generator import SeededGeneratorDataset
 from compiler_gym.util.runfiles import write_atomically
 
@@ -37,6 +37,11 @@ class CsmithBenchmark(Benchmark):
     def source(self) -> str:
         """The generated C program."""
         return Path(self.files[0]).read_text()
+
+    @property
+    def sources(self) -> list[BenchmarkSource]:
+        """The program as CompilerGym named it: one file, ``source.c``."""
+        return [BenchmarkSource("source.c", Path(self.files[0]).read_bytes())]
 
 
 class CsmithDataset(SeededGeneratorDataset):

@@ -38,8 +38,8 @@ class Dataset:
         :meth:`Datasets.datasets` leaves it out), ``validatable`` says whether its
         benchmarks' behaviour can be checked ("Yes", "No", "Partially")."""
         self._name = name
-        self.description = description
-        self.license = license
+        self._description = description
+        self._license = license
         self.references = dict(references or {})
         self.site_data_base = site_data_base
         self._size = size
@@ -51,6 +51,16 @@ class Dataset:
     def name(self) -> str:
         """The dataset's URI, ``scheme://name-vN`` (read-only, as CompilerGym's)."""
         return self._name
+
+    @property
+    def description(self) -> str:
+        """A short description of the dataset (read-only, as CompilerGym's)."""
+        return self._description
+
+    @property
+    def license(self) -> str:
+        """The dataset's license (read-only, as CompilerGym's)."""
+        return self._license
 
     @property
     def deprecated(self) -> bool:
@@ -274,10 +284,9 @@ class Datasets:
         self._datasets[self._key(dataset.name)] = dataset
 
     def __setitem__(self, name: str, dataset: Dataset) -> None:
-        """``datasets[name] = dataset``, as CompilerGym adds one (``name`` is its own)."""
-        if self._key(name) != self._key(dataset.name):
-            raise ValueError(f"dataset {dataset.name!r} set under another name, {name!r}")
-        self.add(dataset)
+        """``datasets[name] = dataset``, as CompilerGym adds one: found as ``name`` (its own
+        name, as a rule; another one is the key it is found by)."""
+        self._datasets[self._key(name)] = dataset
 
     def __delitem__(self, name: str) -> None:
         """Removes a dataset by name (LookupError when there is none)."""
@@ -288,7 +297,15 @@ class Datasets:
         """A dataset by name (``benchmark://builtin-v0`` or ``builtin-v0``)."""
         key = self._key(name)
         if key not in self._datasets:
-            raise LookupError(f"Dataset not found: {name}{did_you_mean(key, self._datasets)}")
+            # Compared without the scheme, which every name shares: "bar-v0" is not close to
+            # "foo-v0", as "benchmark://bar-v0" would be to "benchmark://foo-v0".
+            short = BenchmarkUri.from_string(key).dataset
+            close = [
+                k
+                for k in self._datasets
+                if did_you_mean(short, [BenchmarkUri.from_string(k).dataset])
+            ]
+            raise LookupError(f"Dataset not found: {name}{did_you_mean(key, close)}")
         return self._datasets[key]
 
     def benchmark(self, uri: str) -> Benchmark:

@@ -72,7 +72,14 @@ class SeededGeneratorDataset(Dataset):
     def benchmark_from_seed(self, seed: int, max_retries: int = 3, retry_count: int = 0):
         """The benchmark of ``seed`` (CompilerGym's call): the generator runs at most
         ``max_retries - retry_count`` times (at least once) before ``BenchmarkInitError``
-        (an ``OSError``)."""
+        (an ``OSError``); a ``retry_count`` that has reached ``max_retries`` raises it at once,
+        as CompilerGym's did."""
+        if retry_count >= max_retries:
+            name = Path(self.binary).name.capitalize()
+            raise BenchmarkInitError(
+                f"{name} failed after {retry_count} "
+                f"{'attempt' if retry_count == 1 else 'attempts'} with seed {seed}"
+            )
         uri = BenchmarkUri.from_string(f"{self.name}/{seed}")
         return self._benchmark_of_seed(uri, seed, max(1, max_retries - retry_count))
 

@@ -23,13 +23,16 @@ from typing import NamedTuple, Optional, Union
 
 from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark
+from compiler_gym.datasets.host_compiler import get_system_library_flags
 from compiler_gym.errors import BenchmarkInitError, CompileTimeout, RefusedCompilerArgument
 from compiler_gym.util.runfiles import cache_path, write_atomically
 
 _SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".C", ".i", ".ii"}
+_IR_SUFFIXES = {".ll", ".bc"}
 _CXX_SUFFIXES = {".cc", ".cpp", ".cxx", ".C", ".ii"}
 # Without the system's include directories (clang's own headers, stddef.h and the like, stay).
 _NO_SYSTEM_INCLUDES = "-nostdlibinc"
+_NO_INCLUDE_FLAGS = {"-nostdinc", _NO_SYSTEM_INCLUDES, "-nostdinc++"}
 # The engine's address-space limit for every child process (kDefaultChildMemoryBytes).
 _CHILD_MEMORY_BYTES = 8 << 30
 # Preprocessing reads every included file. An #include of a FIFO or a device cannot be seen on
@@ -75,6 +78,11 @@ class ClangInvocation:
         the environment compiles it."""
         frontend = json.loads(_C.family_call("llvm", "clang_frontend_flags"))
         includes = [] if self.system_includes else [_NO_SYSTEM_INCLUDES]
+        # CompilerGym's command names the system's include directories (-isystem): clang's
+        # own search path for the language, in its order, so the compile is unchanged. A
+        # -nostdinc-like flag in the arguments keeps clang's defaults, which it trims.
+        if self.system_includes and not _NO_INCLUDE_FLAGS.intersection(self.args):
+            includes = get_system_library_flags(language=self._language())
         return [
             _C.family_call("llvm", "clang_path"),
             *frontend,
@@ -84,6 +92,17 @@ class ClangInvocation:
             *includes,
             *self.args,
         ]
+
+    def _language(self) -> str:
+        """ "c++" when the last ``-x`` says so, or (without one) when a source is C++."""
+        languages = [
+            v if a == "-x" else a[2:]
+            for a, v in zip(self.args, [*self.args[1:], ""], strict=True)
+            if a.startswith("-x")
+        ]
+        if languages:
+            return "c++" if languages[-1].startswith("c++") else "c"
+        return "c++" if any(Path(a).suffix in _CXX_SUFFIXES for a in self.args) else "c"
 
     def __repr__(self) -> str:
         return f"ClangInvocation({shlex.join(self.args)})"
@@ -162,6 +181,8 @@ def make_benchmark(
         copt.append(_NO_SYSTEM_INCLUDES)
     contents = []
     for p in paths:
+        if p.suffix not in _SOURCE_SUFFIXES | _IR_SUFFIXES:
+            raise ValueError(f"Unrecognized file type: {p.name} (a source, .ll or .bc file)")
         _check_path(str(p), _SOURCE, str(p), "the inputs")
         if not p.is_file():
             raise FileNotFoundError(f"File not found: {p}")
@@ -358,18 +379,40 @@ def _links(program: bytes, link_args: list[str], timeout: float, scratch: Path) 
 
 
 def make_benchmark_from_source(
-    source: str, copt: Optional[list[str]] = None, lang: str = "c", runnable: Optional[bool] = None
+    source: str,
+    copt: Optional[list[str]] = None,
+    lang: str = "c",
+    runnable: Optional[bool] = None,
+    system_includes: bool = True,
+    timeout: float = 600,
 ) -> Benchmark:
     """Makes a benchmark from a C (``lang="c"``) or C++ (``"c++"``) source string, compiled
-    now (see :func:`make_benchmark`, also for ``runnable``)."""
+    now (see :func:`make_benchmark`, also for ``copt``, ``system_includes``, ``timeout`` and
+    ``runnable``). As in CompilerGym, a source that does not compile, or a ``copt`` that is
+    refused, raises :class:`~compiler_gym.errors.BenchmarkInitError` (its subclass
+    :class:`RefusedCompilerArgument` for a refusal) whose message starts ``Failed to make
+    benchmark with compiler error:``."""
     suffix = {"c": ".c", "c++": ".cc", "cpp": ".cc"}.get(lang)
     if suffix is None:
         raise ValueError(f"Unknown language {lang!r}")
-    digest = hashlib.sha256(source.encode() + "\0".join(copt or []).encode()).hexdigest()[:16]
+    flags = [*(copt or []), *([] if system_includes else [_NO_SYSTEM_INCLUDES])]
+    digest = hashlib.sha256(source.encode() + "\0".join(flags).encode()).hexdigest()[:16]
     path = cache_path("user-v0", f"{digest}{suffix}")
     if not path.is_file():
         write_atomically(path, source.encode())
-    return make_benchmark(path, copt=copt, runnable=runnable, uri=f"benchmark://user-v0/{digest}")
+    try:
+        return make_benchmark(
+            path,
+            copt=copt,
+            system_includes=system_includes,
+            timeout=timeout,
+            runnable=runnable,
+            uri=f"benchmark://user-v0/{digest}",
+        )
+    except BenchmarkInitError as e:
+        # CompilerGym's prefix, on the exception raised (its type and fields kept).
+        e.args = (f"Failed to make benchmark with compiler error: {e}",)
+        raise
 
 
 _DIR, _FILE, _SOURCE = "<directory>", "<file>", "<source>"  # values that are paths
@@ -389,6 +432,9 @@ class _Arg(NamedTuple):
     use: str
     value: str = ""  # a regex the value matches, or _DIR, _FILE, _LINKER
 
+
+# An object file of the command line: an input of the link only.
+_OBJECT = _Arg("<object file>", "flag", "link")
 
 # -f flags that change only code generation, language rules or diagnostics, each also as
 # -fno-<name>; then those clang knows only in the positive.
@@ -541,6 +587,8 @@ def make_benchmark_from_command_line(
     cwd: Optional[Union[str, Path]] = None,
     runnable: Optional[bool] = None,
     run_args: Optional[list[str]] = None,
+    system_includes: bool = True,
+    timeout: float = 600,
 ) -> Benchmark:
     """Makes a benchmark from the command line that builds a program, e.g.
     ``"gcc -O2 -DN=10 -Iinclude main.c util.c -o prog -lm"``.
@@ -557,17 +605,33 @@ def make_benchmark_from_command_line(
     ``@file``, ``-Xlinker``, ``-Wl,-plugin``...) raises :class:`RefusedCompilerArgument`
     naming it, as does a source or include path that is not a regular file or directory,
     before anything runs: the allow-list is :data:`_ARGUMENTS`. The program is compiled now,
-    as :func:`make_benchmark` compiles, and ``runnable`` is its (by default, runnable when it
-    links); ``run_args`` are the arguments it runs with.
+    as :func:`make_benchmark` compiles (``system_includes`` and ``timeout`` are its), and
+    ``runnable`` is its (by default, runnable when it links); ``run_args`` are the arguments it
+    runs with. An object file (``.o``, ELF only: anything else the linker would read as a
+    script) is an input of the link, as in CompilerGym; ``-`` (stdin) is refused, as is a
+    command line without a source.
     """
-    words = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+    words = shlex.split(cmd) if isinstance(cmd, str) else [str(w) for w in cmd]
+    # CompilerGym's messages.
+    if not words:
+        raise ValueError("Input command line is empty")
     if len(words) < 2:
-        raise ValueError(f"Not a compiler command line: {cmd!r}")
+        raise ValueError(f"Input command line '{shlex.join(words)}' is too short")
     base = Path(cwd).expanduser() if cwd is not None else Path.cwd()
     files, copt, link_args = _parse_compiler_arguments(words[1:], base, repr(cmd))
     if not files:
-        raise ValueError(f"No source files in {cmd!r}")
-    benchmark = make_benchmark(files, copt=copt, link_args=link_args, runnable=runnable)
+        raise ValueError(
+            f"Input command line has no source file inputs: No source files in {cmd!r} "
+            "(C or C++ sources, .ll or .bc; object files are only linked)"
+        )
+    benchmark = make_benchmark(
+        files,
+        copt=copt,
+        link_args=link_args,
+        runnable=runnable,
+        system_includes=system_includes,
+        timeout=timeout,
+    )
     benchmark.run_args = list(run_args or [])
     return benchmark
 
@@ -618,8 +682,13 @@ def _arguments(
         if row is None:
             row = next((r for p, r in lookup.patterns if p.fullmatch(word)), None)
         if row is None:
+            if context == "driver" and word == "-":
+                raise _refused(word, where, "Input command line reads from stdin: give a file")
+            if context == "driver" and Path(word).suffix == ".o" and word[0] not in "-@":
+                yield _OBJECT, [_object_file(word, base, where)]
+                continue
             if context == "driver" and not word.startswith(("-", "@")):
-                if Path(word).suffix not in _SOURCE_SUFFIXES | {".ll", ".bc"}:
+                if Path(word).suffix not in _SOURCE_SUFFIXES | _IR_SUFFIXES:
                     raise _refused(word, where, "not a source file or flag")
                 path = _resolve(word, base)
                 _check_path(path, _SOURCE, word, where)
@@ -645,6 +714,27 @@ def _arguments(
                 f"{value!r} is not a value of {row.spelling}",
             )
         yield row, [row.spelling + value] if joined else [row.spelling, value]
+
+
+def _object_file(word: str, base: Path, where: str) -> str:
+    """The path of the object file ``word`` (from ``base``), for the link: a regular ELF
+    file, checked without blocking; anything else the linker would read as a linker script
+    (which can name outputs and other inputs), so it is refused."""
+    path = _resolve(word, base)
+    _check_path(path, _SOURCE, word, where)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"File not found: {path}") from None
+    try:
+        regular, magic = stat.S_ISREG(os.fstat(fd).st_mode), os.read(fd, 4)
+    finally:
+        os.close(fd)
+    if not regular:
+        raise _refused(word, where, f"{path} is not a regular file (a FIFO or a device?)")
+    if magic != b"\x7fELF":
+        raise _refused(word, where, f"{path} is not an ELF object file")
+    return path
 
 
 def _linker_arguments(value: str, base: Path, where: str) -> str:

@@ -211,7 +211,8 @@ def _copy(benchmark: Benchmark) -> Benchmark:
     """A copy of a memoized benchmark that its caller may change (its lists, its validation
     callbacks) without changing the memoized one; the program's bytes are shared."""
     out = copy.copy(benchmark)
-    for attribute in ("files", "compile_args", "link_args", "run_args", "_validation_callbacks"):
+    lists = ("files", "compile_args", "link_args", "run_args", "_validation_callbacks", "_sources")
+    for attribute in lists:
         setattr(out, attribute, list(getattr(benchmark, attribute)))
     out.known_costs = dict(benchmark.known_costs)
     return out

@@ -4,43 +4,24 @@ and ``compiler_gym.datasets``)."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import re
-import subprocess
 from typing import Union
 
 from compiler_gym._engine import _C
 from compiler_gym.datasets import Benchmark, ClangInvocation, make_benchmark
-from compiler_gym.datasets.make_benchmark import make_benchmark_from_command_line
+from compiler_gym.datasets.host_compiler import (
+    HostCompilerFailure,
+    UnableToParseHostCompilerOutput,
+    get_system_library_flags,
+)
+from compiler_gym.datasets.make_benchmark import (
+    make_benchmark_from_command_line,
+    make_benchmark_from_source,
+)
 from compiler_gym.envs.llvm.compute_observation import compute_observation
-from compiler_gym.envs.llvm_env import LlvmEnv, clang_path
-
-
-@functools.cache
-def get_system_library_flags() -> list[str]:
-    """The ``-isystem <dir>`` flags of clang's default include search path, for compiling
-    a program outside the environment as the environment does."""
-    result = subprocess.run(
-        [clang_path(), "-xc++", "-E", "-v", "-", "-o", "/dev/null"],
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    match = re.search(
-        r"#include <\.\.\.> search starts here:\n(.*?)\nEnd of search list", result.stderr, re.S
-    )
-    if result.returncode != 0 or match is None:
-        raise OSError(f"cannot read clang's include search path: {result.stderr[-500:]}")
-    flags = []
-    for line in match.group(1).splitlines():
-        directory = line.strip().removesuffix(" (framework directory)")
-        if directory:
-            flags += ["-isystem", directory]
-    return flags
+from compiler_gym.envs.llvm_env import LlvmEnv
+from compiler_gym.errors import BenchmarkInitError
 
 
 def _ir_of(benchmark: Union[str, Benchmark], timeout: float) -> str:
@@ -53,15 +34,32 @@ def _ir_of(benchmark: Union[str, Benchmark], timeout: float) -> str:
 
 
 def split_benchmark_by_function(
-    benchmark: Union[str, Benchmark], timeout: float = 300
+    benchmark: Union[str, Benchmark], maximum_function_count: int = 0, timeout: float = 300
 ) -> list[Benchmark]:
     """One benchmark per function that ``benchmark`` defines (CompilerGym's, as
     ``llvm-extract`` would make them): each holds its function and declarations of what it
-    uses, and is named ``<benchmark URI>/<function name>``. ``ValueError`` for a program that
-    defines no function."""
+    uses, and is named ``<benchmark URI>/<function name>``; a positive
+    ``maximum_function_count`` keeps the first that many. ``ValueError`` (``No functions
+    found ...``) for a program that defines no function. Unlike CompilerGym's, no benchmark of
+    the global initializers comes first: each part is one function."""
     uri = str(benchmark.uri if isinstance(benchmark, Benchmark) else benchmark)
-    parts = json.loads(_C.family_call("llvm", "split_by_function", _ir_of(benchmark, timeout)))
-    return [Benchmark(f"{uri}/{name}", data=ir.encode()) for name, ir in parts]
+    try:
+        ir = _ir_of(benchmark, timeout)
+    except BenchmarkInitError:
+        # A module that defines nothing does not load in an env; it is split as it is, to
+        # say that it has no function.
+        if not isinstance(benchmark, Benchmark) or benchmark.files or not benchmark.data:
+            raise
+        ir = benchmark.data
+    try:
+        parts = json.loads(_C.family_call("llvm", "split_by_function", ir))
+    except ValueError as e:
+        if "defines no function" not in str(e):
+            raise
+        raise ValueError(f"No functions found in {uri}: {e}") from None
+    if maximum_function_count > 0:
+        parts = parts[:maximum_function_count]
+    return [Benchmark(f"{uri}/{name}", data=part.encode()) for name, part in parts]
 
 
 def merge_benchmarks(benchmarks: list[Union[str, Benchmark]], timeout: float = 300) -> Benchmark:
@@ -76,11 +74,14 @@ def merge_benchmarks(benchmarks: list[Union[str, Benchmark]], timeout: float = 3
 
 __all__ = [
     "ClangInvocation",
+    "HostCompilerFailure",
     "LlvmEnv",
+    "UnableToParseHostCompilerOutput",
     "compute_observation",
     "get_system_library_flags",
     "make_benchmark",
     "make_benchmark_from_command_line",
+    "make_benchmark_from_source",
     "merge_benchmarks",
     "split_benchmark_by_function",
 ]

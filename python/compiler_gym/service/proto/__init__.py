@@ -42,12 +42,14 @@ class File:
 
     def check(self) -> None:
         """Raises ``ValueError`` when both fields are set, or ``uri`` names no local file
-        (a scheme other than ``file``)."""
+        (a scheme other than ``file``; one that is not a URL scheme, such as
+        ``invalid_scheme://``, when the program is read, at ``reset``)."""
         if self.contents and self.uri:
             raise ValueError(
                 "a File holds its program's contents or its uri, not both: set one of them"
             )
-        self.path()
+        if urlparse(self.uri).scheme:
+            self.path()
 
     def path(self) -> Optional[str]:
         """The path that ``uri`` names (None without a uri)."""
@@ -56,11 +58,13 @@ class File:
         parsed = urlparse(self.uri)
         if parsed.scheme == "file":
             return url2pathname(parsed.path)
-        if not parsed.scheme:
+        if not parsed.scheme and "://" not in self.uri:  # urlparse: no "_" in a scheme
             return self.uri
+        # CompilerGym's message first; a plain path is accepted too.
         raise ValueError(
-            f"File(uri={self.uri!r}): a program's uri is a file:/// URI or a path, read from "
-            "this machine; download other URIs first, or pass the bytes as contents"
+            f'Invalid benchmark data URI. Only the file:/// scheme is supported: "{self.uri}" '
+            "(a program's uri is a file:/// URI or a path, read from this machine; download "
+            "other URIs first, or pass the bytes as contents)"
         )
 
 
@@ -127,6 +131,9 @@ class Benchmark(_Benchmark):
     def to_engine(self) -> _C.Benchmark:
         """The engine's view of this benchmark, after checking ``program``."""
         self._program.check()
+        self._program.path()
+        if not self._program.contents and not self._program.uri:
+            raise ValueError(f"No program set in Benchmark: {self.uri}")
         return super().to_engine()
 
 

@@ -1,7 +1,8 @@
 """CompilerGym's ``compiler_gym.envs.llvm.datasets``: the LLVM environment's dataset classes
 under the module name CompilerGym users import them from (they live in
 ``compiler_gym.datasets``), CompilerGym's downloaded suites (cBench, AnghaBench, ...) among
-them: see ``compiler_gym.datasets.compilergym_llvm``."""
+them: see ``compiler_gym.datasets.compilergym_llvm``. As in CompilerGym, ``cbench`` and
+``chstone`` are submodules."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from compiler_gym.datasets.compilergym_llvm import (
     POJ104Dataset,
     TensorFlowDataset,
 )
-from compiler_gym.datasets.csmith import CsmithDataset
+from compiler_gym.datasets.csmith import CsmithBenchmark, CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.llvm_stress import LlvmStressDataset
@@ -56,6 +57,7 @@ __all__ = [
     "OpenCVDataset",
     "POJ104Dataset",
     "TensorFlowDataset",
+    "CsmithBenchmark",
     "CsmithDataset",
     "GccTortureDataset",
     "LlvmStressDataset",
