@@ -99,6 +99,7 @@ def _mlp_config(flags: dict):
         device=flags["device"],
         torch_threads=flags["torch_threads"],
         seed=config["seed"],
+        overlap=flags.get("overlap", False),
         ppo=PpoConfig(**ppo),
         mlp=MlpConfig(head=config["net_arch"]),
     )
@@ -334,6 +335,7 @@ def measure_gnn(flags: dict) -> dict:
         batch_size=flags.get("batch_size"),
         num_threads=flags.get("threads"),
         torch_threads=flags["torch_threads"],
+        overlap=flags.get("overlap"),
     )
     torch.set_num_threads(flags["torch_threads"])
     if flags["device"] == "cpu":

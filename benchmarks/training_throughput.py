@@ -11,7 +11,9 @@ a process of its own with ``benchmarks/gnn_agent.py``'s measurements: the engine
 ``--seconds`` / 4, with random actions and the agent's observation and settings (Autophase
 rows, or ProGraML graph batches on ``--device``), then PPO from a fresh network for
 ``--seconds`` (the package's trainer, :mod:`compiler_gym.train`; ``--agents mlp-sb3`` and
-``mlp-torchrl`` train the MLP with Stable-Baselines3's or TorchRL's PPO instead).
+``mlp-torchrl`` train the MLP with Stable-Baselines3's or TorchRL's PPO instead;
+``mlp-overlap`` and ``gnn-overlap`` are the package's trainer with ``overlap``: each rollout
+collected while the learner updates on the last one).
 ``--batch-size`` < ``--num-envs``: asynchronous collection. ``--threads``: the engine's
 threads (the agents' configs otherwise); ``--programs``: train on these URIs (default: the MLP
 agent's training programs).
@@ -44,10 +46,18 @@ def rows(results: dict, flags: dict) -> list[dict]:
     ]
 
 
+OVERLAP = "-overlap"  # an agent's name with it: the package's trainer with overlap
+
+
+def _agents() -> list[str]:
+    return [*gnn_agent.MEASURES, *(a + OVERLAP for a in ("mlp", "gnn"))]
+
+
 def _measure(agent: str, flags: dict) -> dict:
     """One agent's figures, and the engine threads it used."""
-    out = gnn_agent.MEASURES[agent](flags)
-    out["threads"] = flags["threads"] or _config_threads(agent)
+    base = agent.removesuffix(OVERLAP)
+    out = gnn_agent.MEASURES[base]({**flags, "overlap": agent != base})
+    out["threads"] = flags["threads"] or _config_threads(base)
     return out
 
 
@@ -69,8 +79,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args()
     agents = args.agents.split(",")
-    if not agents or set(agents) - set(gnn_agent.MEASURES):
-        parser.error(f"--agents: some of {', '.join(gnn_agent.MEASURES)}, not {args.agents!r}")
+    if not agents or set(agents) - set(_agents()):
+        parser.error(f"--agents: some of {', '.join(_agents())}, not {args.agents!r}")
     flags = {
         "seconds": args.seconds,
         "device": args.device,

@@ -9,7 +9,9 @@ reward of the last 100 episodes, losses, errors), ``curve.png`` (its plot), ``ch
 every ``checkpoint_every`` updates and at the end (weights, optimizer, random state,
 counters), ``policy.pt`` and ``actions.txt`` (the weights and the action table they index)
 and ``config.json`` (the settings of the run). ``--resume`` continues from ``--out``'s
-checkpoint, with the run's ``config.json`` unless ``--config`` is given. Without
+checkpoint, with the run's ``config.json`` unless ``--config`` is given. ``--overlap``
+collects each rollout while the learner updates on the last one, with the weights from
+before that update (see ``compiler_gym.train.trainer``). Without
 ``--programs`` (or the config's) the run trains on gcc-torture-v0 when it is installed, else on
 csmith-v0 programs; never on builtin-v0, the leaderboard's suite.
 """
@@ -80,6 +82,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--device", help="where the network runs: cpu or cuda")
     parser.add_argument("--num-envs", type=int, help="envs stepped in parallel")
     parser.add_argument("--batch-size", type=int, help="envs per recv (< num-envs: async)")
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="collect the next rollout during each update, one update stale",
+    )
     parser.add_argument("--seed", type=int, help="the run's seed")
     parser.add_argument("--programs", nargs="+", help="training program URIs (file:// too)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -106,6 +113,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         device=args.device,
         num_envs=args.num_envs,
         batch_size=args.batch_size,
+        overlap=args.overlap or None,  # unset: the config's (or the resumed run's) setting
         seed=args.seed,
         programs=args.programs,
     )

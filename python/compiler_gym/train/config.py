@@ -74,8 +74,11 @@ class TrainConfig:
     ``send``/``recv`` of that many envs at a time), where the network runs (``device``, with
     ``torch_threads`` CPU threads), when to stop (``total_steps`` env steps or
     ``max_seconds``, whichever first; None: no limit), checkpoints every
-    ``checkpoint_every`` updates, and ``seed`` (the network's initialization, actions,
-    minibatches and the envs' program choice: a fixed seed gives the same run)."""
+    ``checkpoint_every`` updates, ``seed`` (the network's initialization, actions,
+    minibatches and the envs' program choice: a fixed seed gives the same run), and
+    ``overlap``: collect the next rollout while the learner updates on the last one, with the
+    weights from before that update (one update stale; see
+    :class:`~compiler_gym.train.trainer.Trainer`)."""
 
     agent: str = "mlp"
     env: str = "llvm-v0"
@@ -94,6 +97,7 @@ class TrainConfig:
     total_steps: Optional[int] = None
     max_seconds: Optional[float] = None
     checkpoint_every: int = 10
+    overlap: bool = False
     ppo: PpoConfig = field(default_factory=PpoConfig)
     mlp: MlpConfig = field(default_factory=MlpConfig)
     gnn: GnnConfig = field(default_factory=GnnConfig)

@@ -30,15 +30,33 @@ Every ``checkpoint_every`` updates the envs restart their episodes (reseeded fro
 the update count) and a checkpoint can be written (weights, optimizer, the generator's state,
 counters, the learning curve): the envs' own state cannot be saved, so restarting them there
 is what makes a run resumed from a checkpoint the same run as one never interrupted.
+
+With ``overlap`` the next rollout is collected in a second thread while the learner updates
+on the last one (the engine's steps and PyTorch's ops release the GIL): rollout k + 1 is acted
+with a copy of the weights taken just before update k, so it is one update stale, as in
+asynchronous PPO (Sample Factory); PPO's ratio divides by the log-probabilities recorded at
+collection, so it stays the right importance ratio. A run stays the same run whatever the
+threads' timing: the copy is taken, and the rollout's Gumbel noise drawn from the run's
+generator, in the main thread before the collector starts; the collector shares nothing
+mutable with the learner, and its counters (steps, episodes, errors, times) join the run's
+when the learner takes its rollout. The rollout's embeddings, which the heads-only passes
+read, are recomputed then with the current weights. The pipeline drains before each
+checkpoint boundary (the update that ends a segment collects nothing ahead), so checkpoints
+and resumes are exact as without overlap. The rollout collected during a ``train`` call's last
+update is the next call's first; a restart of the envs (or ``close``) abandons it.
 """
 
 from __future__ import annotations
 
+import copy
 import ctypes
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -72,10 +90,12 @@ def keep_freed_memory() -> bool:
 
 class Clock:
     """Seconds spent per part of the run (``seconds[name]``), each measured with ``with
-    clock(name):``; on a GPU it waits for the device's work so that each part gets its own."""
+    clock(name):``; on a GPU it waits for the device's work so that each part gets its own
+    (unless ``synchronize`` is False: the collector's thread must not wait for the learner's
+    work)."""
 
-    def __init__(self, device: str, parts: Sequence[str]):
-        self.cuda = device.startswith("cuda")
+    def __init__(self, device: str, parts: Sequence[str], synchronize: bool = True):
+        self.cuda = device.startswith("cuda") and synchronize
         self.seconds = dict.fromkeys(parts, 0.0)
 
     @contextmanager
@@ -104,6 +124,21 @@ def make_policy(config: TrainConfig, num_actions: int) -> torch.nn.Module:
     return MlpPolicy(num_actions, config.mlp.head)
 
 
+class Cancelled(Exception):
+    """An overlapped collection abandoned (its rollout is not needed)."""
+
+
+@dataclass
+class Tally:
+    """What a collection adds to the run's counters, joined to them by the main thread."""
+
+    timesteps: int = 0
+    episodes: int = 0
+    episode_rewards: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    embedded: int = 0
+
+
 class Trainer:
     """PPO of the config's agent on one vector engine (see the module's docstring).
     :meth:`collect` gathers a :class:`~compiler_gym.train.ppo.Rollout`, :meth:`update` trains
@@ -113,9 +148,11 @@ class Trainer:
     ``embedded`` (states through the encoder), ``curve`` (a row per update) and the time of
     each part (``clock.seconds``: ``env`` steps, ``observe`` (states from the engine's
     batches), ``rollout_embed`` and ``update_embed`` passes, ``heads`` and the rest of the
-    update). Use as a context manager, or :meth:`close` it."""
+    update, ``wait``: the learner waiting for an overlapped collection; with ``overlap`` the
+    collector's parts run beside the learner's, so the parts add up to more than the run).
+    Use as a context manager, or :meth:`close` it."""
 
-    PARTS = ("env", "observe", "rollout_embed", "update_embed", "heads")
+    PARTS = ("env", "observe", "rollout_embed", "update_embed", "heads", "wait")
 
     def __init__(self, config: TrainConfig, vec_kwargs: Optional[dict[str, Any]] = None):
         self.config = config
@@ -166,6 +203,13 @@ class Trainer:
         self.errors: dict[str, int] = {}
         self.curve: list[dict[str, Any]] = []
         self.clock = Clock(self.device, self.PARTS)
+        # Overlap's collector: a thread, and a copy of the policy that it acts with.
+        self._executor: Optional[ThreadPoolExecutor] = None
+        self._actor: Optional[torch.nn.Module] = None
+        # The collection under way for the next update (kept across train() calls), and the
+        # signal that abandons it (the envs restart, or close).
+        self._ahead: Optional[tuple[Future, Clock]] = None
+        self._cancel = threading.Event()
         self.restart_envs()
 
     # -- collection ---------------------------------------------------------------------
@@ -174,6 +218,7 @@ class Trainer:
         """Starts a new episode in every env, reseeded from the config's seed and the update
         count (env i of update u: seed + u * num_envs + i); done at each checkpoint
         boundary, and after a resume."""
+        self._drop_ahead()
         obs, _ = self.vec.reset(seed=self.config.seed + self.updates * self.num_envs)
         with self.clock("observe"):
             self.states = self.policy.observe(obs)
@@ -181,21 +226,47 @@ class Trainer:
         self.counts = torch.zeros(self.num_envs, self.num_actions, device=self.device)
         self.returns = torch.zeros(self.num_envs, device=self.device)
 
-    def _embed(self, states: Any) -> torch.Tensor:
-        self.embedded += self.policy.count(states)
-        with self.clock("rollout_embed"), torch.no_grad():
-            return self.policy.embed(states)
+    def _noise(self) -> torch.Tensor:
+        """Each env's Gumbel noise for each of its steps of a rollout (sampling by
+        argmax(logits + noise)), from the run's generator, on the CPU."""
+        shape = (self.ppo.n_steps, self.num_envs, self.num_actions)
+        uniform = torch.rand(shape, generator=self.generator)
+        return -torch.log(-torch.log(uniform.clamp(min=1e-20)))
 
     def collect(self) -> Rollout:
-        """One rollout of ``n_steps`` transitions of every env, with advantages and returns."""
+        """One rollout of ``n_steps`` transitions of every env, with advantages and returns
+        (with ``overlap``: the one collected during the last update, if there is one)."""
+        if self._ahead is not None:
+            return self._use(self._take())
+        rollout, tally = self._collect(self.policy, self._noise(), self.clock)
+        self._join(tally)
+        return rollout
+
+    def _join(self, tally: Tally) -> None:
+        self.timesteps += tally.timesteps
+        self.episodes += tally.episodes
+        self.episode_rewards.extend(tally.episode_rewards)
+        for error, count in tally.errors.items():
+            self.errors[error] = self.errors.get(error, 0) + count
+        self.embedded += tally.embedded
+
+    def _collect(self, policy: Any, noise: torch.Tensor, clock: Clock) -> tuple[Rollout, Tally]:
+        """A rollout acted with ``policy`` and ``noise`` (:meth:`_noise`), timed on ``clock``,
+        and what it adds to the counters. It changes the envs and their carried state
+        (``states``, ``current``, ``counts``, ``returns``) and nothing the learner uses."""
         steps, n, device = self.ppo.n_steps, self.num_envs, self.device
+        tally = Tally()
+
+        def embed(states: Any) -> torch.Tensor:
+            tally.embedded += policy.count(states)
+            with clock("rollout_embed"), torch.no_grad():
+                return policy.embed(states)
+
         kept, current = torch.unique(self.current, return_inverse=True)
-        states = [self.policy.select(self.states, kept)]
-        table = self._embed(states[0])
-        known = self.policy.count(states[0])
-        # Each env's Gumbel noise for each of its steps: sampling by argmax(logits + noise).
-        uniform = torch.rand(steps, n, self.num_actions, generator=self.generator)
-        noise = (-torch.log(-torch.log(uniform.clamp(min=1e-20)))).to(device)
+        states = [policy.select(self.states, kept)]
+        table = embed(states[0])
+        known = policy.count(states[0])
+        noise = noise.to(device)
         buf = {
             "state": torch.zeros(steps, n, dtype=torch.int64, device=device),
             "history": torch.zeros(steps, n, self.num_actions, device=device),
@@ -211,9 +282,9 @@ class Trainer:
             """Draws the actions of ``envs`` and records their step's first half."""
             t = filled.index_select(0, envs)
             history = self.counts.index_select(0, envs) / self.length
-            with self.clock("heads"), torch.no_grad():
+            with clock("heads"), torch.no_grad():
                 embedding = table.index_select(0, current.index_select(0, envs))
-                logits, value = self.policy.heads(embedding, history)
+                logits, value = policy.heads(embedding, history)
                 action = torch.argmax(logits + noise[t, envs], dim=1)
                 log_prob = torch.log_softmax(logits, dim=1).gather(1, action[:, None])[:, 0]
             buf["state"][t, envs] = current.index_select(0, envs)
@@ -240,55 +311,59 @@ class Trainer:
             self.returns[ids] += reward
             if ended.any():
                 finished = ids[done]
-                self.episode_rewards.extend(self.returns[finished].tolist())
-                self.episodes += int(finished.numel())
+                tally.episode_rewards.extend(self.returns[finished].tolist())
+                tally.episodes += int(finished.numel())
                 self.returns[finished] = 0
             for error in info["error_type"][np.asarray(info["_error_type"], bool)]:
-                self.errors[error] = self.errors.get(error, 0) + 1
+                tally.errors[error] = tally.errors.get(error, 0) + 1
             # The state is the one the env was in unless the step changed the module or the
             # episode ended (a new one starts in the same step).
             unchanged = torch.as_tensor(np.asarray(info["action_had_no_effect"], bool))
             fresh = torch.nonzero(~unchanged.to(device) | done).flatten()
             if fresh.numel():
-                with self.clock("observe"):
-                    new = self.policy.observe(obs, fresh)
+                with clock("observe"):
+                    new = policy.observe(obs, fresh)
                 states.append(new)
-                table = torch.cat([table, self._embed(new)])
+                table = torch.cat([table, embed(new)])
                 current = current.clone()
                 current[ids.index_select(0, fresh)] = known + torch.arange(
                     fresh.numel(), device=device
                 )
                 known += fresh.numel()
             filled[ids] += 1
-            self.timesteps += len(ids_np)
+            tally.timesteps += len(ids_np)
             return ids
 
         everyone = torch.arange(n, device=device)
         if not self.config.asynchronous:
             for _ in range(steps):
+                if self._cancel.is_set():
+                    raise Cancelled
                 action = act(everyone)
-                with self.clock("env"):
+                with clock("env"):
                     result = self.vec.step(action)
                 record(*result)
         else:
-            with self.clock("env"):
+            with clock("env"):
                 self.vec.send(act(everyone), everyone)
             in_flight = n
             while in_flight:
-                with self.clock("env"):
+                with clock("env"):
                     result = self.vec.recv()
                 ids = record(*result)
                 in_flight -= ids.numel()
                 again = ids[filled.index_select(0, ids) < steps]
-                if again.numel():
+                if again.numel() and not self._cancel.is_set():
                     action = act(again)
-                    with self.clock("env"):
+                    with clock("env"):
                         self.vec.send(action, again)
                     in_flight += again.numel()
-        with self.clock("heads"), torch.no_grad():
-            _, last = self.policy.heads(table.index_select(0, current), self.counts / self.length)
-        with self.clock("observe"):
-            self.states = self.policy.collate(states)
+        if self._cancel.is_set():  # (the envs in flight were received: none is left behind)
+            raise Cancelled
+        with clock("heads"), torch.no_grad():
+            _, last = policy.heads(table.index_select(0, current), self.counts / self.length)
+        with clock("observe"):
+            self.states = policy.collate(states)
         self.current = current
         advantages = gae(
             buf["reward"], buf["value"], buf["done"], last, self.ppo.gamma, self.ppo.gae_lambda
@@ -303,6 +378,52 @@ class Trainer:
             advantages=advantages.reshape(-1),
             returns=(advantages + buf["value"]).reshape(-1),
         )
+        return rollout, tally
+
+    # -- overlap ------------------------------------------------------------------------
+
+    def _collect_ahead(self) -> tuple[Future, Clock]:
+        """Starts collecting the next rollout in the collector's thread, acted with a copy of
+        the weights as they are now; its noise is drawn here, in the main thread."""
+        noise = self._noise()
+        if self._actor is None:
+            self._actor = copy.deepcopy(self.policy)
+            self._actor.requires_grad_(False)
+            # PyTorch's thread count is per thread: the collector's is set as the learner's.
+            threads = (torch.get_num_threads(),)
+            self._executor = ThreadPoolExecutor(1, "collector", torch.set_num_threads, threads)
+        self._actor.load_state_dict(self.policy.state_dict())
+        clock = Clock(self.device, self.PARTS, synchronize=False)
+        return self._executor.submit(self._collect, self._actor, noise, clock), clock
+
+    def _take(self) -> tuple[Rollout, Tally, Clock]:
+        """Waits for the rollout collected ahead: it, its counters and its times."""
+        (future, clock), self._ahead = self._ahead, None
+        with self.clock("wait"):
+            rollout, tally = future.result()
+        return rollout, tally, clock
+
+    def _drop_ahead(self) -> None:
+        """Abandons the collection under way, if any, once its envs have no step in flight."""
+        if self._ahead is not None:
+            (future, _), self._ahead = self._ahead, None
+            self._cancel.set()
+            future.exception()  # waits; Cancelled, or an error of a rollout now not needed
+            self._cancel.clear()
+
+    def _use(self, taken: tuple[Rollout, Tally, Clock]) -> Rollout:
+        """A rollout collected ahead, for the coming update: its counters and times join the
+        run's, and its embeddings are recomputed with the weights of now (the heads-only
+        passes of the update read them, and the encoder changed since)."""
+        rollout, tally, clock = taken
+        self._join(tally)
+        for name, seconds in clock.seconds.items():
+            self.clock.seconds[name] += seconds
+        embed_epochs = self.ppo.embed_epochs
+        if embed_epochs is not None and embed_epochs < self.ppo.n_epochs:
+            self.embedded += self.policy.count(rollout.states)
+            with self.clock("update_embed"), torch.no_grad():
+                rollout.embeddings = self.policy.embed(rollout.states)
         return rollout
 
     # -- training -----------------------------------------------------------------------
@@ -338,8 +459,12 @@ class Trainer:
         update), ``total_steps`` env steps in all, or ``max_updates`` updates in all (None:
         the config's limits; none at all: until interrupted). Every ``checkpoint_every``
         updates the envs restart and, with ``checkpoint_dir``, a checkpoint is written there.
-        ``on_update(trainer, row)`` sees each update's row of the curve. Returns this call's
-        seconds."""
+        ``on_update(trainer, row)`` sees each update's row of the curve. With ``overlap`` the
+        rollout collected during the last update waits for the next call, which starts with
+        it (its steps count then): two calls make the run one call of both would. (Unless
+        ``max_seconds`` would pass during that update, judged by the last update's time: a
+        rollout then left to close would only have taken the learner's cores.) Returns this
+        call's seconds."""
         max_seconds = self.config.max_seconds if max_seconds is None else max_seconds
         total_steps = self.config.total_steps if total_steps is None else total_steps
         start = time.perf_counter()
@@ -352,19 +477,24 @@ class Trainer:
                 or (max_updates is not None and self.updates >= max_updates)
             )
 
+        update_seconds = 0.0  # the last update's
         while more():
             rollout = self.collect()
+            # Not across a segment's end: the envs restart after its last update, and the
+            # checkpoint there has no rollout under way.
+            if (
+                self.config.overlap
+                and (self.updates + 1) % self.config.checkpoint_every
+                and (
+                    max_seconds is None
+                    or time.perf_counter() - start + update_seconds < max_seconds
+                )
+            ):
+                self._ahead = self._collect_ahead()
+            update_start = time.perf_counter()
             stats = self.update(rollout)
-            self.seconds = seconds_before + time.perf_counter() - start
-            row = {
-                "steps": self.timesteps,
-                "seconds": round(self.seconds, 3),
-                "mean_episode_reward": self.mean_episode_reward(),
-                **stats,
-                "errors": " ".join(f"{k}:{v}" for k, v in sorted(self.errors.items())),
-            }
-            self.curve.append(row)
-            self.errors = {}
+            update_seconds = time.perf_counter() - update_start
+            row = self._row(stats, seconds_before + time.perf_counter() - start)
             if self.updates % self.config.checkpoint_every == 0:
                 if checkpoint_dir is not None:
                     self.save_checkpoint(checkpoint_dir)
@@ -372,6 +502,20 @@ class Trainer:
             if on_update is not None:
                 on_update(self, row)
         return time.perf_counter() - start
+
+    def _row(self, stats: dict[str, float], seconds: float) -> dict[str, Any]:
+        """The curve's row of the update just made (``stats``: its losses)."""
+        self.seconds = seconds
+        row = {
+            "steps": self.timesteps,
+            "seconds": round(self.seconds, 3),
+            "mean_episode_reward": self.mean_episode_reward(),
+            **stats,
+            "errors": " ".join(f"{k}:{v}" for k, v in sorted(self.errors.items())),
+        }
+        self.curve.append(row)
+        self.errors = {}
+        return row
 
     # -- saving -------------------------------------------------------------------------
 
@@ -433,7 +577,10 @@ class Trainer:
         (folder / ACTIONS).write_text("\n".join(self.flags) + "\n")
 
     def close(self) -> None:
-        """Closes the envs (and their worker processes)."""
+        """Closes the envs (and their worker processes) and the collector's thread."""
+        self._drop_ahead()
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
         self.vec.close()
 
     def __enter__(self) -> Trainer:
