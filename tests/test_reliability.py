@@ -93,7 +93,7 @@ def test_corrupt_bitcode_is_a_typed_error_and_the_process_survives(
     [
         # The text parser quotes the line it failed on: bytes that are not UTF-8 must not turn
         # BenchmarkInitError into UnicodeDecodeError.
-        (b"\xc5\xff\xfe garbage \x80\x81\n", "cannot parse"),
+        (b"\xc5\xff\xfe garbage \x80\x81\n", "Failed to parse LLVM bitcode"),
         # An empty file parses as an empty module, which is no program.
         (b"", "empty"),
     ],

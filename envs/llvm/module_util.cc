@@ -182,7 +182,7 @@ StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::
                                                     llvm::LLVMContext& context) {
   // Empty text parses as an empty module, which is no program to optimize.
   if (data.trim().empty())
-    return BenchmarkInitError("cannot parse " + name.str() + ": it is empty");
+    return BenchmarkInitError("Failed to parse LLVM bitcode: \"" + name.str() + "\": it is empty");
   llvm::SMDiagnostic diagnostic;
   auto buffer = llvm::MemoryBuffer::getMemBuffer(data, name, /*RequiresNullTerminator=*/false);
   std::unique_ptr<llvm::Module> module =
@@ -191,7 +191,8 @@ StatusOr<std::unique_ptr<llvm::Module>> ParseModule(llvm::StringRef data, llvm::
     std::string message;
     llvm::raw_string_ostream os(message);
     diagnostic.print(nullptr, os, /*ShowColors=*/false);
-    return BenchmarkInitError("cannot parse " + name.str() + ": " + os.str());
+    // CompilerGym's words (for bitcode and IR text alike), then LLVM's diagnostic.
+    return BenchmarkInitError("Failed to parse LLVM bitcode: \"" + name.str() + "\": " + os.str());
   }
   // Bitcode does not store the ModuleID; parsing would name the module after the buffer.
   module->setModuleIdentifier("-");
