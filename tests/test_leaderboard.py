@@ -150,6 +150,7 @@ def test_eval_llvm_instcount_policy_ends_the_program_as_compiler_gyms(tmp_path, 
 ENTRIES = [
     "gnn_trainer",
     "greedy",
+    "mlp_trainer",
     "nevergrad-10s",
     "pipeline_search-10s",
     "pipeline_search-60s",
