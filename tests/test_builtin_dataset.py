@@ -37,6 +37,9 @@ def test_uri_forms():
     assert b.run_args == ["2"]
     with pytest.raises(LookupError):
         DATASET.benchmark("benchmark://builtin-v0/qsort?dataset=99")
+    # A ValueError too, in CompilerGym's cBench words first.
+    with pytest.raises(ValueError, match=r"^Invalid dataset: abc: benchmark://builtin-v0/qsort"):
+        DATASET.benchmark("benchmark://builtin-v0/qsort?dataset=abc")
     with pytest.raises(LookupError):
         compiler_gym.make("llvm-v0").datasets.benchmark("benchmark://nope-v0/x")
     rng = np.random.default_rng(0)

@@ -12,6 +12,11 @@ from compiler_gym.util.names import did_you_mean
 from compiler_gym.util.runfiles import package_data_path
 
 
+class UnknownInputDataset(LookupError, ValueError):
+    """A ``?dataset=`` a program has no input for: a ``LookupError``, and a ``ValueError`` as
+    CompilerGym's cBench raised ("Invalid dataset: N")."""
+
+
 class BuiltinDataset(Dataset):
     """Programs from ``compiler_gym/data/builtin-v0``; ``?dataset=N`` picks the input size."""
 
@@ -44,8 +49,9 @@ class BuiltinDataset(Dataset):
             raise LookupError(f"Benchmark not found: {uri}{hint}")
         dataset = uri.params.get("dataset", ["1"])[0]
         if dataset not in entry["datasets"]:
-            raise LookupError(
-                f"{uri}: no input dataset {dataset!r} (choose from {sorted(entry['datasets'])})"
+            raise UnknownInputDataset(
+                f"Invalid dataset: {dataset}: {uri} has no input dataset {dataset!r} (choose "
+                f"from {sorted(entry['datasets'])})"
             )
         return Benchmark(
             str(uri),
