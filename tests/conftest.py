@@ -175,3 +175,35 @@ def pip_install_into(target, packages, what: str):
         reason = (process.stderr.strip().splitlines() or ["no output"])[-1]
         pytest.skip(f"pip could not install {what}: {reason}")
     return target
+
+
+def record_recv(trainer, num_envs: int, on_call=None):
+    """Wraps ``trainer.vec.recv`` to record what the engine says of each env's transitions as
+    they arrive: returns ``(batches, episode, elapsed)``, the env ids of each recv, and per env
+    the episode index and the step's number in it (the ended episode's, when it ended).
+    ``on_call()`` runs at each call (a thread check, say)."""
+    import numpy as np
+
+    batches, episode, elapsed = (
+        [],
+        {e: [] for e in range(num_envs)},
+        {e: [] for e in range(num_envs)},
+    )
+    recv = trainer.vec.recv
+
+    def recording_recv(*args, **kwargs):
+        if on_call is not None:
+            on_call()
+        out = recv(*args, **kwargs)
+        info = out[4]
+        batches.append(info["env_id"].tolist())
+        ended = np.asarray(out[2] | out[3], bool)
+        final = info.get("final_info", info)
+        for i, env in enumerate(info["env_id"].tolist()):
+            source = final if ended[i] else info
+            episode[env].append(int(source["episode_index"][i]))
+            elapsed[env].append(int(source["elapsed_steps"][i]))
+        return out
+
+    trainer.vec.recv = recording_recv
+    return batches, episode, elapsed

@@ -68,31 +68,3 @@ def test_the_callers_config_is_not_changed(tmp_path):
     config = {"env": "llvm-v0", "episode_length": 5, "mlp": {"head": [8]}}
     agent = MlpAgent(tmp_path / "policy.pt", config)
     assert agent.config["no_repeats"] is True and "no_repeats" not in config
-
-
-@pytest.mark.parametrize("program", ["crc32", "qsort", "sha256"])
-def test_the_trainers_mlp_entry_replays_its_recorded_states(program):
-    """The mlp_trainer leaderboard entry (a compiler_gym.bin.train run, scored zero-shot by
-    benchmarks/leaderboard/trained_agent.py) gives its recorded states again."""
-    import importlib.util
-    from pathlib import Path
-
-    from compiler_gym.agents.table import run_agent
-    from compiler_gym.compiler_env_state import CompilerEnvStateReader
-
-    leaderboard = Path(__file__).resolve().parent.parent / "benchmarks" / "leaderboard"
-    spec = importlib.util.spec_from_file_location("trained_agent", leaderboard / "trained_agent.py")
-    trained_agent = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(trained_agent)
-    agent = trained_agent.load_agent(leaderboard / "mlp_trainer")
-    (expected,) = [
-        s
-        for s in CompilerEnvStateReader.read_paths(
-            [str(leaderboard / "mlp_trainer-llvm_instcount.csv")]
-        )
-        if s.benchmark == f"benchmark://builtin-v0/{program}"
-    ]
-    with compiler_gym.make("llvm-ic-v0") as env:
-        state = run_agent(env, f"builtin-v0/{program}", agent=agent)
-        assert state.commandline == expected.commandline
-        assert state.reward == pytest.approx(expected.reward)

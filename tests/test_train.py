@@ -18,7 +18,7 @@ from compiler_gym.agents.mlp import Features, MlpPolicy, autophase_features  # n
 from compiler_gym.train.config import PpoConfig, TrainConfig  # noqa: E402
 from compiler_gym.train.ppo import Rollout, gae, ppo_update  # noqa: E402
 from compiler_gym.train.trainer import Trainer  # noqa: E402
-from conftest import two_small_graphs  # noqa: E402
+from conftest import record_recv, two_small_graphs  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta"),
@@ -153,26 +153,8 @@ def test_asynchronous_collection_delivers_every_envs_transitions_once_and_in_ord
     transitions per rollout, numbered by the engine one after the other across episodes and
     rollouts; the envs' actions are those of a synchronous run of the same seed."""
     config = _config(num_envs=4, batch_size=2, ppo=PpoConfig(n_steps=12, minibatch_size=16))
-    batches = []
-    # What the engine said of each env's transitions as they arrived: the episode index and
-    # the step's number in it (the ended episode's, when it ended).
-    episode, elapsed = {env: [] for env in range(4)}, {env: [] for env in range(4)}
     with Trainer(config) as trainer:
-        recv = trainer.vec.recv
-
-        def recording_recv(*args, **kwargs):
-            out = recv(*args, **kwargs)
-            info = out[4]
-            batches.append(info["env_id"].tolist())
-            ended = np.asarray(out[2] | out[3], bool)
-            final = info.get("final_info", info)
-            for i, env in enumerate(info["env_id"].tolist()):
-                source = final if ended[i] else info
-                episode[env].append(int(source["episode_index"][i]))
-                elapsed[env].append(int(source["elapsed_steps"][i]))
-            return out
-
-        trainer.vec.recv = recording_recv
+        batches, episode, elapsed = record_recv(trainer, 4)
         rollouts = [trainer.collect() for _ in range(2)]
     # Batches of two while two or more envs are in flight (fewer at a rollout's tail, where
     # the envs that are done wait for the others).
@@ -377,10 +359,11 @@ def test_a_run_in_another_action_space_trains_and_replays_there(tmp_path):
     assert state.commandline.startswith("opt '-passes=")
 
 
+@pytest.mark.parametrize("entry", ["gnn_trainer", "mlp_trainer"])
 @pytest.mark.parametrize("program", ["crc32", "qsort", "sha256"])
-def test_the_trainers_gnn_entry_replays_its_recorded_states(program):
-    """The gnn_trainer leaderboard entry (a compiler_gym.bin.train run, scored zero-shot by
-    benchmarks/leaderboard/trained_agent.py) gives its recorded states again."""
+def test_the_trainers_entries_replay_their_recorded_states(entry, program):
+    """The gnn_trainer and mlp_trainer leaderboard entries (compiler_gym.bin.train runs, scored
+    zero-shot by benchmarks/leaderboard/trained_agent.py) give their recorded states again."""
     import importlib.util
 
     from compiler_gym.agents.table import run_agent
@@ -390,11 +373,11 @@ def test_the_trainers_gnn_entry_replays_its_recorded_states(program):
     spec = importlib.util.spec_from_file_location("trained_agent", leaderboard / "trained_agent.py")
     trained_agent = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(trained_agent)
-    agent = trained_agent.load_agent(leaderboard / "gnn_trainer")
+    agent = trained_agent.load_agent(leaderboard / entry)
     (expected,) = [
         s
         for s in CompilerEnvStateReader.read_paths(
-            [str(leaderboard / "gnn_trainer-llvm_instcount.csv")]
+            [str(leaderboard / f"{entry}-llvm_instcount.csv")]
         )
         if s.benchmark == f"benchmark://builtin-v0/{program}"
     ]

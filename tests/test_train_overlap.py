@@ -9,7 +9,6 @@ import json
 import threading
 import time
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -18,6 +17,7 @@ from test_train import _config  # noqa: E402
 
 from compiler_gym.train.config import PpoConfig  # noqa: E402
 from compiler_gym.train.trainer import Trainer  # noqa: E402
+from conftest import record_recv  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta"),
@@ -103,26 +103,11 @@ def test_overlapped_asynchronous_collection_delivers_every_envs_transitions_once
     the actions are those of a synchronous overlapped run of the same seed."""
     ppo = PpoConfig(n_steps=12, minibatch_size=16, n_epochs=2)
     config = _overlap_config(num_envs=4, batch_size=2, ppo=ppo)
-    batches = []
-    episode, elapsed = {env: [] for env in range(4)}, {env: [] for env in range(4)}
     with Trainer(config) as trainer:
-        recv = trainer.vec.recv
         threads = set()
-
-        def recording_recv(*args, **kwargs):
-            threads.add(threading.current_thread().name.split("_")[0])
-            out = recv(*args, **kwargs)
-            info = out[4]
-            batches.append(info["env_id"].tolist())
-            ended = np.asarray(out[2] | out[3], bool)
-            final = info.get("final_info", info)
-            for i, env in enumerate(info["env_id"].tolist()):
-                source = final if ended[i] else info
-                episode[env].append(int(source["episode_index"][i]))
-                elapsed[env].append(int(source["elapsed_steps"][i]))
-            return out
-
-        trainer.vec.recv = recording_recv
+        batches, episode, elapsed = record_recv(
+            trainer, 4, lambda: threads.add(threading.current_thread().name.split("_")[0])
+        )
         seen = _record_updates(trainer)
         trainer.train(max_updates=2)
         trainer.collect()  # the third: collected during the second update
