@@ -272,8 +272,15 @@ def map_benchmarks(
             yield i, result
     finally:
         # Their results would go nowhere; force: a task in the engine does not see an interrupt.
-        for ref in pending:
+        refs = list(pending)
+        for ref in refs:
             ray.cancel(ref, force=True)
+        if refs:
+            # A cancel that reaches a task while Ray hands it to a worker can be lost (it then
+            # runs to its end, holding its CPU): ask again of those not ended a moment later.
+            _, running = ray.wait(refs, num_returns=len(refs), timeout=1.0)
+            for ref in running:
+                ray.cancel(ref, force=True)
 
 
 def _num_workers(num_workers: Optional[int], cpus_per_worker: float, most: int = 0) -> int:
