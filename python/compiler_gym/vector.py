@@ -19,7 +19,8 @@ import numpy as np
 
 from compiler_gym._engine import _C
 from compiler_gym.datasets import Benchmark
-from compiler_gym.envs.compiler_env import _Closed, default_action_space, default_isolation
+from compiler_gym.envs.compiler_env import _Closed
+from compiler_gym.envs.env_defaults import default_action_space, default_isolation
 from compiler_gym.errors import EnvironmentNotSupported
 from compiler_gym.registration import make
 

@@ -6,7 +6,6 @@ import contextlib
 import copy
 import functools
 import math
-import os
 import time
 import warnings
 from collections.abc import Iterable, Sequence
@@ -19,6 +18,7 @@ from compiler_gym._engine import _C
 from compiler_gym._version import __version__
 from compiler_gym.compiler_env_state import CompilerEnvState
 from compiler_gym.datasets import Benchmark, BenchmarkUri, Datasets
+from compiler_gym.envs.env_defaults import default_action_space, default_isolation
 from compiler_gym.envs.state_summary import StateSummary
 from compiler_gym.envs.state_validation import validate_state
 from compiler_gym.errors import ServiceIsClosed, SessionNotFound
@@ -55,32 +55,6 @@ def timeout_kwargs(timeout: Optional[float]) -> dict:
     """``timeout`` as a keyword argument, passed on only when given: a ``multistep`` written
     without it (a subclass's, a wrapper's) keeps working."""
     return {} if timeout is None else {"timeout": timeout}
-
-
-def default_isolation() -> str:
-    """Where environments run when ``isolation`` is not given: ``$COMPILER_GYM_ISOLATION``,
-    else ``"none"`` (in this process)."""
-    return os.environ.get("COMPILER_GYM_ISOLATION", "none")
-
-
-#: The environment variable that names the action space envs start in when made without
-#: ``action_space=`` (where they have a space of that name): the explicit choice that runs a
-#: script's passes of an opt-in space (LLVM's ``PassesAllUnsound``) by name, unchanged.
-ACTION_SPACE_VARIABLE = "COMPILER_GYM_ACTION_SPACE"
-
-
-def default_action_space(names: Sequence[str]) -> Optional[str]:
-    """The action space an env with action spaces ``names`` starts in when none is given:
-    ``$COMPILER_GYM_ACTION_SPACE`` where it names one of them, else None (the id's first).
-    A name close to one of them but not one is a ``LookupError``, not silently ignored; an
-    env with no space near that name (another family's) ignores it."""
-    name = os.environ.get(ACTION_SPACE_VARIABLE, "").strip()
-    if not name or name in names:
-        return name or None
-    hint = did_you_mean(name, names)
-    if hint:
-        raise LookupError(f"Unknown action space ${ACTION_SPACE_VARIABLE}={name!r}{hint}")
-    return None
 
 
 def _is_default(space: Any) -> bool:
