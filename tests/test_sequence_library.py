@@ -150,3 +150,44 @@ def test_a_candidate_whose_program_breaks_is_refused():
         env.reset()
         assert state.reward == pytest.approx(env.try_actions(only_best.actions(env)).max())
         assert state.reward <= rewards[second]
+
+
+def test_a_library_over_two_spaces_takes_the_best_of_both(tmp_path):
+    """A library may span action spaces: its file switches space with a ``[NAME]`` line, each
+    sequence is tried in its own space, and the env ends in the winner's, its state replaying
+    there. On crc32 ``default<Oz>`` (reward 1 exactly) beats ``-mem2reg`` and ``-sroa`` and
+    loses to the committed classic library's best sequence (1.0665)."""
+    classic = SequenceLibrary.load("benchmarks/leaderboard/sequence_library/library.txt")
+    with compiler_gym.make("llvm-ic-v0", benchmark=BENCHMARK) as env:
+        env.reset()
+        best_classic = classic.sequences[int(np.argmax(env.try_actions(classic.actions(env))))]
+    spaces = ("PassesAll", "PassesParameterized", "PassesAll")
+    weak = SequenceLibrary((("-mem2reg",), ("default<Oz>",), ("-sroa",)), None, spaces)
+    strong = SequenceLibrary((("-mem2reg",), ("default<Oz>",), best_classic), None, spaces)
+    path = tmp_path / "mixed.txt"
+    weak.save(path)
+    assert path.read_text() == (
+        "[PassesAll]\n-mem2reg\n"
+        "[PassesParameterized]\ndefault<Oz>\n[PassesAll]\n-sroa\n"
+    )
+    assert SequenceLibrary.load(path) == SequenceLibrary(weak.sequences, "PassesAll", spaces)
+    assert weak.runs() == [
+        ("PassesAll", [0]),
+        ("PassesParameterized", [1]),
+        ("PassesAll", [2]),
+    ]
+    with pytest.raises(ValueError, match="2 spaces for 3 sequences"):
+        SequenceLibrary(weak.sequences, None, spaces[:2])
+    for library, space, reward in (
+        (weak, "PassesParameterized", 1.0),
+        (strong, "PassesAll", 1.0665),
+    ):
+        with compiler_gym.make("llvm-ic-v0", benchmark=BENCHMARK) as env:
+            state = library_policy(env, library)
+            assert env.action_space.name == space
+            assert state.reward == pytest.approx(reward, abs=5e-5)
+            assert env.validate(state).okay()
+            climbed = library_policy(env, library, refine_rounds=2, seed=3)
+            assert climbed.reward >= state.reward and env.action_space.name == space
+            budgeted = library_policy(env, library, runtime=60, refine_rounds=2, seed=3)
+            assert budgeted == climbed

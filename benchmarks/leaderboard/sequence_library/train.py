@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 import compiler_gym
+from compiler_gym.datasets.corpus import group_of
 from compiler_gym.envs.llvm_env import pass_table
 from compiler_gym.search.sequence_library import (
     SequenceLibrary,
@@ -76,11 +77,12 @@ def default_pipeline_actions(level: str = "Oz", skip: tuple[str, ...] = OZ_ONLY_
 
 
 def training_programs(env, args) -> list[str]:
-    """The training benchmarks: every k-th of each dataset in URI order, sized in range."""
+    """The training benchmarks: every k-th of each dataset's programs on the corpus's train
+    side (docs/corpus.md: never a held-out group's), in URI order, sized in range."""
     uris = [f"generator://csmith-v0/{s}" for s in range(args.csmith)]
     uris += [f"generator://llvm-stress-v0/{s}" for s in range(args.llvm_stress)]
     for name, count in (("gcc-torture-v0", args.gcc_torture), ("pypi-c-v0", args.pypi_c)):
-        listed = sorted(env.datasets[name].benchmark_uris())
+        listed = sorted(u for u in env.datasets[name].benchmark_uris() if _train_side(u))
         uris += listed[:: max(1, len(listed) // max(1, count))][:count]
     kept = []
     for uri in uris:
@@ -92,6 +94,38 @@ def training_programs(env, args) -> list[str]:
         if args.min_size <= env.observation["IrInstructionCount"] <= args.max_size:
             kept.append(uri)
     return kept
+
+
+def _train_side(uri: str) -> bool:
+    """Whether ``uri`` is in a training group of the corpus."""
+    try:
+        return group_of(uri).split == "train"
+    except LookupError:
+        return False
+
+
+def learn(space: str, programs: list[str], args) -> tuple[list[list[str]], np.ndarray]:
+    """The candidates of one action space (its starts and each program's best start climbed)
+    as flags, and their rewards on every program (candidates x programs)."""
+    with compiler_gym.make(
+        "llvm-v0", reward_space="IrInstructionCountOz", action_space=space
+    ) as env:
+        flags = {f: i for i, f in enumerate(env.action_space.flags)}
+        if space == "PassesParameterized":
+            oz = [flags["default<Oz>"]]
+        else:
+            oz = [flags[f] for f in default_pipeline_actions()]
+        starts = [oz, oz + oz]
+        if args.starts:
+            library = SequenceLibrary.load(args.starts)
+            kept = [i for i in range(len(library.sequences)) if library.space(i) == space]
+            starts += library.actions(env, kept)
+        climbed = improve_sequences(env, programs, starts, args.seed, args.rounds, args.batch)
+        pool = [list(s) for s in dict.fromkeys(tuple(s) for s in starts + climbed)]
+        print(f"{space}: {len(pool)} candidates", flush=True)
+        rewards = reward_matrix(env, pool, programs)
+        names = env.action_space.flags
+        return [[names[a] for a in s] for s in pool], rewards
 
 
 def main(argv=None) -> None:
@@ -109,35 +143,38 @@ def main(argv=None) -> None:
     parser.add_argument("--max-size", type=int, default=15000, help="most IR instructions")
     parser.add_argument("--json", type=Path, help="also write the training figures here")
     parser.add_argument(
+        "--matrix", type=Path, help="also write every candidate's rewards here (.npz)"
+    )
+    parser.add_argument(
         "--starts", type=Path, help="a library whose sequences are starts too (a previous run's)"
     )
     parser.add_argument(
-        "--action-space", help="the llvm-v0 action space (default PassesAll's flags)"
+        "--action-space",
+        help="the llvm-v0 action space (default PassesAll), or several separated by commas:"
+        " a library that spans them, chosen from all their candidates",
     )
     args = parser.parse_args(argv)
     started = time.time()
-    with compiler_gym.make(
-        "llvm-v0", reward_space="IrInstructionCountOz", action_space=args.action_space
-    ) as env:
+    spaces = (args.action_space or "PassesAll").split(",")
+    with compiler_gym.make("llvm-v0") as env:
         programs = training_programs(env, args)
-        print(f"{len(programs)} training programs", flush=True)
-        flags = {f: i for i, f in enumerate(env.action_space.flags)}
-        if args.action_space == "PassesParameterized":
-            oz = [flags["default<Oz>"]]
-        else:
-            oz = [flags[f] for f in default_pipeline_actions()]
-        starts = [oz, oz + oz]
-        if args.starts:
-            starts += [list(s) for s in SequenceLibrary.load(args.starts).actions(env)]
-        climbed = improve_sequences(env, programs, starts, args.seed, args.rounds, args.batch)
-        pool = starts + climbed
-        print(f"{len(pool)} candidates after {time.time() - started:.0f} s", flush=True)
-        rewards = reward_matrix(env, pool, programs)
-        chosen = select_library(rewards, args.size)
-        names = env.action_space.flags
+    print(f"{len(programs)} training programs", flush=True)
+    pool, pool_spaces, matrices = [], [], []
+    for space in spaces:
+        candidates, rewards = learn(space, programs, args)
+        pool += candidates
+        pool_spaces += [space] * len(candidates)
+        matrices.append(rewards)
+    rewards = np.vstack(matrices)
+    chosen = select_library(rewards, args.size)
+    if len(spaces) > 1:
         library = SequenceLibrary(
-            tuple(tuple(names[a] for a in pool[i]) for i in chosen), args.action_space
+            tuple(tuple(pool[i]) for i in chosen),
+            spaces[0],
+            tuple(pool_spaces[i] for i in chosen),
         )
+    else:
+        library = SequenceLibrary(tuple(tuple(pool[i]) for i in chosen), args.action_space)
     floor = np.maximum(np.nan_to_num(rewards, nan=0.05), 0.05)
     geomean = float(np.exp(np.log(floor[chosen].max(axis=0)).mean()))
     figures = {
@@ -154,6 +191,14 @@ def main(argv=None) -> None:
         + [f"{k}: {v}" for k, v in figures.items()]
     )
     library.save(args.output, header)
+    if args.matrix:
+        np.savez_compressed(
+            args.matrix,
+            rewards=rewards,
+            programs=np.array(programs),
+            spaces=np.array(pool_spaces),
+            candidates=np.array([" ".join(c) for c in pool]),
+        )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
     print(json.dumps(figures, indent=1))

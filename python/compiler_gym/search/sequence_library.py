@@ -20,7 +20,7 @@ is the command that learned the library of the leaderboard entry.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -47,36 +47,75 @@ REWARD_FLOOR = 0.05
 class SequenceLibrary:
     """Pass sequences as action flags (``("-sroa", "-gvn", ...)``), in the order tried, of
     the action space ``action_space`` (None: the env's default, ``PassesAll`` for LLVM;
-    ``"PassesParameterized"``: pipeline elements such as ``default<Oz>``)."""
+    ``"PassesParameterized"``: pipeline elements such as ``default<Oz>``). A library may
+    span spaces: ``spaces`` then names each sequence's space (empty: all ``action_space``),
+    and the policy tries each sequence in its own space and takes the best of all."""
 
     sequences: tuple[tuple[str, ...], ...]
     action_space: Optional[str] = None
+    spaces: tuple[Optional[str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.spaces and len(self.spaces) != len(self.sequences):
+            raise ValueError(
+                f"{len(self.spaces)} spaces for {len(self.sequences)} sequences: one each"
+            )
+
+    def space(self, i: int) -> Optional[str]:
+        """The action space of sequence ``i``."""
+        return self.spaces[i] if self.spaces else self.action_space
+
+    def runs(self) -> list[tuple[Optional[str], list[int]]]:
+        """The sequences' indices in order, grouped into runs of one action space: a run is
+        tried in one call, in its space."""
+        out: list[tuple[Optional[str], list[int]]] = []
+        for i in range(len(self.sequences)):
+            if out and out[-1][0] == self.space(i):
+                out[-1][1].append(i)
+            else:
+                out.append((self.space(i), [i]))
+        return out
 
     @classmethod
     def load(cls, path: Union[str, Path]) -> SequenceLibrary:
         """Reads a library file: one sequence per line, flags separated by spaces; ``#``
-        starts a comment; a first line ``[NAME]`` names the action space."""
+        starts a comment; a line ``[NAME]`` names the action space of the lines after it
+        (before any: the env's default)."""
         lines = [line.split("#", 1)[0].split() for line in Path(path).read_text().splitlines()]
-        lines = [flags for flags in lines if flags]
-        action_space = None
-        if lines and len(lines[0]) == 1 and lines[0][0].startswith("["):
-            action_space = lines.pop(0)[0].strip("[]")
-        return cls(tuple(tuple(flags) for flags in lines), action_space)
+        space, sequences, spaces = None, [], []
+        for flags in lines:
+            if len(flags) == 1 and flags[0].startswith("[") and flags[0].endswith("]"):
+                space = flags[0][1:-1]
+            elif flags:
+                sequences.append(tuple(flags))
+                spaces.append(space)
+        if len(set(spaces)) > 1:
+            return cls(tuple(sequences), spaces[0], tuple(spaces))
+        return cls(tuple(sequences), spaces[0] if spaces else space)
 
     def save(self, path: Union[str, Path], header: str = "") -> None:
         """Writes the library in :meth:`load`'s format, ``header`` as leading comments."""
-        comments = "".join(f"# {line}\n" for line in header.splitlines())
-        space = f"[{self.action_space}]\n" if self.action_space else ""
-        body = "".join(" ".join(s) + "\n" for s in self.sequences)
-        Path(path).write_text(comments + space + body)
+        out = "".join(f"# {line}\n" for line in header.splitlines())
+        space = None
+        for i, sequence in enumerate(self.sequences):
+            if self.space(i) != space:
+                space = self.space(i)
+                out += f"[{space}]\n"
+            out += " ".join(sequence) + "\n"
+        if not self.sequences and self.action_space:
+            out += f"[{self.action_space}]\n"
+        Path(path).write_text(out)
 
-    def actions(self, env: Any) -> list[list[int]]:
-        """The sequences as ``env``'s action indices (KeyError names a flag it lacks)."""
+    def actions(self, env: Any, indices: Optional[Sequence[int]] = None) -> list[list[int]]:
+        """The sequences (those of ``indices``: all by default) as ``env``'s action indices
+        (KeyError names a flag it lacks)."""
+        chosen = range(len(self.sequences)) if indices is None else indices
         flags = {flag: i for i, flag in enumerate(env.action_space.flags)}
-        missing = sorted({f for s in self.sequences for f in s if f not in flags})
+        sequences = [self.sequences[i] for i in chosen]
+        missing = sorted({f for s in sequences for f in s if f not in flags})
         if missing:
             raise KeyError(f"Actions not in the env's action space: {', '.join(missing)}")
-        return [[flags[f] for f in s] for s in self.sequences]
+        return [[flags[f] for f in s] for s in sequences]
 
 
 def mutants(
@@ -236,14 +275,12 @@ def library_policy(
     policy short.
     """
     deadline = Deadline(runtime)
-    other_space = library.action_space not in (None, env.action_space.name)
-    if not env.in_episode or env.actions or other_space:
-        env.reset(benchmark=env.benchmark, action_space=library.action_space)
+    runs = library.runs()
+    _start_in(env, runs[0][0] if runs else library.action_space)
     progress = SearchProgress() if progress is None else progress
     cost = CallCost(engine_threads())
-    sequences = library.actions(env)
-    weight = action_weights(env.action_space)  # default<Oz> costs as 50 single passes
-    longest = max((length(s, weight) for s in sequences), default=1.0)
+    weights: dict[Optional[str], Any] = {}  # per space: default<Oz> costs as 50 single passes
+    longest = [1.0]  # the longest sequence tried so far, in weighted passes
     with search_checker(
         env,
         "",
@@ -255,54 +292,70 @@ def library_policy(
     ) as checker:
         progress.count_checks(checker)
 
-        def take_seconds(work: float = longest) -> float:
-            """What taking a candidate of ``work`` (:func:`length`) costs: stepping ``env``
-            to it (at the pace of the tries so far) and, with validation, a check there."""
+        def take_seconds(work: Optional[float] = None) -> float:
+            """What taking a candidate of ``work`` (:func:`length`; None: the longest) costs:
+            stepping ``env`` to it (at the pace of the tries so far) and, with validation, a
+            check there."""
             check = checker.estimate() if checker.enabled else 0.0
-            return cost.predict_sequence(work) + check
+            return cost.predict_sequence(longest[0] if work is None else work) + check
 
-        def take_sequence(sequence: Sequence[int]) -> float:
-            """:func:`take_seconds` of ``sequence``."""
-            return take_seconds(length(sequence, weight))
+        def take_sequence(candidate: _Candidate) -> float:
+            """:func:`take_seconds` of a candidate."""
+            return take_seconds(length(candidate.sequence, weights[candidate.space]))
 
-        tried, cut = try_within(env, sequences, deadline, cost, keep=take_seconds, weight=weight)
-        rewards = np.nan_to_num(tried, nan=-np.inf)
-        candidates = [(float(r), i, sequences[i]) for i, r in enumerate(rewards)]
+        candidates: list[_Candidate] = []
+        cut = False
+        for space, indices in runs:
+            if cut:
+                break
+            _start_in(env, space)
+            weights[space] = weight = action_weights(env.action_space)
+            sequences = library.actions(env, indices)
+            longest[0] = max([longest[0]] + [length(s, weight) for s in sequences])
+            tried, cut = try_within(
+                env, sequences, deadline, cost, keep=take_seconds, weight=weight
+            )
+            rewards = np.nan_to_num(tried, nan=-np.inf)
+            candidates += [
+                _Candidate(float(r), indices[k], sequences[k], space) for k, r in enumerate(rewards)
+            ]
         progress.episodes = len(candidates)
         refine = (refine_seconds > 0 or refine_rounds) and candidates and not cut
         if not refine or deadline.seconds is None:
             if refine:
-                best = int(np.argmax(rewards))
+                best = min(candidates)
+                _start_in(env, best.space)
                 climbed, reward, cut = climb(
                     env,
-                    sequences[best],
+                    best.sequence,
                     np.random.default_rng(seed),
                     refine_rounds if refine_rounds is not None else 1 << 30,
                     deadline=deadline.start + refine_seconds if refine_seconds > 0 else None,
-                    start_reward=float(rewards[best]),
-                    weight=weight,
+                    start_reward=best.reward,
+                    weight=weights[best.space],
                 )
-                candidates.append((reward, -1, climbed))  # first among equal rewards
+                candidates.append(_Candidate(reward, -1, climbed, best.space))  # first of equals
                 progress.episodes += 1
-            _take(env, candidates, checker, library, take_sequence)
+            _take(env, candidates, checker, take_sequence)
         else:
             # Under a budget the climb is a bet: the best of the library is taken first, and
             # the climb runs from a copy of the start on the time left.
+            best = min(candidates)
+            _start_in(env, best.space)
             origin = env.unwrapped.fork()
             try:
-                held = _take(env, candidates, checker, library, take_sequence)
+                held = _take(env, candidates, checker, take_sequence)
                 cut = _climb_and_replace(
                     env,
                     origin,
                     held,
-                    candidates,
+                    best,
                     checker,
-                    library,
                     seed,
                     refine_rounds,
                     refine_seconds,
                     cost,
-                    weight,
+                    weights[best.space],
                     take_sequence,
                 )
                 progress.episodes += 1
@@ -316,39 +369,61 @@ def library_policy(
     return env.state
 
 
+@dataclass(frozen=True, order=True)
+class _Candidate:
+    """A sequence tried from the start, ordered best first: the highest reward, then the
+    lowest index in the library (-1: a climbed one, first among equals)."""
+
+    key: tuple[float, int]
+    sequence: list[int] = field(compare=False)
+    space: Optional[str] = field(compare=False)
+
+    def __init__(self, reward: float, index: int, sequence: list[int], space: Optional[str]):
+        object.__setattr__(self, "key", (-reward, index))
+        object.__setattr__(self, "sequence", list(sequence))
+        object.__setattr__(self, "space", space)
+
+    @property
+    def reward(self) -> float:
+        return -self.key[0]
+
+
+def _start_in(env: Any, space: Optional[str]) -> None:
+    """Puts ``env`` at the start of its benchmark in action space ``space`` (None: the one
+    it is in), resetting it only when it is elsewhere."""
+    if not env.in_episode or env.actions or space not in (None, env.action_space.name):
+        env.reset(benchmark=env.benchmark, action_space=space)
+
+
 def _take(
-    env: Any,
-    candidates: list[tuple[float, int, list[int]]],
-    checker: Any,
-    library: SequenceLibrary,
-    take_seconds: Any,
-) -> Optional[tuple[float, list[int]]]:
-    """Steps ``env`` (at the start) to the best of ``candidates`` that earns more than doing
-    nothing, that there is time to take (``take_seconds(sequence)``, against the checker's
+    env: Any, candidates: list[_Candidate], checker: Any, take_seconds: Any
+) -> Optional[_Candidate]:
+    """Steps ``env`` from the start to the best of ``candidates`` that earns more than doing
+    nothing, that there is time to take (``take_seconds(candidate)``, against the checker's
     deadline) and, with validation, whose program runs like the unoptimized one, checked in
     ``env`` itself (reset when refused): a replay elsewhere and then here would cost two.
-    Returns the (reward, sequence) taken, or None."""
+    Returns the candidate taken, or None (``env`` at the start)."""
     deadline = checker.deadline
-    for reward, _, sequence in sorted(candidates, key=lambda c: (-c[0], c[1])):
-        if reward <= 0:
+    for candidate in sorted(candidates):
+        if candidate.reward <= 0:
             break
-        if deadline is not None and not deadline.allows(take_seconds(sequence)):
+        if deadline is not None and not deadline.allows(take_seconds(candidate)):
             checker.out_of_time = True  # no time for this one: a shorter one may fit
             continue
-        env.multistep(sequence)
+        _start_in(env, candidate.space)
+        env.multistep(candidate.sequence)
         if not checker.enabled or not checker.refuses(env):
-            return reward, list(sequence)
-        env.reset(benchmark=env.benchmark, action_space=library.action_space)
+            return candidate
+        _start_in(env, candidate.space)
     return None
 
 
 def _climb_and_replace(
     env: Any,
     origin: Any,
-    held: Optional[tuple[float, list[int]]],
-    candidates: list[tuple[float, int, list[int]]],
+    held: Optional[_Candidate],
+    best: _Candidate,
     checker: Any,
-    library: SequenceLibrary,
     seed: int,
     refine_rounds: Optional[int],
     refine_seconds: float,
@@ -356,40 +431,42 @@ def _climb_and_replace(
     weight: Any,
     take_seconds: Any,
 ) -> bool:
-    """The climb of a budgeted :func:`library_policy`, from ``origin`` (a copy of the start)
-    while ``env`` holds ``held``: the best candidate climbed until the time left would only
-    do to replace ``held`` (take the climbed one and, were it refused, take ``held`` back);
-    ``env`` then takes the climbed one when it is better and that still fits. Returns
-    whether the budget cut the climb short."""
+    """The climb of a budgeted :func:`library_policy`, from ``origin`` (a copy of the start,
+    in ``best``'s space) while ``env`` holds ``held``: ``best`` climbed until the time left
+    would only do to replace ``held`` (take the climbed one and, were it refused, take
+    ``held`` back); ``env`` then takes the climbed one when it is better and that still
+    fits. Returns whether the budget cut the climb short."""
     deadline = checker.deadline
-    reward, i, start = max(candidates, key=lambda c: (c[0], -c[1]))
 
-    def replace_seconds(sequence: Sequence[int]) -> float:
-        back = take_seconds(held[1]) if held is not None and checker.enabled else 0.0
-        return take_seconds(sequence) + back
+    def replace_seconds(candidate: _Candidate) -> float:
+        back = take_seconds(held) if held is not None and checker.enabled else 0.0
+        return take_seconds(candidate) + back
 
-    end = deadline.start + deadline.seconds - replace_seconds(start)
+    end = deadline.start + deadline.seconds - replace_seconds(best)
     if refine_seconds > 0:
         end = min(end, deadline.start + refine_seconds)
     climbed, climbed_reward, cut = climb(
         origin,
-        start,
+        best.sequence,
         np.random.default_rng(seed),
         refine_rounds if refine_rounds is not None else 1 << 30,
         deadline=end,
-        start_reward=reward,
+        start_reward=best.reward,
         cost=cost,
         weight=weight,
     )
-    if climbed_reward <= (held[0] if held is not None else 0.0):
+    found = _Candidate(climbed_reward, -1, climbed, best.space)
+    if climbed_reward <= (held.reward if held is not None else 0.0):
         return cut
-    if not deadline.allows(replace_seconds(climbed)):
+    if not deadline.allows(replace_seconds(found)):
         checker.out_of_time = True  # env keeps what it holds
         return cut
-    env.reset(benchmark=env.benchmark, action_space=library.action_space)
-    env.multistep(climbed)
+    _start_in(env, found.space)
+    env.multistep(found.sequence)
     if checker.enabled and checker.refuses(env):
-        env.reset(benchmark=env.benchmark, action_space=library.action_space)
         if held is not None:
-            env.multistep(held[1])
+            _start_in(env, held.space)
+            env.multistep(held.sequence)
+        else:
+            _start_in(env, found.space)
     return cut
