@@ -191,3 +191,14 @@ def test_a_library_over_two_spaces_takes_the_best_of_both(tmp_path):
             assert climbed.reward >= state.reward and env.action_space.name == space
             budgeted = library_policy(env, library, runtime=60, refine_rounds=2, seed=3)
             assert budgeted == climbed
+
+
+def test_a_budgeted_climb_without_checks_keeps_the_budget():
+    """With validation off (or a program that cannot run) the policy has no checker to hold
+    its deadline: a budgeted climb still runs, and gives what the unbudgeted one does."""
+    with compiler_gym.make("llvm-ic-v0", benchmark=BENCHMARK) as env:
+        unbudgeted = library_policy(env, LIBRARY, refine_rounds=2, seed=5, validate=False)
+        budgeted = library_policy(
+            env, LIBRARY, runtime=60, refine_rounds=2, seed=5, validate=False
+        )
+        assert budgeted == unbudgeted and budgeted.reward > 1.0

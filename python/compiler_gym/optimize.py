@@ -37,6 +37,7 @@ DEFAULT_METRIC = "IrInstructionCount"
 _UNIT_SUFFIXES = ("Bytes",)
 # What always stays a candidate: a user expects no worse than LLVM's own size pipeline.
 _OZ = ("default<Oz>",)
+_OZ_SPACE = "PassesParameterized"
 
 
 def policies() -> list[str]:
@@ -151,8 +152,15 @@ def optimize(
     from compiler_gym.search.sequence_library import SequenceLibrary, library_policy
 
     library = load_policy(policy)
-    if _OZ not in library.sequences:
-        library = SequenceLibrary((*library.sequences, _OZ), library.action_space)
+    oz = [i for i, s in enumerate(library.sequences) if s == _OZ]
+    if not any(library.space(i) == _OZ_SPACE for i in oz):
+        spaces = tuple(library.space(i) for i in range(len(library.sequences)))
+        mixed = library.spaces or library.action_space != _OZ_SPACE
+        library = SequenceLibrary(
+            (*library.sequences, _OZ),
+            library.action_space,
+            (*spaces, _OZ_SPACE) if mixed else (),
+        )
     start = time.perf_counter()
     with compiler_gym.make("llvm-v0") as env:
         baselines = _baseline_names(metric, set(env.observation.spaces), set(env.reward.spaces))
@@ -160,7 +168,7 @@ def optimize(
             raise LookupError(f"Unknown metric {metric!r}: one of {', '.join(metrics(env))}")
         env.reward_space = baselines[0]
         benchmark = env.make_benchmark(Path(program), copt=copt)
-        env.reset(benchmark=benchmark, action_space=library.action_space)
+        env.reset(benchmark=benchmark, action_space=library.space(0))
         progress = SearchProgress()
         remaining = None if max_seconds is None else max_seconds - (time.perf_counter() - start)
         with warnings.catch_warnings():
@@ -182,7 +190,7 @@ def optimize(
             benchmark=str(env.benchmark),
             policy=str(policy),
             metric=metric,
-            pipeline=env.action_space.pipeline(env.actions),
+            pipeline=shlex.split(env.opt_commandline())[1].removeprefix("-passes="),
             commandline=env.commandline(),
             value=value,
             oz=oz,

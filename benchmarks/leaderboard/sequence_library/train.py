@@ -104,6 +104,29 @@ def _train_side(uri: str) -> bool:
         return False
 
 
+def start_relative(env, programs: list[str], rewards: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """The columns of ``rewards`` (candidates x programs, IrInstructionCountOz) to learn
+    from, rescaled so that -Oz scores 1 on every program: the reward is relative to the
+    default<O0> baseline, which on a program with always_inline functions (brotli, lz4,
+    xxhash) is larger than the unoptimized start, so there even -Oz scores far below 1 and
+    the cover would chase those programs' scale. A program that -Oz leaves no smaller than
+    its start is left out."""
+    kept, scale = [], []
+    for j, uri in enumerate(programs):
+        env.reset(benchmark=uri)
+        o = env.observation
+        start, o0, oz = (
+            int(o[n])
+            for n in ("IrInstructionCount", "IrInstructionCountO0", "IrInstructionCountOz")
+        )
+        if start > oz:
+            kept.append(j)
+            scale.append((o0 - oz) / (start - oz))
+        else:
+            print(f"left out {uri}: -Oz gives {oz} instructions from {start}", file=sys.stderr)
+    return kept, rewards[:, kept] * np.asarray(scale)[None, :]
+
+
 def learn(space: str, programs: list[str], args) -> tuple[list[list[str]], np.ndarray]:
     """The candidates of one action space (its starts and each program's best start climbed)
     as flags, and their rewards on every program (candidates x programs)."""
@@ -146,6 +169,11 @@ def main(argv=None) -> None:
         "--matrix", type=Path, help="also write every candidate's rewards here (.npz)"
     )
     parser.add_argument(
+        "--from-matrix",
+        type=Path,
+        help="choose the library from a --matrix file of an earlier run (no climbing)",
+    )
+    parser.add_argument(
         "--starts", type=Path, help="a library whose sequences are starts too (a previous run's)"
     )
     parser.add_argument(
@@ -156,17 +184,26 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     started = time.time()
     spaces = (args.action_space or "PassesAll").split(",")
+    if args.from_matrix:  # a saved run's candidates and rewards: only the choice again
+        saved = np.load(args.from_matrix)
+        programs = [str(p) for p in saved["programs"]]
+        pool = [str(c).split() for c in saved["candidates"]]
+        pool_spaces = [str(s) for s in saved["spaces"]]
+        rewards = saved["rewards"]
+    else:
+        with compiler_gym.make("llvm-v0") as env:
+            programs = training_programs(env, args)
+        print(f"{len(programs)} training programs", flush=True)
+        pool, pool_spaces, matrices = [], [], []
+        for space in spaces:
+            candidates, space_rewards = learn(space, programs, args)
+            pool += candidates
+            pool_spaces += [space] * len(candidates)
+            matrices.append(space_rewards)
+        rewards = np.vstack(matrices)
     with compiler_gym.make("llvm-v0") as env:
-        programs = training_programs(env, args)
-    print(f"{len(programs)} training programs", flush=True)
-    pool, pool_spaces, matrices = [], [], []
-    for space in spaces:
-        candidates, rewards = learn(space, programs, args)
-        pool += candidates
-        pool_spaces += [space] * len(candidates)
-        matrices.append(rewards)
-    rewards = np.vstack(matrices)
-    chosen = select_library(rewards, args.size)
+        kept, relative = start_relative(env, programs, rewards)
+    chosen = select_library(relative, args.size)
     if len(spaces) > 1:
         library = SequenceLibrary(
             tuple(tuple(pool[i]) for i in chosen),
@@ -175,10 +212,11 @@ def main(argv=None) -> None:
         )
     else:
         library = SequenceLibrary(tuple(tuple(pool[i]) for i in chosen), args.action_space)
-    floor = np.maximum(np.nan_to_num(rewards, nan=0.05), 0.05)
+    floor = np.maximum(np.nan_to_num(relative, nan=0.05), 0.05)
     geomean = float(np.exp(np.log(floor[chosen].max(axis=0)).mean()))
     figures = {
         "programs": len(programs),
+        "programs_learned_from": len(kept),
         "candidates": len(pool),
         "library": len(chosen),
         "train_geomean_library": geomean,

@@ -336,7 +336,7 @@ def library_policy(
                 )
                 candidates.append(_Candidate(reward, -1, climbed, best.space))  # first of equals
                 progress.episodes += 1
-            _take(env, candidates, checker, take_sequence)
+            _take(env, candidates, checker, take_sequence, deadline)
         else:
             # Under a budget the climb is a bet: the best of the library is taken first, and
             # the climb runs from a copy of the start on the time left.
@@ -344,7 +344,7 @@ def library_policy(
             _start_in(env, best.space)
             origin = env.unwrapped.fork()
             try:
-                held = _take(env, candidates, checker, take_sequence)
+                held = _take(env, candidates, checker, take_sequence, deadline)
                 cut = _climb_and_replace(
                     env,
                     origin,
@@ -357,6 +357,7 @@ def library_policy(
                     cost,
                     weights[best.space],
                     take_sequence,
+                    deadline,
                 )
                 progress.episodes += 1
             finally:
@@ -396,18 +397,21 @@ def _start_in(env: Any, space: Optional[str]) -> None:
 
 
 def _take(
-    env: Any, candidates: list[_Candidate], checker: Any, take_seconds: Any
+    env: Any,
+    candidates: list[_Candidate],
+    checker: Any,
+    take_seconds: Any,
+    deadline: Deadline,
 ) -> Optional[_Candidate]:
     """Steps ``env`` from the start to the best of ``candidates`` that earns more than doing
     nothing, that there is time to take (``take_seconds(candidate)``, against the checker's
-    deadline) and, with validation, whose program runs like the unoptimized one, checked in
-    ``env`` itself (reset when refused): a replay elsewhere and then here would cost two.
+    ``deadline``) and, with validation, whose program runs like the unoptimized one, checked
+    in ``env`` itself (reset when refused): a replay elsewhere and then here would cost two.
     Returns the candidate taken, or None (``env`` at the start)."""
-    deadline = checker.deadline
     for candidate in sorted(candidates):
         if candidate.reward <= 0:
             break
-        if deadline is not None and not deadline.allows(take_seconds(candidate)):
+        if not deadline.allows(take_seconds(candidate)):
             checker.out_of_time = True  # no time for this one: a shorter one may fit
             continue
         _start_in(env, candidate.space)
@@ -430,13 +434,13 @@ def _climb_and_replace(
     cost: CallCost,
     weight: Any,
     take_seconds: Any,
+    deadline: Deadline,
 ) -> bool:
     """The climb of a budgeted :func:`library_policy`, from ``origin`` (a copy of the start,
     in ``best``'s space) while ``env`` holds ``held``: ``best`` climbed until the time left
     would only do to replace ``held`` (take the climbed one and, were it refused, take
     ``held`` back); ``env`` then takes the climbed one when it is better and that still
-    fits. Returns whether the budget cut the climb short."""
-    deadline = checker.deadline
+    fits. Returns whether the budget (``deadline``) cut the climb short."""
 
     def replace_seconds(candidate: _Candidate) -> float:
         back = take_seconds(held) if held is not None and checker.enabled else 0.0
