@@ -20,8 +20,9 @@ Every search validates in the loop, and a result replaces a table's row only whe
 higher and ``env.validate()`` passes on its replay (its program runs like the unoptimized
 one). Each table is rewritten whole (to a temporary file, then renamed) after each
 improvement, and ``progress.json`` counts the rounds and seconds of every (space, program):
-stopping at any point loses at most the round under way. A table that does not exist yet
-starts from the committed leaderboard entries' states (each in the space that reads it).
+stopping at any point loses at most the round under way. Each run first takes the committed
+leaderboard entries' states (each in the space that reads it) where they beat a row, so a
+table starts from them and stays at least every entry (``--hours 0`` does only that).
 """
 
 from __future__ import annotations
@@ -173,6 +174,32 @@ def accept(space: str, state: Optional[CompilerEnvState], held: Optional[Compile
         )
 
 
+def merge_entries(
+    tables: dict[str, dict[str, CompilerEnvState]],
+    programs: Sequence[str],
+    folder: Path,
+    log: Any = sys.stdout,
+    entries: Path = ENTRIES,
+) -> None:
+    """Takes into ``tables`` (and their files) each committed leaderboard entry's state that
+    beats the table's row (:func:`accept`: its replay higher and valid): a table starts from
+    the entries, and is at least every entry that came later."""
+    for space, states in leaderboard_states(entries).items():
+        if space not in tables:
+            continue
+        taken = 0
+        for uri, state in states.items():
+            if uri not in programs:
+                continue
+            found = accept(space, state, tables[space].get(uri))
+            if found is not None:
+                tables[space][uri] = found
+                taken += 1
+        if taken or not (folder / f"{space}.csv").is_file():
+            write_table(folder, space, tables[space])
+            print(f"{space}: {taken} rows from the leaderboard entries", file=log, flush=True)
+
+
 def next_round(progress: dict, spaces: Sequence[str], programs: Sequence[str]) -> tuple:
     """The (space, program) searched least so far: fewest rounds, then the order given."""
     order = [(s, p) for p in programs for s in spaces]
@@ -191,12 +218,7 @@ def run(
     """Searches for ``seconds`` (or ``max_rounds`` rounds) and returns the tables. Resumes
     from (and updates) the tables and progress in ``folder``."""
     tables = {space: read_table(folder, space) for space in spaces}
-    if any(not tables[space] for space in spaces):
-        seeded = leaderboard_states()
-        for space in spaces:
-            if not tables[space]:
-                tables[space] = {u: s for u, s in seeded[space].items() if u in programs}
-                write_table(folder, space, tables[space])
+    merge_entries(tables, programs, folder, log)
     progress = read_progress(folder)
     end, rounds = time.monotonic() + seconds, 0
     while time.monotonic() + round_seconds <= end and (max_rounds is None or rounds < max_rounds):

@@ -25,7 +25,7 @@ import numpy as np
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvStateWriter
 from compiler_gym.datasets.corpus import corpus_uris, groups
-from compiler_gym.search.sequence_library import SequenceLibrary, library_policy
+from compiler_gym.search.sequence_library import SequenceLibrary, library_policy, size_runtime
 
 LIBRARY = Path(__file__).parent / "leaderboard" / "sequence_library" / "library.txt"
 HELD_OUT = [g.name for g in groups("held-out")]
@@ -52,13 +52,16 @@ def evaluate(env, library, uris, args, writer=None) -> dict:
         size = int(env.observation["IrInstructionCount"])
         if not args.min_size <= size <= args.max_size:
             continue
+        runtime = args.runtime
+        if runtime is not None:
+            runtime = size_runtime(size, runtime, args.runtime_per_1000, args.max_runtime)
         start = time.perf_counter()
         state = library_policy(
             env,
             library,
             refine_seconds=args.budget,
             validate=not args.no_validate,
-            runtime=args.runtime,
+            runtime=runtime,
             seed=args.seed,
         )
         seconds.append(time.perf_counter() - start)
@@ -100,6 +103,13 @@ def main() -> None:
     parser.add_argument("--library", type=Path, default=LIBRARY, help="library file")
     parser.add_argument("--budget", type=float, default=0.0, help="climbing seconds")
     parser.add_argument("--runtime", type=float, help="seconds per program, all in")
+    parser.add_argument(
+        "--runtime-per-1000",
+        type=float,
+        default=0.0,
+        help="with --runtime: seconds per 1,000 IR instructions where that is more",
+    )
+    parser.add_argument("--max-runtime", type=float, help="with --runtime: the most seconds")
     parser.add_argument("--seed", type=int, default=0, help="seed of the climb")
     parser.add_argument(
         "--group",

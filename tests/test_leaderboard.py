@@ -161,6 +161,7 @@ ENTRIES = [
     "random_search-10s",
     "random_search-60s",
     "sequence_library",
+    "sequence_library_mixed",
     "sequence_library_pipelines",
 ]
 

@@ -104,7 +104,19 @@ def _train_side(uri: str) -> bool:
         return False
 
 
-def start_relative(env, programs: list[str], rewards: np.ndarray) -> tuple[list[int], np.ndarray]:
+def instruction_counts(env, programs: list[str]) -> np.ndarray:
+    """Each program's IR instructions at its start, after default<O0> and after -Oz (rows)."""
+    names = ("IrInstructionCount", "IrInstructionCountO0", "IrInstructionCountOz")
+    counts = []
+    for uri in programs:
+        env.reset(benchmark=uri)
+        counts.append([int(env.observation[n]) for n in names])
+    return np.array(counts, dtype=np.int64).reshape(-1, 3)
+
+
+def start_relative(
+    programs: list[str], rewards: np.ndarray, counts: np.ndarray
+) -> tuple[list[int], np.ndarray]:
     """The columns of ``rewards`` (candidates x programs, IrInstructionCountOz) to learn
     from, rescaled so that -Oz scores 1 on every program: the reward is relative to the
     default<O0> baseline, which on a program with always_inline functions (brotli, lz4,
@@ -112,13 +124,7 @@ def start_relative(env, programs: list[str], rewards: np.ndarray) -> tuple[list[
     the cover would chase those programs' scale. A program that -Oz leaves no smaller than
     its start is left out."""
     kept, scale = [], []
-    for j, uri in enumerate(programs):
-        env.reset(benchmark=uri)
-        o = env.observation
-        start, o0, oz = (
-            int(o[n])
-            for n in ("IrInstructionCount", "IrInstructionCountO0", "IrInstructionCountOz")
-        )
+    for j, (uri, (start, o0, oz)) in enumerate(zip(programs, counts, strict=True)):
         if start > oz:
             kept.append(j)
             scale.append((o0 - oz) / (start - oz))
@@ -190,6 +196,8 @@ def main(argv=None) -> None:
         pool = [str(c).split() for c in saved["candidates"]]
         pool_spaces = [str(s) for s in saved["spaces"]]
         rewards = saved["rewards"]
+        matrix_seconds = float(saved["seconds"]) if "seconds" in saved else None
+        matrix_argv = [str(a) for a in saved["argv"]] if "argv" in saved else None
     else:
         with compiler_gym.make("llvm-v0") as env:
             programs = training_programs(env, args)
@@ -201,8 +209,14 @@ def main(argv=None) -> None:
             pool_spaces += [space] * len(candidates)
             matrices.append(space_rewards)
         rewards = np.vstack(matrices)
-    with compiler_gym.make("llvm-v0") as env:
-        kept, relative = start_relative(env, programs, rewards)
+        matrix_seconds = time.time() - started
+        matrix_argv = sys.argv[1:] if argv is None else list(argv)
+    if args.from_matrix and "counts" in saved:
+        counts = saved["counts"]
+    else:
+        with compiler_gym.make("llvm-v0") as env:
+            counts = instruction_counts(env, programs)
+    kept, relative = start_relative(programs, rewards, counts)
     chosen = select_library(relative, args.size)
     if len(spaces) > 1:
         library = SequenceLibrary(
@@ -222,6 +236,8 @@ def main(argv=None) -> None:
         "train_geomean_library": geomean,
         "train_geomean_oz_sequence": float(np.exp(np.log(floor[0]).mean())),
         "seconds": time.time() - started,
+        "seconds_of_candidates_and_rewards": matrix_seconds,
+        "argv_of_candidates_and_rewards": matrix_argv,
         "argv": sys.argv[1:] if argv is None else list(argv),
     }
     header = "\n".join(
@@ -236,6 +252,9 @@ def main(argv=None) -> None:
             programs=np.array(programs),
             spaces=np.array(pool_spaces),
             candidates=np.array([" ".join(c) for c in pool]),
+            seconds=np.array(matrix_seconds if matrix_seconds is not None else np.nan),
+            argv=np.array(matrix_argv or []),
+            counts=counts,
         )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")

@@ -118,6 +118,17 @@ class SequenceLibrary:
         return [[flags[f] for f in s] for s in sequences]
 
 
+def size_runtime(
+    instructions: int, seconds: float, per_1000: float = 0.0, most: Optional[float] = None
+) -> float:
+    """A policy's time budget for a program of ``instructions`` IR instructions: ``seconds``,
+    or ``per_1000`` seconds per thousand instructions where that is more, at most ``most``.
+    A library's sequences take time in proportion to the program, so a fixed budget that
+    fits most programs leaves a large one nothing to take."""
+    budget = max(seconds, per_1000 * instructions / 1000)
+    return budget if most is None else min(budget, most)
+
+
 def mutants(
     sequence: Sequence[int], count: int, num_actions: int, rng: np.random.Generator
 ) -> list[list[int]]:
