@@ -49,7 +49,15 @@ def count(path) -> tuple[int, str]:
 
 
 def test_shipped_policy_is_package_data():
-    assert "pipelines-v0" in policies()
+    assert policies() == ["mixed-v0", "pipelines-v0"]
+    mixed = load_policy("mixed-v0")  # the default: over both action spaces
+    assert len(mixed.sequences) == 36
+    assert [mixed.space(i) for i in (0, 1, 2)] == [
+        "PassesAll",
+        "PassesParameterized",
+        "PassesAll",
+    ]
+    assert mixed.sequences[1] == ("default<O2>", "default<Oz>", "default<O1>", "default<Oz>")
     library = load_policy("pipelines-v0")
     assert library.action_space == "PassesParameterized"
     assert len(library.sequences) == 13
@@ -58,7 +66,8 @@ def test_shipped_policy_is_package_data():
 
 def test_command_prints_and_writes_a_module_opt_replays(program, tmp_path, capsys, opt19):
     out, report = tmp_path / "prog.bc", tmp_path / "result.json"
-    assert optimize_bin.main([str(program), "-o", str(out), "--json", str(report)]) == 0
+    argv = [str(program), "-o", str(out), "--json", str(report), "--policy", "pipelines-v0"]
+    assert optimize_bin.main(argv) == 0
     printed = capsys.readouterr().out
     result = json.loads(report.read_text())
     # A fixed program and a fixed library give a fixed pipeline and fixed counts.
@@ -86,11 +95,29 @@ def test_command_prints_and_writes_a_module_opt_replays(program, tmp_path, capsy
     assert count(replayed) == count(out)
 
 
+def test_the_default_policy_spans_both_spaces_and_replays(program, tmp_path, opt19):
+    # On this program mixed-v0's best is a classic sequence (PassesAll), as good as -Oz: the
+    # printed pipeline is its passes in New-PM syntax, and opt-19 replays it to the module.
+    result = optimize(program, tmp_path / "out.bc")
+    assert result.policy == "mixed-v0" and result.candidates == 37  # 36 and default<Oz>
+    assert (result.instructions, result.instructions_oz, result.instructions_o0) == (26, 26, 49)
+    assert result.pipeline.startswith("forceattrs,inferattrs,coro-early,function(ee-instrument)")
+    assert result.runs is True
+    start, replayed = tmp_path / "start.bc", tmp_path / "replayed.bc"
+    with compiler_gym.make("llvm-v0") as env:
+        env.reset(benchmark=env.make_benchmark(program))
+        env.write_bitcode(str(start))
+    subprocess.run(
+        [opt19, f"-passes={result.pipeline}", str(start), "-o", str(replayed)], check=True
+    )
+    assert count(replayed) == count(tmp_path / "out.bc")
+
+
 def test_ir_input_and_text_output(program, tmp_path):
     with compiler_gym.make("llvm-v0") as env:
         env.reset(benchmark=env.make_benchmark(program))
         (tmp_path / "start.ll").write_text(env.ir)
-    result = optimize(tmp_path / "start.ll", tmp_path / "out.ll")
+    result = optimize(tmp_path / "start.ll", tmp_path / "out.ll", policy="pipelines-v0")
     assert result.pipeline == PIPELINE and result.instructions == 25
     text = (tmp_path / "out.ll").read_text()
     assert text.startswith("; ModuleID") and "define" in text

@@ -7,11 +7,13 @@ optimized bitcode.
     >>> print(result.pipeline, result.value, result.oz)
 
 ``python -m compiler_gym.bin.optimize prog.c -o prog.bc`` is the command of the same. A policy
-is a library of pass pipelines (:mod:`compiler_gym.search.sequence_library`, the Coreset idea)
+is a library of pass sequences (:mod:`compiler_gym.search.sequence_library`, the Coreset idea)
 learned on programs of csmith-v0, llvm-stress-v0, gcc-torture-v0 and pypi-c-v0, never on
-builtin-v0 nor on a user's program: every pipeline is tried on the program in one
-``try_actions`` call, optionally the best is refined by a local search for ``search_seconds``,
-and the best candidate whose program still runs like the unoptimized build is taken.
+builtin-v0, a held-out group of the corpus nor a user's program; the default, ``mixed-v0``,
+holds sequences of both LLVM action spaces (single passes, and pipelines with options). Every
+sequence is tried on the program with ``try_actions`` in its space, optionally the best is
+refined by a local search for ``search_seconds``, and the best candidate whose program still
+runs like the unoptimized build is taken.
 ``default<Oz>`` is always one of the candidates, so the result is never larger than ``-Oz``'s
 by the metric.
 """
@@ -29,7 +31,7 @@ from typing import Any, Optional, Union
 from compiler_gym.errors import ValidationUnavailableWarning
 
 POLICY_DIR = Path(__file__).resolve().parent / "data" / "policies"
-DEFAULT_POLICY = "pipelines-v0"
+DEFAULT_POLICY = "mixed-v0"
 DEFAULT_METRIC = "IrInstructionCount"
 # Where the metric's -Oz and -O0 figures come from: the observation named by the metric's stem
 # and the level (IrInstructionCount -> IrInstructionCountOz, ObjectTextSizeBytes ->
