@@ -13,6 +13,7 @@ import compiler_gym
 from compiler_gym.bin import corpus as corpus_tool
 from compiler_gym.datasets import corpus
 from compiler_gym.datasets.corpus import HELD_OUT, TRAIN, Group, corpus_uris, group_of
+from compiler_gym.datasets.debian_c import LIBRARIES as DEBIAN_LIBRARIES
 from compiler_gym.datasets.pypi_c import LIBRARIES
 from compiler_gym.envs.llvm_env import llvm_datasets
 
@@ -49,6 +50,8 @@ def test_groups_of_one_dataset_are_disjoint_and_each_pypi_library_has_one():
             assert len({g.package for g in gs}) == len(gs)
     packages = {g.package for g in by_dataset["benchmark://pypi-c-v0"]}
     assert packages == {lib.name for lib in LIBRARIES}
+    debian = {g.package for g in by_dataset["benchmark://debian-c-v0"]}
+    assert debian == {lib.name for lib in DEBIAN_LIBRARIES} == {"zlib"}
     # Both sides draw from pypi-c-v0, each library whole on one side.
     assert {g.split for g in by_dataset["benchmark://pypi-c-v0"]} == {TRAIN, HELD_OUT}
 

@@ -286,6 +286,7 @@ def test_describe_lists_the_env(client, logged_db, server):
         "generator://csmith-v0",
         "benchmark://gcc-torture-v0",
         "benchmark://pypi-c-v0",
+        "benchmark://debian-c-v0",
         *compilergym,  # CompilerGym's, listed without downloading anything
     }
     assert datasets["benchmark://cbench-v1"]["installed"] is False

@@ -108,9 +108,10 @@ class Group:
 
 # The corpus. Groups of one dataset never overlap (tests check it); a pypi-c-v0 library that
 # joins pypi_c.LIBRARIES must be given a group here, on one side (tests check that too).
-# Held out: builtin-v0 (the leaderboard's suite, never training data) and three whole
-# libraries of different kinds: a markdown parser, a compressor and a database engine. Their
-# likes in training are other libraries (brotli compresses too, but is not zopfli's code).
+# Held out: builtin-v0 (the leaderboard's suite, never training data) and four whole
+# libraries of different kinds: a markdown parser, two compressors and a database engine.
+# Their likes in training are other libraries (brotli compresses too, but is neither zopfli's
+# nor zlib's code). A debian-c-v0 library joins the corpus the same way, with a group here.
 GROUPS: tuple[Group, ...] = (
     Group("csmith-v0", "generator://csmith-v0", TRAIN, seeds=range(10000),
           note="random C programs that print a checksum; runnable when they end in 10 s"),
@@ -136,6 +137,8 @@ GROUPS: tuple[Group, ...] = (
           note="a deflate compressor: the linked library and each file"),
     Group("pypi-c-v0/sqlite", "benchmark://pypi-c-v0", HELD_OUT, package="sqlite",
           note="a database engine: the amalgamation"),
+    Group("debian-c-v0/zlib", "benchmark://debian-c-v0", HELD_OUT, package="zlib",
+          note="compression, from Debian's gcc-12-source: the library, each file, its tests"),
     Group("builtin-v0", "benchmark://builtin-v0", HELD_OUT,
           note="the leaderboard's suite: never training data"),
 )  # fmt: skip

@@ -10,20 +10,17 @@ this machine, and marks runnable those whose unoptimized build exits with 0 in t
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Optional
 
-from compiler_gym._engine import _C
 from compiler_gym.datasets.benchmark import Benchmark
+from compiler_gym.datasets.debian import apt_download, unpack_source
 from compiler_gym.datasets.install import InstalledDataset, downloads_directory
 from compiler_gym.errors import DatasetInitError
-from compiler_gym.util.archive import UnpackLimits, read_tar, unpack_tar
 
 PACKAGE = "gcc-12-source"
 # Inside the package: the GCC release tarball; inside that, the tests.
-_TARBALL_PREFIX = "usr/src/gcc-12/gcc-"
+_TARBALL = r"usr/src/gcc-12/gcc-.*\.tar\.xz"
 _TESTS = "/gcc/testsuite/gcc.c-torture/execute/"
 # The tests are written in the C of older GCCs (implicit int, undeclared functions), which
 # GCC 12 accepts with warnings and clang-19 rejects unless told otherwise; and they exercise
@@ -110,71 +107,14 @@ class GccTortureDataset(InstalledDataset):
 
     @staticmethod
     def _download(directory: Path) -> Path:
-        apt_get = shutil.which("apt-get")
-        if apt_get is None:
-            raise DatasetInitError(f"apt-get download {PACKAGE} failed: apt-get not found")
-        proc = _C.run_sandboxed(
-            [apt_get, "download", PACKAGE], timeout_seconds=600, workdir=str(directory)
-        )
-        debs = list(directory.glob(f"{PACKAGE}_*.deb"))
-        if not proc["ok"] or not debs:
-            stderr = proc["stderr"].decode(errors="replace").strip()
-            raise DatasetInitError(
-                f"apt-get download {PACKAGE} failed ({proc['description']}): {stderr}"
-            )
-        return debs[0]
+        return apt_download(PACKAGE, directory)
 
     @staticmethod
     def _extract(deb: Path, destination: Path) -> str:
-        """Streams the tests out of the package's GCC tarball; returns the tarball's name.
-        Both tarballs are read by :mod:`compiler_gym.util.archive`: only the tests are
-        written, each a regular file below ``destination``."""
-        try:
-            dpkg = subprocess.Popen(
-                ["dpkg-deb", "--fsys-tarfile", str(deb)],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except OSError as e:
-            raise DatasetInitError(f"cannot unpack {deb}: {e}") from e
+        """Streams the tests out of the package's GCC tarball; returns the tarball's name."""
 
         def select(name: str):
             at = name.find(_TESTS)
             return name[at + len(_TESTS) :] if at >= 0 else None
 
-        version = None
-        error: Optional[DatasetInitError] = None
-        limits = UnpackLimits.for_published()  # Debian's signed package
-        try:
-            with read_tar(dpkg.stdout, limits=limits, label=deb.name) as members:
-                for member, parts in members:
-                    name = "/".join(parts)
-                    if not (name.startswith(_TARBALL_PREFIX) and name.endswith(".tar.xz")):
-                        continue
-                    version = Path(name).name
-                    unpack_tar(
-                        members.open(member),
-                        destination,
-                        limits=limits,
-                        label=f"{deb.name}: {version}",
-                        select=select,
-                        packed_size=member.size,
-                    )
-                    break
-        except DatasetInitError as e:
-            error = e
-        finally:
-            dpkg.stdout.close()
-            stderr = dpkg.stderr.read().decode(errors="replace")
-            dpkg.stderr.close()
-            returncode = dpkg.wait()
-        if version is None:  # dpkg-deb failed, or the package is not what it should be
-            detail = stderr.strip() or (
-                str(error) if error else f"no GCC tarball in it (exit code {returncode})"
-            )
-            raise DatasetInitError(
-                f"{deb} is not a readable {PACKAGE} package: {detail}"
-            ) from error
-        if error is not None:
-            raise error
-        return version
+        return unpack_source(deb, PACKAGE, _TARBALL, destination, select)

@@ -24,6 +24,7 @@ from compiler_gym.datasets import BuiltinDataset, Dataset, Datasets
 from compiler_gym.datasets.compilergym_gcc import compilergym_gcc_datasets
 from compiler_gym.datasets.csmith import CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
+from compiler_gym.datasets.debian_c import DebianCDataset
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.pypi_c import PypiCDataset
 from compiler_gym.envs.compiler_env import CompilerEnv
@@ -44,7 +45,13 @@ def gcc_datasets(site_data_base: Optional[Union[str, Path]] = None) -> Datasets:
     pypi-c library, is refused with ``BenchmarkInitError``), CompilerGym's downloaded ones
     (chstone-v0, anghabench-v1) included; with ``site_data_base`` the ones that install keep
     their files under it."""
-    datasets = [BuiltinDataset(), CsmithDataset(), GccTortureDataset(), PypiCDataset()]
+    datasets = [
+        BuiltinDataset(),
+        CsmithDataset(),
+        GccTortureDataset(),
+        PypiCDataset(),
+        DebianCDataset(),
+    ]
     datasets += compilergym_gcc_datasets()
     return Datasets(rebase_site_data(datasets, site_data_base))
 

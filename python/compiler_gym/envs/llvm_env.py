@@ -14,6 +14,7 @@ from compiler_gym._engine import _C
 from compiler_gym.datasets import BuiltinDataset, Datasets
 from compiler_gym.datasets.compilergym_llvm import compilergym_llvm_datasets
 from compiler_gym.datasets.csmith import CsmithDataset
+from compiler_gym.datasets.debian_c import DebianCDataset
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.llvm_stress import LlvmStressDataset
 from compiler_gym.datasets.make_benchmark import (
@@ -150,6 +151,7 @@ def llvm_datasets() -> Datasets:
             CsmithDataset(),
             GccTortureDataset(),
             PypiCDataset(),
+            DebianCDataset(),
             *compilergym_llvm_datasets(),  # CompilerGym's, by their URIs
         ]
     )

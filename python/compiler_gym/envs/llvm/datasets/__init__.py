@@ -29,6 +29,7 @@ from compiler_gym.datasets.compilergym_llvm import (
 )
 from compiler_gym.datasets.csmith import CsmithBenchmark, CsmithDataset
 from compiler_gym.datasets.dataset import rebase_site_data
+from compiler_gym.datasets.debian_c import DebianCDataset
 from compiler_gym.datasets.gcc_torture import GccTortureDataset
 from compiler_gym.datasets.llvm_stress import LlvmStressDataset
 from compiler_gym.datasets.pypi_c import PypiCDataset
@@ -59,6 +60,7 @@ __all__ = [
     "TensorFlowDataset",
     "CsmithBenchmark",
     "CsmithDataset",
+    "DebianCDataset",
     "GccTortureDataset",
     "LlvmStressDataset",
     "PypiCDataset",
