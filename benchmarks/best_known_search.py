@@ -268,6 +268,27 @@ def report(folder: Path = TABLES, entries: Path = ENTRIES) -> dict:
     }
 
 
+def per_program(folder: Path = TABLES, entry: Optional[Path] = None) -> str:
+    """A markdown table of each program's best known reward in each space and over both,
+    with ``entry``'s reward (a leaderboard CSV) and its share of the best where given."""
+    tables = {space: read_table(folder, space) for space in SPACES}
+    states = {}
+    if entry is not None:
+        states = {s.benchmark: s for s in CompilerEnvStateReader.read_paths([str(entry)])}
+    name = entry.name.removesuffix("-llvm_instcount.csv") if entry is not None else ""
+    head = ["program", *SPACES, "best"] + ([name, "of best"] if states else [])
+    lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+    for uri in sorted(set().union(*tables.values())):
+        rewards = [tables[space][uri].reward if uri in tables[space] else None for space in SPACES]
+        best = max(r for r in rewards if r is not None)
+        cells = [uri.rsplit("/", 1)[-1]] + [f"{r:.4f}" if r is not None else "-" for r in rewards]
+        cells.append(f"{best:.4f}")
+        if states:
+            cells += [f"{states[uri].reward:.4f}", f"{states[uri].reward / best:.4f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """The command line (see the module's docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -278,7 +299,17 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--max-instructions", type=int, help="with --split: the largest")
     parser.add_argument("--folder", type=Path, default=TABLES, help="the tables' folder")
     parser.add_argument("--report", action="store_true", help="print the shares and stop")
+    parser.add_argument(
+        "--per-program",
+        type=Path,
+        nargs="?",
+        const=False,
+        help="print each program's best known as markdown (beside an entry CSV) and stop",
+    )
     args = parser.parse_args(argv)
+    if args.per_program is not None:
+        print(per_program(args.folder, args.per_program or None))
+        return
     if args.report:
         found = report(args.folder)
         print(f"best known over {found['programs']} programs: {found['best_geomean']:.4f}")

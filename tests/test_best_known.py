@@ -131,3 +131,24 @@ def test_the_committed_tables_replay_and_are_at_least_every_entry():
             assert state.reward >= seeded[space][state.benchmark].reward, state.benchmark
         # The tool finds the space that reads each command line.
         assert validate(["--env", "llvm-ic-v0", str(path)]) == 0, space
+
+
+def test_the_per_program_table_takes_each_program_s_best_space(tmp_path):
+    def state(uri, reward):
+        return CompilerEnvState(
+            uri, commandline="opt input.bc -o output.bc", walltime=0, reward=reward
+        )
+
+    a, b = "benchmark://builtin-v0/a", "benchmark://builtin-v0/b"
+    best_known_search.write_table(tmp_path, "PassesAll", {a: state(a, 1.1), b: state(b, 0.9)})
+    best_known_search.write_table(tmp_path, "PassesParameterized", {a: state(a, 1.05)})
+    entry = tmp_path / "mine-llvm_instcount.csv"
+    with open(entry, "w") as f, best_known_search.CompilerEnvStateWriter(f) as writer:
+        writer.write_state(state(a, 1.1), flush=False)
+        writer.write_state(state(b, 0.45), flush=False)
+    assert best_known_search.per_program(tmp_path, entry).splitlines() == [
+        "| program | PassesAll | PassesParameterized | best | mine | of best |",
+        "|---|---:|---:|---:|---:|---:|",
+        "| a | 1.1000 | 1.0500 | 1.1000 | 1.1000 | 1.0000 |",
+        "| b | 0.9000 | - | 0.9000 | 0.4500 | 0.5000 |",
+    ]
