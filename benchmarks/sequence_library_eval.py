@@ -25,7 +25,11 @@ import numpy as np
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvStateWriter
 from compiler_gym.datasets.corpus import corpus_uris, groups
-from compiler_gym.search.sequence_library import SequenceLibrary, library_policy, size_runtime
+from compiler_gym.search.sequence_library import (
+    SequenceLibrary,
+    add_policy_flags,
+    policy_from_flags,
+)
 
 LIBRARY = Path(__file__).parent / "leaderboard" / "sequence_library" / "library.txt"
 HELD_OUT = [g.name for g in groups("held-out")]
@@ -39,7 +43,7 @@ def held_out_gcc_torture(env, count: int, trained: int = 60) -> list[str]:
     return listed[stride // 2 :: stride][:count]
 
 
-def evaluate(env, library, uris, args, writer=None) -> dict:
+def evaluate(env, policy, uris, args, writer=None) -> dict:
     """The policy on each of ``uris`` of ``--min-size`` to ``--max-size`` IR instructions
     (smaller ones -Oz leaves as they are); the figures of the set."""
     rewards, seconds, valid, runnable, rows = [], [], 0, 0, []
@@ -52,18 +56,8 @@ def evaluate(env, library, uris, args, writer=None) -> dict:
         size = int(env.observation["IrInstructionCount"])
         if not args.min_size <= size <= args.max_size:
             continue
-        runtime = args.runtime
-        if runtime is not None:
-            runtime = size_runtime(size, runtime, args.runtime_per_1000, args.max_runtime)
         start = time.perf_counter()
-        state = library_policy(
-            env,
-            library,
-            refine_seconds=args.budget,
-            validate=not args.no_validate,
-            runtime=runtime,
-            seed=args.seed,
-        )
+        state = policy(env)
         seconds.append(time.perf_counter() - start)
         state.walltime = seconds[-1]
         rewards.append(state.reward)
@@ -101,16 +95,7 @@ def evaluate(env, library, uris, args, writer=None) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--library", type=Path, default=LIBRARY, help="library file")
-    parser.add_argument("--budget", type=float, default=0.0, help="climbing seconds")
-    parser.add_argument("--runtime", type=float, help="seconds per program, all in")
-    parser.add_argument(
-        "--runtime-per-1000",
-        type=float,
-        default=0.0,
-        help="with --runtime: seconds per 1,000 IR instructions where that is more",
-    )
-    parser.add_argument("--max-runtime", type=float, help="with --runtime: the most seconds")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the climb")
+    add_policy_flags(parser)
     parser.add_argument(
         "--group",
         action="append",
@@ -126,6 +111,7 @@ def main() -> None:
     parser.add_argument("--csv", type=Path, help="a folder for each set's states (CSV)")
     args = parser.parse_args()
     library = SequenceLibrary.load(args.library)
+    policy = policy_from_flags(library, args, validate=not args.no_validate)
     names = [g for g in (HELD_OUT if args.group is None else args.group) if g]
     figures = {}
     with compiler_gym.make("llvm-v0", reward_space="IrInstructionCountOz") as env:
@@ -147,9 +133,9 @@ def main() -> None:
             if args.csv:
                 path = args.csv / (name.split(" ")[0].replace("/", "_") + ".csv")
                 with open(path, "w") as f, CompilerEnvStateWriter(f) as writer:
-                    figures[name] = evaluate(env, library, uris, args, writer)
+                    figures[name] = evaluate(env, policy, uris, args, writer)
             else:
-                figures[name] = evaluate(env, library, uris, args)
+                figures[name] = evaluate(env, policy, uris, args)
             summary = {k: v for k, v in figures[name].items() if k != "per_program"}
             print(name, json.dumps(summary), flush=True)
     if args.json:

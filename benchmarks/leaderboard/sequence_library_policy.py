@@ -14,7 +14,11 @@ import argparse
 from pathlib import Path
 
 from compiler_gym.leaderboard.llvm_instcount import eval_llvm_instcount_policy
-from compiler_gym.search.sequence_library import SequenceLibrary, library_policy, size_runtime
+from compiler_gym.search.sequence_library import (
+    SequenceLibrary,
+    add_policy_flags,
+    policy_from_flags,
+)
 
 LIBRARY = Path(__file__).parent / "sequence_library" / "library.txt"
 
@@ -22,26 +26,9 @@ LIBRARY = Path(__file__).parent / "sequence_library" / "library.txt"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], add_help=False)
     parser.add_argument("--library", type=Path, default=LIBRARY, help="library file")
-    parser.add_argument("--budget", type=float, default=0.0, help="climbing seconds")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the climb")
-    parser.add_argument("--runtime", type=float, help="seconds per program, all in")
-    parser.add_argument(
-        "--runtime-per-1000",
-        type=float,
-        default=0.0,
-        help="with --runtime: seconds per 1,000 IR instructions where that is more",
-    )
-    parser.add_argument("--max-runtime", type=float, help="with --runtime: the most seconds")
+    add_policy_flags(parser)
     flags, harness_flags = parser.parse_known_args()
-    library = SequenceLibrary.load(flags.library)
-
-    def policy(env) -> None:
-        runtime = flags.runtime
-        if runtime is not None:
-            size = int(env.observation["IrInstructionCount"])
-            runtime = size_runtime(size, runtime, flags.runtime_per_1000, flags.max_runtime)
-        library_policy(env, library, refine_seconds=flags.budget, seed=flags.seed, runtime=runtime)
-
+    policy = policy_from_flags(SequenceLibrary.load(flags.library), flags)
     eval_llvm_instcount_policy(policy, harness_flags)
 
 

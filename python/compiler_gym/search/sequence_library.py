@@ -129,6 +129,40 @@ def size_runtime(
     return budget if most is None else min(budget, most)
 
 
+def add_policy_flags(parser: Any) -> None:
+    """Adds the flags of a library policy run from a command line to an ``argparse`` parser:
+    ``--budget`` (climbing seconds), ``--seed`` (of the climb), ``--runtime``,
+    ``--runtime-per-1000`` and ``--max-runtime`` (the budget per program:
+    :func:`size_runtime`); :func:`policy_from_flags` reads them."""
+    parser.add_argument("--budget", type=float, default=0.0, help="climbing seconds")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the climb")
+    parser.add_argument("--runtime", type=float, help="seconds per program, all in")
+    parser.add_argument(
+        "--runtime-per-1000",
+        type=float,
+        default=0.0,
+        help="with --runtime: seconds per 1,000 IR instructions where that is more",
+    )
+    parser.add_argument("--max-runtime", type=float, help="with --runtime: the most seconds")
+
+
+def policy_from_flags(library: SequenceLibrary, flags: Any, **kwargs: Any) -> Any:
+    """A function of an env that applies ``library`` (:func:`library_policy`, with
+    ``kwargs``) as :func:`add_policy_flags`' flags say, its budget sized to the env's
+    program; it returns the state reached."""
+
+    def policy(env: Any) -> CompilerEnvState:
+        runtime = flags.runtime
+        if runtime is not None:
+            size = int(env.observation["IrInstructionCount"])
+            runtime = size_runtime(size, runtime, flags.runtime_per_1000, flags.max_runtime)
+        return library_policy(
+            env, library, refine_seconds=flags.budget, seed=flags.seed, runtime=runtime, **kwargs
+        )
+
+    return policy
+
+
 def mutants(
     sequence: Sequence[int], count: int, num_actions: int, rng: np.random.Generator
 ) -> list[list[int]]:
