@@ -167,8 +167,7 @@ def test_a_library_over_two_spaces_takes_the_best_of_both(tmp_path):
     path = tmp_path / "mixed.txt"
     weak.save(path)
     assert path.read_text() == (
-        "[PassesAll]\n-mem2reg\n"
-        "[PassesParameterized]\ndefault<Oz>\n[PassesAll]\n-sroa\n"
+        "[PassesAll]\n-mem2reg\n[PassesParameterized]\ndefault<Oz>\n[PassesAll]\n-sroa\n"
     )
     assert SequenceLibrary.load(path) == SequenceLibrary(weak.sequences, "PassesAll", spaces)
     assert weak.runs() == [
@@ -198,7 +197,5 @@ def test_a_budgeted_climb_without_checks_keeps_the_budget():
     its deadline: a budgeted climb still runs, and gives what the unbudgeted one does."""
     with compiler_gym.make("llvm-ic-v0", benchmark=BENCHMARK) as env:
         unbudgeted = library_policy(env, LIBRARY, refine_rounds=2, seed=5, validate=False)
-        budgeted = library_policy(
-            env, LIBRARY, runtime=60, refine_rounds=2, seed=5, validate=False
-        )
+        budgeted = library_policy(env, LIBRARY, runtime=60, refine_rounds=2, seed=5, validate=False)
         assert budgeted == unbudgeted and budgeted.reward > 1.0
