@@ -24,7 +24,7 @@ import numpy as np
 
 import compiler_gym
 from compiler_gym.compiler_env_state import CompilerEnvStateWriter
-from compiler_gym.datasets.corpus import corpus_uris, groups
+from compiler_gym.datasets.corpus import corpus_uris, group, groups
 from compiler_gym.search.sequence_library import (
     SequenceLibrary,
     add_policy_flags,
@@ -115,10 +115,7 @@ def main() -> None:
     names = [g for g in (HELD_OUT if args.group is None else args.group) if g]
     figures = {}
     with compiler_gym.make("llvm-v0", reward_space="IrInstructionCountOz") as env:
-        sets = {
-            name: list(corpus_uris("held-out" if name in HELD_OUT else "train", group_names=[name]))
-            for name in names
-        }
+        sets = {name: list(corpus_uris(group(name).split, group_names=[name])) for name in names}
         if args.csmith:
             first, last = (int(x) for x in args.csmith.split(":"))
             sets["csmith-v0 (train side)"] = [

@@ -44,6 +44,9 @@ from compiler_gym.third_party.llvm import opt_path
 ADAPTORS = {"function", "cgscc", "loop", "loop-mssa", "devirt", "require", "invalidate", "module"}
 
 
+# Each training program's IR instructions at its start, after default<O0> and after -Oz.
+COUNTS = ("IrInstructionCount", "IrInstructionCountO0", "IrInstructionCountOz")
+
 # Passes that -Oz runs in modes no action has: inlining at its size threshold, vectorizing only
 # where forced, unrolling under the optsize attribute. As actions they grow programs.
 OZ_ONLY_MODES = ("-inline", "-loop-vectorize", "-loop-unroll")
@@ -76,15 +79,16 @@ def default_pipeline_actions(level: str = "Oz", skip: tuple[str, ...] = OZ_ONLY_
     return flags
 
 
-def training_programs(env, args) -> list[str]:
+def training_programs(env, args) -> tuple[list[str], np.ndarray]:
     """The training benchmarks: every k-th of each dataset's programs on the corpus's train
-    side (docs/corpus.md: never a held-out group's), in URI order, sized in range."""
+    side (docs/corpus.md: never a held-out group's), in URI order, sized in range; and their
+    :data:`COUNTS` (rows)."""
     uris = [f"generator://csmith-v0/{s}" for s in range(args.csmith)]
     uris += [f"generator://llvm-stress-v0/{s}" for s in range(args.llvm_stress)]
     for name, count in (("gcc-torture-v0", args.gcc_torture), ("pypi-c-v0", args.pypi_c)):
         listed = sorted(u for u in env.datasets[name].benchmark_uris() if _train_side(u))
         uris += listed[:: max(1, len(listed) // max(1, count))][:count]
-    kept = []
+    kept, counts = [], []
     for uri in uris:
         try:
             env.reset(benchmark=uri)
@@ -93,7 +97,8 @@ def training_programs(env, args) -> list[str]:
             continue
         if args.min_size <= env.observation["IrInstructionCount"] <= args.max_size:
             kept.append(uri)
-    return kept
+            counts.append([int(env.observation[n]) for n in COUNTS])
+    return kept, np.array(counts, dtype=np.int64).reshape(-1, len(COUNTS))
 
 
 def _train_side(uri: str) -> bool:
@@ -102,16 +107,6 @@ def _train_side(uri: str) -> bool:
         return group_of(uri).split == "train"
     except LookupError:
         return False
-
-
-def instruction_counts(env, programs: list[str]) -> np.ndarray:
-    """Each program's IR instructions at its start, after default<O0> and after -Oz (rows)."""
-    names = ("IrInstructionCount", "IrInstructionCountO0", "IrInstructionCountOz")
-    counts = []
-    for uri in programs:
-        env.reset(benchmark=uri)
-        counts.append([int(env.observation[n]) for n in names])
-    return np.array(counts, dtype=np.int64).reshape(-1, 3)
 
 
 def start_relative(
@@ -198,9 +193,10 @@ def main(argv=None) -> None:
         rewards = saved["rewards"]
         matrix_seconds = float(saved["seconds"]) if "seconds" in saved else None
         matrix_argv = [str(a) for a in saved["argv"]] if "argv" in saved else None
+        counts = saved["counts"]
     else:
         with compiler_gym.make("llvm-v0") as env:
-            programs = training_programs(env, args)
+            programs, counts = training_programs(env, args)
         print(f"{len(programs)} training programs", flush=True)
         pool, pool_spaces, matrices = [], [], []
         for space in spaces:
@@ -211,21 +207,14 @@ def main(argv=None) -> None:
         rewards = np.vstack(matrices)
         matrix_seconds = time.time() - started
         matrix_argv = sys.argv[1:] if argv is None else list(argv)
-    if args.from_matrix and "counts" in saved:
-        counts = saved["counts"]
-    else:
-        with compiler_gym.make("llvm-v0") as env:
-            counts = instruction_counts(env, programs)
     kept, relative = start_relative(programs, rewards, counts)
     chosen = select_library(relative, args.size)
-    if len(spaces) > 1:
-        library = SequenceLibrary(
-            tuple(tuple(pool[i]) for i in chosen),
-            spaces[0],
-            tuple(pool_spaces[i] for i in chosen),
-        )
-    else:
-        library = SequenceLibrary(tuple(tuple(pool[i]) for i in chosen), args.action_space)
+    mixed = len(spaces) > 1
+    library = SequenceLibrary(
+        tuple(tuple(pool[i]) for i in chosen),
+        spaces[0] if mixed else args.action_space,
+        tuple(pool_spaces[i] for i in chosen) if mixed else (),
+    )
     floor = np.maximum(np.nan_to_num(relative, nan=0.05), 0.05)
     geomean = float(np.exp(np.log(floor[chosen].max(axis=0)).mean()))
     figures = {

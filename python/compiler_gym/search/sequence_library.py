@@ -20,9 +20,9 @@ is the command that learned the library of the leaderboard entry.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -368,7 +368,7 @@ def library_policy(
         refine = (refine_seconds > 0 or refine_rounds) and candidates and not cut
         if not refine or deadline.seconds is None:
             if refine:
-                best = min(candidates)
+                best = min(candidates, key=_best_first)
                 _start_in(env, best.space)
                 climbed, reward, cut = climb(
                     env,
@@ -379,13 +379,13 @@ def library_policy(
                     start_reward=best.reward,
                     weight=weights[best.space],
                 )
-                candidates.append(_Candidate(reward, -1, climbed, best.space))  # first of equals
+                candidates.append(_Candidate(reward, -1, climbed, best.space))
                 progress.episodes += 1
             _take(env, candidates, checker, take_sequence, deadline)
         else:
             # Under a budget the climb is a bet: the best of the library is taken first, and
             # the climb runs from a copy of the start on the time left.
-            best = min(candidates)
+            best = min(candidates, key=_best_first)
             _start_in(env, best.space)
             origin = env.unwrapped.fork()
             try:
@@ -415,23 +415,20 @@ def library_policy(
     return env.state
 
 
-@dataclass(frozen=True, order=True)
-class _Candidate:
-    """A sequence tried from the start, ordered best first: the highest reward, then the
-    lowest index in the library (-1: a climbed one, first among equals)."""
+class _Candidate(NamedTuple):
+    """A sequence tried from the start: its reward, its index in the library (-1: a climbed
+    one) and its action space."""
 
-    key: tuple[float, int]
-    sequence: list[int] = field(compare=False)
-    space: Optional[str] = field(compare=False)
+    reward: float
+    index: int
+    sequence: list[int]
+    space: Optional[str]
 
-    def __init__(self, reward: float, index: int, sequence: list[int], space: Optional[str]):
-        object.__setattr__(self, "key", (-reward, index))
-        object.__setattr__(self, "sequence", list(sequence))
-        object.__setattr__(self, "space", space)
 
-    @property
-    def reward(self) -> float:
-        return -self.key[0]
+def _best_first(candidate: _Candidate) -> tuple[float, int]:
+    """The order candidates are taken in: the highest reward, then the lowest index (so a
+    climbed one first among equals)."""
+    return -candidate.reward, candidate.index
 
 
 def _start_in(env: Any, space: Optional[str]) -> None:
@@ -449,11 +446,11 @@ def _take(
     deadline: Deadline,
 ) -> Optional[_Candidate]:
     """Steps ``env`` from the start to the best of ``candidates`` that earns more than doing
-    nothing, that there is time to take (``take_seconds(candidate)``, against the checker's
+    nothing, that there is time to take (``take_seconds(candidate)``, against the policy's
     ``deadline``) and, with validation, whose program runs like the unoptimized one, checked
     in ``env`` itself (reset when refused): a replay elsewhere and then here would cost two.
     Returns the candidate taken, or None (``env`` at the start)."""
-    for candidate in sorted(candidates):
+    for candidate in sorted(candidates, key=_best_first):
         if candidate.reward <= 0:
             break
         if not deadline.allows(take_seconds(candidate)):
